@@ -1,0 +1,485 @@
+package fakes
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configures a fake server.
+type Options struct {
+	// Mutant names the bug to add; "" or "reference" is the correct server.
+	Mutant string
+	// DBPath is the SQLite file; empty means a fresh file in a temp dir
+	// that Close removes.
+	DBPath string
+	// Delay is the handler's work time between claiming a key and
+	// committing the resource. It is the window in which concurrent
+	// duplicates meet an in-flight record (or, in a mutant, race).
+	Delay time.Duration
+	// InProgressTimeout is how long an in-flight record blocks its key
+	// before a retry may take it over (a crashed request never finishes).
+	InProgressTimeout time.Duration
+	// KeyHeader is the request header carrying the key.
+	KeyHeader string
+	// Log, when set, gets one line per request.
+	Log io.Writer
+}
+
+// Defaults for Options fields left zero.
+const (
+	DefaultDelay             = 20 * time.Millisecond
+	DefaultInProgressTimeout = 2 * time.Second
+	DefaultKeyHeader         = "Idempotency-Key"
+	// ArrivalHeader carries the time (Unix nanoseconds) at which the
+	// server had the whole request, so the harness can measure how
+	// tightly a burst really arrived.
+	ArrivalHeader = "X-Idemspec-Arrival"
+	// ReplayHeader marks a replayed response.
+	ReplayHeader = "Idempotent-Replayed"
+	maxKeyLength = 255
+	maxBodyBytes = 1 << 20
+)
+
+// Server is the reference idempotent server, or a mutant of it.
+type Server struct {
+	opts   Options
+	mutant Mutant
+	db     *sql.DB
+	tmpDir string
+
+	mu   sync.Mutex
+	seen []Arrival // every create request received, in arrival order
+}
+
+// Arrival is one create request as the server saw it.
+type Arrival struct {
+	At     time.Time
+	Key    string
+	Tenant string
+	Hash   string
+	Status int
+}
+
+// Open creates the server and its database.
+func Open(opts Options) (*Server, error) {
+	m, err := LookupMutant(opts.Mutant)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Delay == 0 {
+		opts.Delay = DefaultDelay
+	}
+	if opts.InProgressTimeout == 0 {
+		opts.InProgressTimeout = DefaultInProgressTimeout
+	}
+	if opts.KeyHeader == "" {
+		opts.KeyHeader = DefaultKeyHeader
+	}
+	s := &Server{opts: opts, mutant: m}
+	if opts.DBPath == "" {
+		s.tmpDir, err = os.MkdirTemp("", "idemspec-fake-")
+		if err != nil {
+			return nil, err
+		}
+		opts.DBPath = filepath.Join(s.tmpDir, "fake.db")
+		s.opts.DBPath = opts.DBPath
+	}
+	s.db, err = openDB(opts.DBPath, schema(m.bug != bugCheckThenInsert))
+	if err != nil {
+		s.removeTemp()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database and removes a temporary one.
+func (s *Server) Close() error {
+	err := s.db.Close()
+	s.removeTemp()
+	return err
+}
+
+func (s *Server) removeTemp() {
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+	}
+}
+
+// Mutant says which server this is.
+func (s *Server) Mutant() Mutant { return s.mutant }
+
+// Arrivals returns every create request received so far.
+func (s *Server) Arrivals() []Arrival {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Arrival(nil), s.seen...)
+}
+
+// Handler routes the server's endpoints.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /resources", s.create)
+	mux.HandleFunc("GET /resources", s.list)
+	mux.HandleFunc("GET /resources/{id}", s.get)
+	mux.HandleFunc("GET /idempotency-keys/{key}", s.lookup)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "server": s.mutant.Name})
+	})
+	return mux
+}
+
+// answer is a response the create endpoint gives, stored for replay.
+type answer struct {
+	status   int
+	body     []byte
+	location string
+	replayed bool
+	retry    bool // add Retry-After (in flight)
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
+	arrived := time.Now()
+	w.Header().Set(ArrivalHeader, strconv.FormatInt(arrived.UnixNano(), 10))
+	if err != nil {
+		s.reply(w, r, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
+		return
+	}
+	tenant := tenantOf(r)
+	hash := digest(body)
+	keys := r.Header.Values(s.opts.KeyHeader)
+	key := ""
+	if len(keys) > 0 {
+		key = keys[0]
+	}
+	var a answer
+	switch {
+	case s.mutant.bug == bugNoDedup:
+		a = s.execute(r.Context(), tenant, body)
+	case len(keys) == 0:
+		a = problem(http.StatusBadRequest, "missing "+s.opts.KeyHeader+" header")
+	case len(keys) > 1:
+		a = problem(http.StatusBadRequest, "more than one "+s.opts.KeyHeader+" header")
+	case !validKey(key):
+		a = problem(http.StatusBadRequest, "the key must be 1 to 255 visible ASCII characters")
+	default:
+		// The client may give up (a lost response looks like that to us);
+		// the work it asked for must still finish and be recorded.
+		a = s.createOnce(context.WithoutCancel(r.Context()), tenant, key, hash, body)
+	}
+	s.reply(w, r, arrived, key, tenant, hash, a)
+}
+
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key, tenant, hash string, a answer) {
+	s.mu.Lock()
+	s.seen = append(s.seen, Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status})
+	s.mu.Unlock()
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "%s %s %s key=%q tenant=%q status=%d replayed=%t\n",
+			at.Format(time.RFC3339Nano), r.Method, r.URL.Path, key, tenant, a.status, a.replayed)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if a.location != "" {
+		h.Set("Location", a.location)
+	}
+	if a.replayed {
+		h.Set(ReplayHeader, "true")
+	}
+	if a.retry {
+		h.Set("Retry-After", "1")
+	}
+	w.WriteHeader(a.status)
+	w.Write(a.body)
+}
+
+// createOnce is the heart of the reference: claim the key through the
+// primary key, execute once, store the answer with the resource in one
+// transaction, and replay it to every later request with the same key.
+func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body []byte) answer {
+	if s.mutant.bug == bugCheckThenInsert {
+		return s.checkThenInsert(ctx, tenant, key, hash, body)
+	}
+	now := time.Now().UnixNano()
+	res, err := s.db.ExecContext(ctx,
+		`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, key) DO NOTHING`,
+		tenant, key, hash, stateInFlight, now, now)
+	if err != nil {
+		return serverError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return s.executeClaimed(ctx, tenant, key, now, body)
+	}
+	rec, err := loadRecord(ctx, s.db, tenant, key)
+	if err != nil {
+		return serverError(err)
+	}
+	if a, done := s.answerExisting(rec, hash); done {
+		return a
+	}
+	// In flight for longer than the in-progress timeout: the request that
+	// claimed it died. Take the claim over, but only if nobody else did.
+	res, err = s.db.ExecContext(ctx,
+		`UPDATE idempotency_keys SET locked_at = ?
+		  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
+		now, tenant, key, stateInFlight, rec.LockedAt)
+	if err != nil {
+		return serverError(err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return inFlight()
+	}
+	return s.executeClaimed(ctx, tenant, key, now, body)
+}
+
+// answerExisting answers a request whose key already has a record, unless
+// the record is an abandoned claim that the caller may take over.
+func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
+	if rec.Hash != hash && s.mutant.bug != bugIgnorePayload {
+		return problem(http.StatusUnprocessableEntity, "this key was used with a different request payload"), true
+	}
+	if rec.State == stateComplete {
+		return answer{status: rec.Status, body: rec.Body, location: rec.Location, replayed: true}, true
+	}
+	age := time.Duration(time.Now().UnixNano() - rec.LockedAt)
+	if age < s.opts.InProgressTimeout {
+		return inFlight(), true
+	}
+	return answer{}, false
+}
+
+// executeClaimed does the work for a key this request owns (its claim is
+// stamped lockedAt) and commits the resource together with the answer.
+// If the claim was taken over meanwhile, nothing is committed.
+func (s *Server) executeClaimed(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
+	time.Sleep(s.opts.Delay)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return serverError(err)
+	}
+	defer tx.Rollback()
+	a, err := insertResource(ctx, tx, tenant, body)
+	if err != nil {
+		return serverError(err)
+	}
+	res, err := tx.ExecContext(ctx,
+		`UPDATE idempotency_keys SET state = ?, resource_id = ?, status = ?, body = ?, location = ?
+		  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
+		stateComplete, a.id, a.status, a.body, a.location, tenant, key, stateInFlight, lockedAt)
+	if err != nil {
+		return serverError(err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return inFlight()
+	}
+	if err := tx.Commit(); err != nil {
+		return serverError(err)
+	}
+	return a.answer
+}
+
+// checkThenInsert is the bugCheckThenInsert path: a look-up decides, and
+// the insert that follows has no constraint to lose against.
+func (s *Server) checkThenInsert(ctx context.Context, tenant, key, hash string, body []byte) answer {
+	rec, err := loadRecord(ctx, s.db, tenant, key)
+	if err == nil {
+		if a, done := s.answerExisting(rec, hash); done {
+			return a
+		}
+	} else if !errors.Is(err, errNoRecord) {
+		return serverError(err)
+	}
+	time.Sleep(s.opts.Delay)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return serverError(err)
+	}
+	defer tx.Rollback()
+	a, err := insertResource(ctx, tx, tenant, body)
+	if err != nil {
+		return serverError(err)
+	}
+	now := time.Now().UnixNano()
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, resource_id, status, body, location, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		tenant, key, hash, stateComplete, now, a.id, a.status, a.body, a.location, now); err != nil {
+		return serverError(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return serverError(err)
+	}
+	return a.answer
+}
+
+// execute creates a resource with no idempotency at all (bugNoDedup).
+func (s *Server) execute(ctx context.Context, tenant string, body []byte) answer {
+	time.Sleep(s.opts.Delay)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return serverError(err)
+	}
+	defer tx.Rollback()
+	a, err := insertResource(ctx, tx, tenant, body)
+	if err != nil {
+		return serverError(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return serverError(err)
+	}
+	return a.answer
+}
+
+type created struct {
+	answer
+	id string
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// insertResource creates the resource and renders the 201 answer.
+func insertResource(ctx context.Context, tx execer, tenant string, body []byte) (created, error) {
+	var payload map[string]any
+	if err := json.Unmarshal(body, &payload); err != nil || payload == nil {
+		return created{answer: problem(http.StatusBadRequest, "the body must be a JSON object")}, nil
+	}
+	marker, _ := payload["marker"].(string)
+	id := newID()
+	now := time.Now().UTC()
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO resources (id, tenant, marker, payload, created_at) VALUES (?, ?, ?, ?, ?)`,
+		id, tenant, marker, body, now.UnixNano()); err != nil {
+		return created{}, err
+	}
+	out, err := json.Marshal(resourceJSON(resourceRow{ID: id, Tenant: tenant, Marker: marker, Payload: body, CreatedAt: now}))
+	if err != nil {
+		return created{}, err
+	}
+	return created{id: id, answer: answer{status: http.StatusCreated, body: out, location: "/resources/" + id}}, nil
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	rows, err := listResources(r.Context(), s.db, tenantOf(r), r.URL.Query().Get("marker"))
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	items := make([]map[string]any, 0, len(rows))
+	for _, row := range rows {
+		items = append(items, resourceJSON(row))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	var row resourceRow
+	var at int64
+	err := s.db.QueryRowContext(r.Context(),
+		`SELECT id, tenant, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
+		r.PathValue("id"), tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+	default:
+		row.CreatedAt = time.Unix(0, at).UTC()
+		writeJSON(w, http.StatusOK, resourceJSON(row))
+	}
+}
+
+// lookup tells a reconciling client whether a key is known, and its resource.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
+	rec, err := loadRecord(r.Context(), s.db, tenantOf(r), r.PathValue("key"))
+	switch {
+	case errors.Is(err, errNoRecord):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown key"})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{
+			"key": r.PathValue("key"), "state": rec.State, "resource_id": rec.ResourceID, "status": rec.Status,
+		})
+	}
+}
+
+func resourceJSON(r resourceRow) map[string]any {
+	return map[string]any{
+		"id":         r.ID,
+		"marker":     r.Marker,
+		"payload":    json.RawMessage(r.Payload),
+		"created_at": r.CreatedAt.Format(time.RFC3339Nano),
+	}
+}
+
+// tenantOf scopes keys: the bearer token, or "public" without one.
+func tenantOf(r *http.Request) string {
+	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
+		return tok
+	}
+	return "public"
+}
+
+func validKey(k string) bool {
+	if k == "" || len(k) > maxKeyLength {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "res_" + hex.EncodeToString(b[:])
+}
+
+func problem(status int, detail string) answer {
+	b, _ := json.Marshal(map[string]any{"status": status, "detail": detail})
+	return answer{status: status, body: b}
+}
+
+func inFlight() answer {
+	a := problem(http.StatusConflict, "a request with this key is still being processed")
+	a.retry = true
+	return a
+}
+
+func serverError(err error) answer {
+	return problem(http.StatusInternalServerError, err.Error())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// InProgressTimeout is how long an abandoned in-flight claim blocks its key.
+func (s *Server) InProgressTimeout() time.Duration { return s.opts.InProgressTimeout }

@@ -1,0 +1,141 @@
+package fakes
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite driver: no cgo on CI machines
+)
+
+// schema returns the DDL. With constrained set, the primary key on
+// (tenant, key) is the arbiter of concurrent requests with one key; without
+// it the table is what an implementation has when it dedupes by look-up.
+func schema(constrained bool) string {
+	keyConstraint := ""
+	if constrained {
+		keyConstraint = ",\n\tPRIMARY KEY (tenant, key)"
+	}
+	return `
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+	tenant       TEXT    NOT NULL,
+	key          TEXT    NOT NULL,
+	request_hash TEXT    NOT NULL,
+	state        TEXT    NOT NULL,
+	locked_at    INTEGER NOT NULL,
+	resource_id  TEXT,
+	status       INTEGER,
+	body         BLOB,
+	location     TEXT,
+	created_at   INTEGER NOT NULL` + keyConstraint + `
+);
+CREATE TABLE IF NOT EXISTS resources (
+	id         TEXT    PRIMARY KEY,
+	tenant     TEXT    NOT NULL,
+	marker     TEXT    NOT NULL,
+	payload    BLOB    NOT NULL,
+	created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS resources_marker ON resources (marker);
+`
+}
+
+// openDB opens (creating if needed) the SQLite file at path. Writes take
+// the lock up front (BEGIN IMMEDIATE) so two writers never deadlock on a
+// lock upgrade, and WAL with synchronous=FULL makes a commit durable
+// before the response is written.
+func openDB(path string, ddl string) (*sql.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("database directory: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// One connection serialises statements inside this process; the
+	// handler's work delay runs outside any transaction, so races between
+	// requests are still possible wherever the design allows them.
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(context.Background(), ddl); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("create schema in %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// record is one idempotency key record.
+type record struct {
+	Hash       string
+	State      string
+	LockedAt   int64
+	ResourceID string
+	Status     int
+	Body       []byte
+	Location   string
+}
+
+const (
+	stateInFlight = "in_flight"
+	stateComplete = "complete"
+)
+
+var errNoRecord = errors.New("no record")
+
+func loadRecord(ctx context.Context, q queryer, tenant, key string) (record, error) {
+	var r record
+	var rid, loc sql.NullString
+	var status sql.NullInt64
+	err := q.QueryRowContext(ctx,
+		`SELECT request_hash, state, locked_at, resource_id, status, body, location
+		   FROM idempotency_keys WHERE tenant = ? AND key = ? LIMIT 1`, tenant, key).
+		Scan(&r.Hash, &r.State, &r.LockedAt, &rid, &status, &r.Body, &loc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, errNoRecord
+	}
+	r.ResourceID, r.Location, r.Status = rid.String, loc.String, int(status.Int64)
+	return r, err
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// resourceRow is one created resource as the list endpoint shows it.
+type resourceRow struct {
+	ID        string
+	Tenant    string
+	Marker    string
+	Payload   []byte
+	CreatedAt time.Time
+}
+
+func listResources(ctx context.Context, db *sql.DB, tenant, marker string) ([]resourceRow, error) {
+	rows, err := db.QueryContext(ctx,
+		`SELECT id, tenant, marker, payload, created_at FROM resources
+		  WHERE marker = ? AND tenant = ? ORDER BY created_at, id`, marker, tenant)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resourceRow
+	for rows.Next() {
+		var r resourceRow
+		var at int64
+		if err := rows.Scan(&r.ID, &r.Tenant, &r.Marker, &r.Payload, &at); err != nil {
+			return nil, err
+		}
+		r.CreatedAt = time.Unix(0, at).UTC()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,218 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// MaxBurst bounds a burst's size: every loop that sends is bounded.
+const MaxBurst = 2000
+
+// BurstSpec is one same-key burst.
+type BurstSpec struct {
+	Step    string
+	Lane    *Lane
+	Key     string
+	Body    []byte
+	Variant string
+	Size    int
+	Timeout time.Duration // for the whole burst; zero uses RequestTimeout
+}
+
+// conn is one burst request on its own connection.
+type burstConn struct {
+	net.Conn
+	r        *bufio.Reader
+	ready    bool           // the server asked for the body
+	early    *http.Response // a final answer that came before the release
+	released time.Time
+	x        history.Exchange
+}
+
+// Burst sends Size identical requests so that they arrive together.
+//
+// Latency only shifts arrivals, and a loose burst (clients started one
+// after another) hides check-then-insert races. So: open every connection
+// first, send every request's head with "Expect: 100-continue", wait
+// until each server handler asks for its body (an event, not a sleep;
+// ContinueWait bounds it for servers that never ask), then write all the
+// bodies in one tight loop. The release spread and, when the server
+// reports arrival times, the arrival spread are recorded.
+func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (history.Burst, []history.Exchange, error) {
+	b := history.Burst{Key: s.Key, Size: s.Size, Lane: s.Lane.Name, Fault: s.Lane.Fault()}
+	if s.Size < 1 || s.Size > MaxBurst {
+		return b, nil, fmt.Errorf("burst size %d is outside 1..%d", s.Size, MaxBurst)
+	}
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = e.Settings.RequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+
+	head, body, err := e.splitRequest(ctx, s)
+	if err != nil {
+		return b, nil, err
+	}
+	conns := make([]*burstConn, 0, s.Size)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < s.Size; i++ {
+		nc, err := s.Lane.dial(ctx)
+		if err != nil {
+			return b, nil, fmt.Errorf("burst: open connection %d of %d: %w", i+1, s.Size, err)
+		}
+		nc.SetDeadline(deadline)
+		c := &burstConn{Conn: nc, r: bufio.NewReader(nc)}
+		c.x = e.exchange(Attempt{Step: fmt.Sprintf("%s %d/%d", s.Step, i+1, s.Size), Lane: s.Lane, Key: s.Key, Body: s.Body, Variant: s.Variant})
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		if _, err := c.Write(head); err != nil {
+			return b, nil, fmt.Errorf("burst: send request head: %w", err)
+		}
+	}
+
+	// Wait, in parallel, for each server to ask for its body.
+	var wg sync.WaitGroup
+	continueBy := time.Now().Add(e.Settings.ContinueWait)
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.awaitContinue(continueBy, deadline)
+		}()
+	}
+	wg.Wait()
+
+	for _, c := range conns {
+		if c.early != nil {
+			continue
+		}
+		c.released = time.Now()
+		c.Write(body)
+	}
+
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.readAnswer(e)
+		}()
+	}
+	wg.Wait()
+
+	var first, last, firstArr, lastArr time.Time
+	b.ArrivalKnown = true
+	exchanges := make([]history.Exchange, 0, len(conns))
+	for _, c := range conns {
+		if c.ready {
+			b.Ready++
+		}
+		if !c.released.IsZero() {
+			first, last = earliest(first, c.released), latest(last, c.released)
+		}
+		if c.x.Arrival.IsZero() {
+			b.ArrivalKnown = false
+		} else {
+			firstArr, lastArr = earliest(firstArr, c.x.Arrival), latest(lastArr, c.x.Arrival)
+		}
+		e.record(h, &c.x)
+		b.Seqs = append(b.Seqs, c.x.Seq)
+		exchanges = append(exchanges, c.x)
+	}
+	b.ReleaseSpread = last.Sub(first)
+	if b.ArrivalKnown {
+		b.ArrivalSpread = lastArr.Sub(firstArr)
+	}
+	return b, exchanges, nil
+}
+
+// splitRequest serialises the create request and splits it into the head
+// (with Expect: 100-continue) and the body.
+func (e *Env) splitRequest(ctx context.Context, s BurstSpec) (head, body []byte, err error) {
+	req, err := e.Target.NewCreate(ctx, s.Key, s.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Expect", "100-continue")
+	var buf bytes.Buffer
+	if err := req.Write(&buf); err != nil {
+		return nil, nil, fmt.Errorf("burst: serialise request: %w", err)
+	}
+	raw := buf.Bytes()
+	i := bytes.Index(raw, []byte("\r\n\r\n"))
+	if i < 0 {
+		return nil, nil, fmt.Errorf("burst: request has no header end")
+	}
+	return raw[:i+4], raw[i+4:], nil
+}
+
+// awaitContinue reads until the server sends 100 Continue, sends a final
+// answer early, or continueBy passes.
+func (c *burstConn) awaitContinue(continueBy, deadline time.Time) {
+	c.SetReadDeadline(continueBy)
+	defer c.SetReadDeadline(deadline)
+	resp, err := http.ReadResponse(c.r, nil)
+	if err != nil {
+		return // no word from the server yet: it will be released on the timer
+	}
+	if resp.StatusCode == http.StatusContinue {
+		c.ready = true
+		return
+	}
+	c.early = resp
+}
+
+// readAnswer reads the final answer and fills the exchange.
+func (c *burstConn) readAnswer(e *Env) {
+	start := c.released
+	if start.IsZero() {
+		start = time.Now()
+	}
+	c.x.Start = start
+	resp := c.early
+	var err error
+	for resp == nil || (resp.StatusCode >= 100 && resp.StatusCode < 200) {
+		if resp, err = http.ReadResponse(c.r, nil); err != nil {
+			c.x.Duration = time.Since(start)
+			c.x.Outcome, c.x.Error = history.MaybeApplied, err.Error()
+			return
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	c.x.Duration = time.Since(start)
+	if err != nil {
+		c.x.Outcome, c.x.Error, c.x.Status = history.MaybeApplied, "reading the answer: "+err.Error(), resp.StatusCode
+		return
+	}
+	e.fill(&c.x, resp, body)
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,107 @@
+// Package check is the catalogue of checks and the pure functions that
+// judge them.
+//
+// A check is a value with a stable ID (never a position), a title that
+// reads "should ...", a level and the clause it comes from. Checkers take
+// a recorded history and the oracle's readings and return a Verdict; they
+// never sleep, send or read a clock, so they are unit-tested on hand-made
+// histories.
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Level is the requirement level of a check, as in RFC 2119.
+type Level string
+
+const (
+	MUST   Level = "MUST"
+	SHOULD Level = "SHOULD"
+	MAY    Level = "MAY"
+)
+
+// Check describes one entry of the catalogue.
+type Check struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"` // reads "should ..."
+	Level  Level  `json:"level"`
+	Clause string `json:"clause"` // "core", or the draft section it comes from
+	Group  string `json:"group"`  // the scenario family, e.g. "core", "restart"
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Check{}
+)
+
+// Register adds c to the catalogue. It panics on a duplicate or malformed
+// entry: that is a programming error caught by the first test run.
+func Register(c Check) Check {
+	mu.Lock()
+	defer mu.Unlock()
+	if c.ID == "" || !strings.HasPrefix(c.Title, "should ") {
+		panic(fmt.Sprintf("check %q: needs an ID and a title starting with \"should \"", c.ID))
+	}
+	switch c.Level {
+	case MUST, SHOULD, MAY:
+	default:
+		panic(fmt.Sprintf("check %s: level %q is not MUST, SHOULD or MAY", c.ID, c.Level))
+	}
+	if _, dup := registry[c.ID]; dup {
+		panic("check " + c.ID + " registered twice")
+	}
+	registry[c.ID] = c
+	return c
+}
+
+// Get returns the check with the given ID.
+func Get(id string) (Check, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	c, ok := registry[id]
+	return c, ok
+}
+
+// All returns the catalogue in ID order (S1 < S2 < S10 < T1).
+func All() []Check {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Check, 0, len(registry))
+	for _, c := range registry {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return LessID(out[i].ID, out[j].ID) })
+	return out
+}
+
+// LessID orders IDs by letter prefix, then number, then suffix, so S10
+// follows S9 and S5a follows S5.
+func LessID(a, b string) bool {
+	pa, na, sa := splitID(a)
+	pb, nb, sb := splitID(b)
+	if pa != pb {
+		return pa < pb
+	}
+	if na != nb {
+		return na < nb
+	}
+	return sa < sb
+}
+
+func splitID(id string) (prefix string, n int, suffix string) {
+	i := 0
+	for i < len(id) && (id[i] < '0' || id[i] > '9') {
+		i++
+	}
+	j := i
+	for j < len(id) && id[j] >= '0' && id[j] <= '9' {
+		j++
+	}
+	n, _ = strconv.Atoi(id[i:j])
+	return id[:i], n, id[j:]
+}

@@ -1,0 +1,102 @@
+package check
+
+import (
+	"strings"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// Status is a check's verdict.
+type Status string
+
+const (
+	PASS  Status = "PASS"
+	FAIL  Status = "FAIL"  // a MUST broken
+	WARN  Status = "WARN"  // a SHOULD or MAY broken; fails the run only with --strict
+	SKIP  Status = "SKIP"  // the target lacks a capability the check needs
+	ERROR Status = "ERROR" // the harness could not run the check
+)
+
+// Violation is one way the observed behaviour broke the check.
+type Violation struct {
+	What     string `json:"what"`
+	Expected string `json:"expected,omitempty"`
+	Observed string `json:"observed,omitempty"`
+	Seqs     []int  `json:"seqs,omitempty"` // the exchanges that show it
+}
+
+func (v Violation) String() string {
+	var detail []string
+	if v.Expected != "" {
+		detail = append(detail, "expected "+v.Expected)
+	}
+	if v.Observed != "" {
+		detail = append(detail, "observed "+v.Observed)
+	}
+	if len(detail) == 0 {
+		return v.What
+	}
+	return v.What + " (" + strings.Join(detail, ", ") + ")"
+}
+
+// Verdict is the judgement of one check on one run.
+type Verdict struct {
+	Check      string      `json:"check"`
+	Status     Status      `json:"verdict"`
+	Reason     string      `json:"reason,omitempty"`
+	Violations []Violation `json:"violations,omitempty"`
+}
+
+// Judge turns a check's violations into a verdict: none is PASS; any is
+// FAIL for a MUST check and WARN for a SHOULD or MAY check.
+func Judge(id string, violations ...Violation) Verdict {
+	v := Verdict{Check: id, Status: PASS}
+	if len(violations) == 0 {
+		return v
+	}
+	v.Violations = violations
+	v.Status = FAIL
+	if c, ok := Get(id); ok && c.Level != MUST {
+		v.Status = WARN
+	}
+	parts := make([]string, len(violations))
+	for i, x := range violations {
+		parts[i] = x.String()
+	}
+	v.Reason = strings.Join(parts, "; ")
+	return v
+}
+
+// Skip is the verdict for a check the target cannot support.
+func Skip(id, reason string) Verdict { return Verdict{Check: id, Status: SKIP, Reason: reason} }
+
+// Errored is the verdict for a check the harness could not carry out.
+func Errored(id string, err error) Verdict {
+	return Verdict{Check: id, Status: ERROR, Reason: err.Error()}
+}
+
+// Reading is what the oracle said about the resources carrying a marker.
+type Reading struct {
+	Marker string   `json:"marker"`
+	Count  int      `json:"count"`
+	IDs    []string `json:"ids,omitempty"` // nil when the oracle counts without listing
+	Oracle string   `json:"oracle"`        // which oracle: "list", "sql", "command"
+	When   string   `json:"when,omitempty"`
+}
+
+// Evidence is what a spec attaches to its verdict for the report.
+type Evidence struct {
+	History  []history.Exchange `json:"history,omitempty"`
+	Readings []Reading          `json:"oracle,omitempty"`
+	Bursts   []history.Burst    `json:"bursts,omitempty"`
+	Faults   []string           `json:"faults,omitempty"`
+	Notes    []string           `json:"notes,omitempty"`
+	Elapsed  time.Duration      `json:"elapsed_ns,omitempty"`
+}
+
+// Result is a verdict with its evidence: what each spec reports.
+type Result struct {
+	Verdict  Verdict  `json:"verdict"`
+	Evidence Evidence `json:"evidence"`
+}

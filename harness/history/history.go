@@ -1,0 +1,109 @@
+// Package history records what the harness sent and what came back.
+//
+// A History is the only input a checker gets besides the oracle's counts:
+// every attempt the harness made is one Exchange, in the order it started,
+// with the lane and fault it went through and what the client saw. A
+// request whose answer the client did not see is recorded as
+// MaybeApplied, and checkers must accept both worlds for it, as Jepsen
+// does with :info operations.
+//
+// This package is plain data: no network, no clock reads beyond what the
+// caller passes in, safe for concurrent appends.
+package history
+
+import (
+	"sync"
+	"time"
+)
+
+// Outcome says what the client knows about an attempt.
+type Outcome string
+
+const (
+	// OK: an HTTP response arrived (any status).
+	OK Outcome = "ok"
+	// Failed: the request certainly did not reach the server (for
+	// instance the connection was refused before a byte was sent).
+	Failed Outcome = "failed"
+	// MaybeApplied: the request may have been processed but no response
+	// arrived (timeout, reset, EOF after the request was written).
+	MaybeApplied Outcome = "maybe-applied"
+)
+
+// Exchange is one attempt: one request sent once, and what came back.
+type Exchange struct {
+	Seq     int    `json:"seq"`
+	Step    string `json:"step"` // what the scenario meant by it: "first", "retry 2", "burst 7/20"
+	Key     string `json:"key,omitempty"`
+	Payload string `json:"payload"` // short digest of the exact bytes sent
+	Variant string `json:"variant,omitempty"`
+	Tenant  string `json:"tenant,omitempty"`
+	Lane    string `json:"lane"`
+	Fault   string `json:"fault,omitempty"`
+
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration_ns"`
+
+	Outcome    Outcome           `json:"outcome"`
+	Status     int               `json:"status,omitempty"`
+	ResourceID string            `json:"resource_id,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"` // the few that checks read
+	Body       string            `json:"body,omitempty"`    // truncated, redacted
+	Error      string            `json:"error,omitempty"`
+	// Arrival is when the server had the whole request, if the server
+	// says so (the fakes do); zero otherwise.
+	Arrival time.Time `json:"arrival,omitzero"`
+}
+
+// Is2xx reports a successful answer.
+func (e Exchange) Is2xx() bool { return e.Outcome == OK && e.Status >= 200 && e.Status < 300 }
+
+// History is an append-only log of exchanges, safe for concurrent use.
+type History struct {
+	mu        sync.Mutex
+	exchanges []Exchange
+}
+
+// Add appends e, numbering it, and returns the number.
+func (h *History) Add(e Exchange) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e.Seq = len(h.exchanges) + 1
+	h.exchanges = append(h.exchanges, e)
+	return e.Seq
+}
+
+// Exchanges returns a copy of the log.
+func (h *History) Exchanges() []Exchange {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Exchange(nil), h.exchanges...)
+}
+
+// Len is the number of attempts recorded.
+func (h *History) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.exchanges)
+}
+
+// Burst describes one same-key burst: how many requests, and how tightly
+// they were released by the harness and (when the server reports arrival
+// times) received by the server.
+type Burst struct {
+	Key   string `json:"key"`
+	Size  int    `json:"size"`
+	Lane  string `json:"lane"`
+	Fault string `json:"fault,omitempty"`
+	// Ready counts connections whose server asked for the body (100
+	// Continue) before the release; the rest were released on a timer.
+	Ready int `json:"ready"`
+	// ReleaseSpread is the time between the first and the last request's
+	// final write.
+	ReleaseSpread time.Duration `json:"release_spread_ns"`
+	// ArrivalSpread is max minus min of the server's arrival times, when
+	// every answer carried one (ArrivalKnown).
+	ArrivalSpread time.Duration `json:"arrival_spread_ns"`
+	ArrivalKnown  bool          `json:"arrival_known"`
+	Seqs          []int         `json:"seqs"`
+}

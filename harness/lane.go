@@ -1,0 +1,114 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/Shopify/toxiproxy/v2"
+)
+
+// Lane is one proxy in front of the target. A scenario sends each request
+// through the lane its step asks for, so a fault hits exactly the requests
+// meant to see it even though Toxiproxy works on whole connections.
+type Lane struct {
+	Name     string
+	Addr     string // the proxy's loopback address
+	Upstream string
+
+	proxy  *toxiproxy.Proxy
+	client *http.Client
+
+	mu     sync.Mutex
+	faults []string
+}
+
+var toxicSeq atomic.Int64
+
+// Apply adds a fault's toxics to the lane. The returned function removes
+// them; callers register it as a cleanup in the same place.
+func (l *Lane) Apply(f Fault) (remove func(), err error) {
+	var names []string
+	remove = func() {
+		for _, n := range names {
+			// Removing a timeout toxic closes the connections it held.
+			l.proxy.Toxics.RemoveToxic(context.Background(), n)
+		}
+		l.mu.Lock()
+		for i, name := range l.faults {
+			if name == f.Name() {
+				l.faults = append(l.faults[:i], l.faults[i+1:]...)
+				break
+			}
+		}
+		l.mu.Unlock()
+	}
+	for _, t := range f.toxics() {
+		name := fmt.Sprintf("%s-%s-%d", l.Name, t.Type, toxicSeq.Add(1))
+		spec, _ := json.Marshal(map[string]any{
+			"name": name, "type": t.Type, "stream": t.Stream, "toxicity": 1.0, "attributes": t.Attributes,
+		})
+		if _, err := l.proxy.Toxics.AddToxicJson(bytes.NewReader(spec)); err != nil {
+			remove()
+			return func() {}, fmt.Errorf("apply %s to the %s lane: %w", f.Name(), l.Name, err)
+		}
+		names = append(names, name)
+	}
+	l.mu.Lock()
+	l.faults = append(l.faults, f.Name())
+	l.mu.Unlock()
+	return remove, nil
+}
+
+// Fault names the faults currently on the lane, for the history.
+func (l *Lane) Fault() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.faults) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(l.faults)
+	return string(bytes.Trim(b, "[]"))
+}
+
+// dial opens a connection to the lane, whatever address the caller asked
+// for: requests keep the target's real URL (Host header, TLS name) and
+// only the TCP connection is redirected through the proxy.
+func (l *Lane) dial(ctx context.Context) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", l.Addr)
+}
+
+// newLaneClient builds the lane's HTTP client. It never follows
+// redirects, has no timeout of its own (each attempt's context has one)
+// and, with reuse off, never sends on a connection a previous fault left
+// half-broken.
+func newLaneClient(l *Lane, reuse bool) *http.Client {
+	tr := &http.Transport{
+		Proxy: nil,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return l.dial(ctx)
+		},
+		DisableCompression:    true,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: 0,
+	}
+	if !reuse {
+		// -1 never keeps a connection idle, without the Connection: close
+		// header that DisableKeepAlives would add to the request.
+		tr.MaxIdleConnsPerHost = -1
+	}
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}

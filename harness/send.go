@@ -1,0 +1,160 @@
+package harness
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// Attempt is one request the scenario wants sent once.
+type Attempt struct {
+	Step    string
+	Lane    *Lane
+	Key     string // "" sends no key header
+	Body    []byte // the exact bytes; a retry passes the same slice
+	Variant string
+	// Timeout bounds the attempt; zero uses the Env's default.
+	Timeout time.Duration
+	// Header adds or overrides request headers for this attempt.
+	Header http.Header
+	// Cancel, when closed, abandons the attempt early (the scenario has
+	// seen what it waited for, e.g. the oracle shows the commit).
+	Cancel <-chan struct{}
+}
+
+// headersKept are the answer headers checks read.
+var headersKept = []string{"Content-Type", "Location", "Retry-After", "Idempotent-Replayed"}
+
+const bodyKept = 16 << 10
+
+// Send makes one attempt and records it in h. It never retries.
+func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.Exchange {
+	x := e.exchange(a)
+	timeout := a.Timeout
+	if timeout == 0 {
+		timeout = e.Settings.RequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if a.Cancel != nil {
+		go func() {
+			select {
+			case <-a.Cancel:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+
+	// The transport reports the write from its own goroutine.
+	var wrote atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+	})
+	req, err := e.Target.NewCreate(ctx, a.Key, a.Body)
+	if err != nil {
+		x.Outcome, x.Error = history.Failed, err.Error()
+		e.record(h, &x)
+		return x
+	}
+	for name, vals := range a.Header {
+		req.Header[name] = vals
+	}
+	x.Start = time.Now()
+	resp, err := a.Lane.client.Do(req)
+	if err != nil {
+		x.Duration = time.Since(x.Start)
+		x.Outcome, x.Error = classify(err, wrote.Load()), err.Error()
+		e.record(h, &x)
+		return x
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	x.Duration = time.Since(x.Start)
+	if err != nil {
+		// Headers arrived but the body did not: the server answered, yet
+		// the client cannot know what it said.
+		x.Outcome, x.Error = history.MaybeApplied, "reading the answer: "+err.Error()
+		x.Status = resp.StatusCode
+		e.record(h, &x)
+		return x
+	}
+	e.fill(&x, resp, body)
+	e.record(h, &x)
+	return x
+}
+
+// exchange starts the record of an attempt.
+func (e *Env) exchange(a Attempt) history.Exchange {
+	return history.Exchange{
+		Step:    a.Step,
+		Key:     a.Key,
+		Payload: Digest(a.Body),
+		Variant: a.Variant,
+		Lane:    a.Lane.Name,
+		Fault:   a.Lane.Fault(),
+	}
+}
+
+// fill records an answer.
+func (e *Env) fill(x *history.Exchange, resp *http.Response, body []byte) {
+	x.Outcome = history.OK
+	x.Status = resp.StatusCode
+	x.ResourceID = e.Target.ResourceID(body)
+	for _, name := range headersKept {
+		if v := resp.Header.Get(name); v != "" {
+			if x.Headers == nil {
+				x.Headers = map[string]string{}
+			}
+			x.Headers[name] = v
+		}
+	}
+	if ns, err := strconv.ParseInt(resp.Header.Get(ArrivalHeader), 10, 64); err == nil {
+		x.Arrival = time.Unix(0, ns)
+	}
+	if len(body) > bodyKept {
+		body = body[:bodyKept]
+	}
+	x.Body = string(body)
+}
+
+// record redacts secrets and appends the exchange.
+func (e *Env) record(h *history.History, x *history.Exchange) {
+	x.Body = e.Target.Redact(x.Body)
+	x.Error = e.Target.Redact(x.Error)
+	x.Seq = h.Add(*x)
+}
+
+// ArrivalHeader is the header in which a server may report when it had
+// the whole request (Unix nanoseconds); the fakes set it.
+const ArrivalHeader = "X-Idemspec-Arrival"
+
+// classify says what a send error means for the request's fate. A
+// request never written cannot have been applied; once written, a missing
+// answer means it may have been.
+func classify(err error, wrote bool) history.Outcome {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return history.Failed
+	}
+	if !wrote {
+		return history.Failed
+	}
+	return history.MaybeApplied
+}
+
+// Digest is a short fingerprint of a payload for histories.
+func Digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
+}

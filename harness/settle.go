@@ -1,0 +1,48 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// maxSettleAttempts bounds SendUntilSettled however long the wait allows.
+const maxSettleAttempts = 50
+
+// SendUntilSettled sends the same attempt again while the target answers
+// "still in flight" (the profile's status), honouring Retry-After (capped
+// at a second), until another answer arrives or wait passes. Every send is
+// its own exchange, numbered "step", "step (2)", ...
+func (e *Env) SendUntilSettled(ctx context.Context, h *history.History, a Attempt, wait time.Duration) []history.Exchange {
+	until := time.Now().Add(wait)
+	step := a.Step
+	backoff := 50 * time.Millisecond
+	var out []history.Exchange
+	for i := 1; i <= maxSettleAttempts; i++ {
+		if i > 1 {
+			a.Step = fmt.Sprintf("%s (%d)", step, i)
+		}
+		x := e.Send(ctx, h, a)
+		out = append(out, x)
+		if x.Outcome != history.OK || x.Status != e.Target.Profile.InFlight {
+			return out
+		}
+		pause := backoff
+		if secs, err := strconv.Atoi(x.Headers["Retry-After"]); err == nil {
+			pause = min(time.Duration(secs)*time.Second, time.Second)
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+		if time.Now().Add(pause).After(until) {
+			return out
+		}
+		select {
+		case <-ctx.Done():
+			return out
+		case <-time.After(pause):
+		}
+	}
+	return out
+}

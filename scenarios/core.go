@@ -1,0 +1,151 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// The six core scenarios of DESIGN.md, S1 to S4 here.
+var _ = Describe("core", func() {
+	It(check.S1.Title, labels(check.S1), SpecTimeout(specTimeout), run(check.S1, oneResource))
+	It(check.S2.Title, labels(check.S2), SpecTimeout(specTimeout), run(check.S2, replayAfterLoss))
+	It(check.S3.Title, labels(check.S3), SpecTimeout(specTimeout), run(check.S3, mismatchRejected))
+	It(check.S4.Title, labels(check.S4), SpecTimeout(specTimeout), run(check.S4, noRaceDuplicates))
+})
+
+// S1: the same request, sent again and again in sequence.
+func oneResource(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	key, marker := e.NewKey(), e.NewMarker("S1")
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	for i := 1; i <= e.Settings.Repeats; i++ {
+		e.Send(ctx, h, harness.Attempt{Step: fmt.Sprintf("send %d", i), Lane: e.Clean, Key: key, Body: body})
+	}
+	r, err := reading(ctx, e, ev, marker, "after the sends")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return check.OneResource(h.Exchanges(), r), nil
+}
+
+// S2: the first answer is lost after the server committed; then retries.
+func replayAfterLoss(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	key, marker := e.NewKey(), e.NewMarker("S2")
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	fault := harness.ResponseLoss{}
+	remove, err := e.Faulty.Apply(fault)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	DeferCleanup(remove)
+	ev.Faults = append(ev.Faults, fault.Name()+" on the faulty lane for the first attempt")
+
+	// The answer will never come; the oracle tells when the server
+	// committed, and only then does the client give up. Waiting on that
+	// event (not a timer) makes "lost after the server finished" true.
+	committed := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(committed)
+		e.AwaitCommit(ctx, marker)
+	}()
+	first := harness.Attempt{Step: "first (answer lost)", Lane: e.Faulty, Key: key, Body: body, Variant: "100",
+		Cancel: committed, Timeout: e.Settings.CommitWait + e.Settings.RequestTimeout}
+	lost := e.Send(ctx, h, first)
+	<-committed
+	remove()
+
+	retry := harness.Attempt{Step: "retry", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
+	retries := e.SendUntilSettled(ctx, h, retry, e.Target.InProgressTimeout+e.Settings.RequestTimeout)
+	retry.Step = "second retry"
+	replay := e.Send(ctx, h, retry)
+	r, err := reading(ctx, e, ev, marker, "after the retries")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return check.ReplayAfterLoss(check.LossRun{
+		Lost: []history.Exchange{lost}, Retries: retries, Replay: replay, Reading: r,
+		InFlight: e.Target.Profile.InFlight, Volatile: e.Target.Volatile,
+	}), nil
+}
+
+// S3: the same key with another payload, between two sends of the original.
+func mismatchRejected(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	key, marker := e.NewKey(), e.NewMarker("S3")
+	original, err := e.Body(marker, "100")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	other, err := e.Body(marker, "200")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	send := func(step, variant string, body []byte) history.Exchange {
+		return e.Send(ctx, h, harness.Attempt{Step: step, Lane: e.Clean, Key: key, Body: body, Variant: variant})
+	}
+	run := check.MismatchRun{
+		Original: send("original", "100", original),
+		Mismatch: send("same key, other payload", "200", other),
+		Again:    send("original again", "100", original),
+		Want:     e.Target.Profile.Mismatch,
+		Volatile: e.Target.Volatile,
+	}
+	if run.Reading, err = reading(ctx, e, ev, marker, "after the mismatch"); err != nil {
+		return check.Verdict{}, err
+	}
+	return check.MismatchRejected(run), nil
+}
+
+// S4: tight bursts of one key: one released together on the clean lane,
+// one spread by jittered latency on the faulty lane.
+func noRaceDuplicates(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	tight, err := burstRun(ctx, e, h, ev, e.Clean, "tight burst")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	latency := harness.Latency{Delay: 2 * time.Millisecond, Jitter: 2 * time.Millisecond}
+	remove, err := e.Faulty.Apply(latency)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	DeferCleanup(remove)
+	ev.Faults = append(ev.Faults, latency.Name()+" on the faulty lane for the second burst")
+	widened, err := burstRun(ctx, e, h, ev, e.Faulty, "widened burst")
+	remove()
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return check.NoRaceDuplicates(tight, widened), nil
+}
+
+func burstRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lane *harness.Lane, step string) (check.BurstRun, error) {
+	key, marker := e.NewKey(), e.NewMarker("S4")
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return check.BurstRun{}, err
+	}
+	b, sends, err := e.Burst(ctx, h, harness.BurstSpec{Step: step, Lane: lane, Key: key, Body: body, Variant: "100", Size: e.Settings.BurstSize})
+	if err != nil {
+		return check.BurstRun{}, err
+	}
+	ev.Bursts = append(ev.Bursts, b)
+	follow := e.SendUntilSettled(ctx, h, harness.Attempt{Step: step + ": follow-up", Lane: e.Clean, Key: key, Body: body, Variant: "100"},
+		e.Target.InProgressTimeout+e.Settings.RequestTimeout)
+	r, err := reading(ctx, e, ev, marker, "after the "+step)
+	if err != nil {
+		return check.BurstRun{}, err
+	}
+	return check.BurstRun{Burst: b, Sends: sends, FollowUp: follow[len(follow)-1], Reading: r, InFlight: e.Target.Profile.InFlight}, nil
+}

@@ -1,0 +1,36 @@
+package scenarios_test
+
+import (
+	"os"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// TestScenarios runs the embedded suite against the reference fake (or
+// the target IDEMSPEC_TARGET names), the same specs the idemspec binary
+// runs against any target.
+func TestScenarios(t *testing.T) {
+	RegisterFailHandler(Fail)
+	ref := os.Getenv("IDEMSPEC_TARGET")
+	if ref == "" {
+		ref = "fake:reference"
+	}
+	target, err := targets.Load(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	env, err := harness.New(target, harness.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	scenarios.Use(env, scenarios.Options{Progress: os.Stdout})
+	RunSpecs(t, "idemspec scenarios")
+}

@@ -1,0 +1,181 @@
+// Package scenarios is the Ginkgo suite: one file per check group. It is
+// an ordinary package, not _test files, so the idemspec binary embeds it
+// (as Kubernetes' e2e.test does); scenarios_test.go runs the same specs
+// under `go test` against the reference fake.
+//
+// A spec drives the target through the harness, records a history, asks
+// a pure checker in harness/check for the verdict, and attaches verdict
+// and evidence with AddReportEntry. Specs never judge by themselves.
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// specTimeout bounds one spec, whatever the target does.
+const specTimeout = 2 * time.Minute
+
+// EntryName is the report entry that carries a spec's check.Result.
+const EntryName = "idemspec"
+
+// Options configure how the suite reports.
+type Options struct {
+	// Progress gets one line per check as it finishes (nil: none).
+	Progress io.Writer
+	// Strict makes a WARN fail its spec, as h2spec's strict mode does.
+	Strict bool
+}
+
+var (
+	mu     sync.Mutex
+	env    *harness.Env
+	opts   Options
+	report types.Report
+)
+
+// Use sets the harness the specs drive. Call it before RunSpecs.
+func Use(e *harness.Env, o Options) {
+	mu.Lock()
+	defer mu.Unlock()
+	env, opts = e, o
+}
+
+// LastReport is the Ginkgo report of the last run, for the reports package.
+func LastReport() types.Report {
+	mu.Lock()
+	defer mu.Unlock()
+	return report
+}
+
+func current() (*harness.Env, Options) {
+	mu.Lock()
+	defer mu.Unlock()
+	return env, opts
+}
+
+var _ = ReportAfterSuite("idemspec", func(r types.Report) {
+	mu.Lock()
+	defer mu.Unlock()
+	report = r
+})
+
+var _ = ReportAfterEach(func(r types.SpecReport) {
+	_, o := current()
+	if o.Progress == nil {
+		return
+	}
+	res, ok := ResultOf(r)
+	if !ok {
+		return
+	}
+	c, _ := check.Get(res.Verdict.Check)
+	line := fmt.Sprintf("%-5s %-4s %s (%.2fs)", res.Verdict.Status, c.ID, c.Title, r.RunTime.Seconds())
+	if res.Verdict.Status != check.PASS && res.Verdict.Reason != "" {
+		line += "\n             " + res.Verdict.Reason
+	}
+	fmt.Fprintln(o.Progress, line)
+})
+
+// ResultOf reads a spec's verdict. A spec that failed or panicked
+// without one (an assertion in the harness, a timeout) is an ERROR.
+func ResultOf(r types.SpecReport) (check.Result, bool) {
+	for _, e := range r.ReportEntries {
+		if e.Name != EntryName {
+			continue
+		}
+		if res, ok := e.GetRawValue().(check.Result); ok {
+			return res, true
+		}
+	}
+	id := checkLabel(r.Labels())
+	if id == "" {
+		return check.Result{}, false
+	}
+	switch r.State {
+	case types.SpecStateSkipped, types.SpecStatePending:
+		return check.Result{Verdict: check.Skip(id, "not selected")}, true
+	case types.SpecStatePassed:
+		return check.Result{Verdict: check.Errored(id, fmt.Errorf("the spec recorded no verdict"))}, true
+	}
+	return check.Result{Verdict: check.Errored(id, fmt.Errorf("%s: %s", r.State, r.Failure.Message))}, true
+}
+
+func checkLabel(labels []string) string {
+	for _, l := range labels {
+		if _, ok := check.Get(l); ok {
+			return l
+		}
+	}
+	return ""
+}
+
+// labels tags a spec with its check's ID, level and group, so
+// --label-filter can pick "S4", "MUST" or "core".
+func labels(c check.Check) Labels {
+	return Label(c.ID, string(c.Level), c.Group, "scenario")
+}
+
+// conclude attaches the result and makes the spec's Ginkgo state agree
+// with the verdict.
+func conclude(res check.Result) {
+	_, o := current()
+	AddReportEntry(EntryName, res, ReportEntryVisibilityNever)
+	v := res.Verdict
+	switch {
+	case v.Status == check.FAIL, v.Status == check.ERROR:
+		Fail(fmt.Sprintf("%s %s: %s", v.Status, v.Check, v.Reason))
+	case v.Status == check.WARN && o.Strict:
+		Fail(fmt.Sprintf("WARN %s (strict): %s", v.Check, v.Reason))
+	case v.Status == check.SKIP:
+		Skip(v.Reason)
+	}
+}
+
+// run is a spec body: it gets the Env and a history, and returns the
+// verdict and evidence; errors become ERROR verdicts.
+func run(c check.Check, body func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error)) func(SpecContext) {
+	return func(ctx SpecContext) {
+		e, _ := current()
+		if e == nil {
+			Fail("scenarios.Use was not called: no target")
+		}
+		h := &history.History{}
+		var ev check.Evidence
+		start := time.Now()
+		v, err := body(ctx, e, h, &ev)
+		e.ClearFaults()
+		if err != nil {
+			v = check.Errored(c.ID, err)
+		}
+		ev.History = h.Exchanges()
+		ev.Elapsed = time.Since(start)
+		conclude(check.Result{Verdict: v, Evidence: ev})
+	}
+}
+
+// reading asks the oracle about marker and records what it said.
+func reading(ctx context.Context, e *harness.Env, ev *check.Evidence, marker, when string) (check.Reading, error) {
+	obs, err := e.Observe(ctx, marker)
+	if err != nil {
+		return check.Reading{}, fmt.Errorf("oracle: %w", err)
+	}
+	r := toReading(e, marker, when, obs)
+	ev.Readings = append(ev.Readings, r)
+	return r, nil
+}
+
+func toReading(e *harness.Env, marker, when string, obs targets.Observation) check.Reading {
+	return check.Reading{Marker: marker, Count: obs.Count, IDs: obs.IDs, Oracle: e.Target.Oracle.Kind(), When: when}
+}

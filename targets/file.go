@@ -1,0 +1,233 @@
+package targets
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"text/template"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// fileSpec is the target file as written. Field tags are the names users
+// type; every field is documented in README.md ("Target files").
+type fileSpec struct {
+	Name              string            `yaml:"name"`
+	BaseURL           string            `yaml:"base_url" required:"true"`
+	Create            createSpec        `yaml:"create" required:"true"`
+	Key               keySpec           `yaml:"key"`
+	Headers           map[string]string `yaml:"headers"`
+	Oracle            oracleSpec        `yaml:"oracle" required:"true"`
+	Lookup            *lookupSpec       `yaml:"lookup"`
+	Profile           string            `yaml:"profile"`
+	Volatile          []string          `yaml:"volatile_fields"`
+	InProgressTimeout string            `yaml:"in_progress_timeout"`
+}
+
+type createSpec struct {
+	Method      string `yaml:"method"`
+	Path        string `yaml:"path" required:"true"`
+	Body        string `yaml:"body" required:"true"`
+	ContentType string `yaml:"content_type"`
+	IDField     string `yaml:"id_field" required:"true"`
+}
+
+type keySpec struct {
+	Header string `yaml:"header"`
+	Format string `yaml:"format"`
+}
+
+type oracleSpec struct {
+	List *listSpec `yaml:"list" required:"true"`
+}
+
+type listSpec struct {
+	Path        string `yaml:"path" required:"true"`
+	Items       string `yaml:"items"`
+	IDField     string `yaml:"id_field"`
+	MarkerField string `yaml:"marker_field"`
+}
+
+type lookupSpec struct {
+	Path string `yaml:"path" required:"true"`
+}
+
+// LoadFile reads and validates a target file. Every error names the file,
+// the line and the field.
+func LoadFile(path string) (*Target, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("target file: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse builds a target from target-file bytes; name is used in errors.
+func Parse(name string, data []byte) (*Target, error) {
+	doc, err := parseDocument(name, data)
+	if err != nil {
+		return nil, err
+	}
+	var spec fileSpec
+	if err := doc.decode(&spec); err != nil {
+		return nil, err
+	}
+	return doc.build(spec)
+}
+
+func (d *document) build(s fileSpec) (*Target, error) {
+	t := &Target{Name: s.Name, Source: d.name, Direct: newDirectClient()}
+	expand := func(field, v string) (string, error) {
+		out, secrets, err := expandEnv(v)
+		if err != nil {
+			return "", d.errorf(field, "%v", err)
+		}
+		t.Secrets = append(t.Secrets, secrets...)
+		return out, nil
+	}
+
+	raw, err := expand("base_url", s.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, d.errorf("base_url", "%q is not an http:// or https:// URL", t.Redact(raw))
+	}
+	t.BaseURL = u
+	if t.Name == "" {
+		t.Name = u.Host
+	}
+
+	t.Create = Create{
+		Method:      strings.ToUpper(or(s.Create.Method, http.MethodPost)),
+		Path:        s.Create.Path,
+		ContentType: or(s.Create.ContentType, "application/json"),
+		IDField:     s.Create.IDField,
+	}
+	if t.Create.Body, err = template.New("body").Option("missingkey=error").Parse(s.Create.Body); err != nil {
+		return nil, d.errorf("create.body", "not a valid template: %v", err)
+	}
+	if !strings.Contains(s.Create.Body, "{{.Marker}}") {
+		return nil, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
+	}
+	if _, err := t.Body(Payload{Marker: "m", Variant: "1"}); err != nil {
+		return nil, d.errorf("create.body", "%v", err)
+	}
+
+	t.Key = Key{Header: or(s.Key.Header, "Idempotency-Key"), Format: or(s.Key.Format, "uuid")}
+	if t.Key.Format != "uuid" {
+		return nil, d.errorf("key.format", "unknown format %q (known: uuid)", t.Key.Format)
+	}
+
+	t.Headers = http.Header{}
+	for name, v := range s.Headers {
+		val, err := expand("headers."+name, v)
+		if err != nil {
+			return nil, err
+		}
+		t.Headers.Add(name, val)
+	}
+
+	l := s.Oracle.List
+	o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, s.Create.IDField), MarkerField: l.MarkerField}
+	if o.path, err = template.New("oracle").Option("missingkey=error").Parse(l.Path); err != nil {
+		return nil, d.errorf("oracle.list.path", "not a valid template: %v", err)
+	}
+	t.Oracle = o
+
+	if s.Lookup != nil {
+		t.LookupPath = s.Lookup.Path
+	}
+	if t.Profile, err = LookupProfile(or(s.Profile, "ietf")); err != nil {
+		return nil, d.errorf("profile", "%v", err)
+	}
+	t.Volatile = s.Volatile
+	t.InProgressTimeout = 30 * time.Second
+	if s.InProgressTimeout != "" {
+		if t.InProgressTimeout, err = time.ParseDuration(s.InProgressTimeout); err != nil || t.InProgressTimeout <= 0 {
+			return nil, d.errorf("in_progress_timeout", "%q is not a positive duration such as 30s", s.InProgressTimeout)
+		}
+	}
+	return t, nil
+}
+
+func or(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}
+
+// expandEnv replaces ${NAME} with the environment variable's value. A
+// bare $ is left alone (it is common in URLs and JSON). The values it
+// substituted are returned as secrets.
+func expandEnv(s string) (string, []string, error) {
+	var out strings.Builder
+	var secrets []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			out.WriteString(s)
+			return out.String(), secrets, nil
+		}
+		j := strings.Index(s[i:], "}")
+		if j < 0 {
+			return "", nil, fmt.Errorf("unclosed ${ in %q", s)
+		}
+		name := s[i+2 : i+j]
+		val, ok := os.LookupEnv(name)
+		if !ok || name == "" {
+			return "", nil, fmt.Errorf("environment variable %q is not set", name)
+		}
+		out.WriteString(s[:i])
+		out.WriteString(val)
+		secrets = append(secrets, val)
+		s = s[i+j+1:]
+	}
+}
+
+// document is a parsed target file that knows where each field stands.
+type document struct {
+	name string
+	root *yaml.Node
+}
+
+func parseDocument(name string, data []byte) (*document, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:1: a target file is a YAML mapping (base_url, create, oracle, ...)", name)
+	}
+	return &document{name: name, root: root.Content[0]}, nil
+}
+
+// errorf formats an error for a field given by its dotted path.
+func (d *document) errorf(field, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s: %s", d.name, d.line(field), field, fmt.Sprintf(format, args...))
+}
+
+// line finds the line of a dotted field path, or of its nearest parent.
+func (d *document) line(field string) int {
+	n := d.root
+	line := n.Line
+	for _, part := range strings.Split(field, ".") {
+		next := (*yaml.Node)(nil)
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == part {
+				line, next = n.Content[i].Line, n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+	}
+	return line
+}

@@ -1,0 +1,92 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"text/template"
+)
+
+// Observation is what an oracle saw: how many resources carry a marker,
+// and their ids when the oracle lists them (nil when it only counts).
+type Observation struct {
+	Count int
+	IDs   []string
+}
+
+// Oracle counts the resources carrying a marker. It is the judge's own
+// view of the target's state, independent of what the answers claimed.
+type Oracle interface {
+	Kind() string
+	Observe(ctx context.Context, marker string) (Observation, error)
+}
+
+// ListOracle reads a list endpoint and counts the items carrying the marker.
+type ListOracle struct {
+	target *Target
+	path   *template.Template
+	// Items is the dotted path of the array in the answer ("" for a bare array).
+	Items string
+	// IDField is the dotted path of an item's id.
+	IDField string
+	// MarkerField, when set, counts only items whose field equals the
+	// marker (for list endpoints that do not filter).
+	MarkerField string
+}
+
+func (o *ListOracle) Kind() string { return "list" }
+
+// Observe lists the resources carrying marker.
+func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, error) {
+	var p bytes.Buffer
+	if err := o.path.Execute(&p, Payload{Marker: marker}); err != nil {
+		return Observation{}, fmt.Errorf("oracle.list.path: %w", err)
+	}
+	status, body, err := o.target.get(ctx, p.String())
+	if err != nil {
+		return Observation{}, fmt.Errorf("oracle list %s: %w", p.String(), err)
+	}
+	if status != http.StatusOK {
+		return Observation{}, fmt.Errorf("oracle list %s: status %d", p.String(), status)
+	}
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return Observation{}, fmt.Errorf("oracle list %s: answer is not JSON: %w", p.String(), err)
+	}
+	items, ok := dig(doc, o.Items).([]any)
+	if !ok {
+		return Observation{}, fmt.Errorf("oracle list %s: no array at %q", p.String(), o.Items)
+	}
+	obs := Observation{IDs: []string{}}
+	for _, it := range items {
+		if o.MarkerField != "" && fmt.Sprint(dig(it, o.MarkerField)) != marker {
+			continue
+		}
+		obs.Count++
+		if id := dig(it, o.IDField); id != nil {
+			obs.IDs = append(obs.IDs, fmt.Sprint(id))
+		}
+	}
+	return obs, nil
+}
+
+// dig follows a dotted path through decoded JSON objects.
+func dig(v any, path string) any {
+	if path == "" {
+		return v
+	}
+	start := 0
+	for i := 0; i <= len(path); i++ {
+		if i == len(path) || path[i] == '.' {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			v = m[path[start:i]]
+			start = i + 1
+		}
+	}
+	return v
+}

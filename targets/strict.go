@@ -1,0 +1,134 @@
+package targets
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decode fills v from the document strictly: an unknown field, a missing
+// required field or a value of the wrong type is an error naming the
+// file, the line and the field's dotted path.
+func (d *document) decode(v any) error {
+	if err := d.walk(d.root, reflect.TypeOf(v).Elem(), ""); err != nil {
+		return err
+	}
+	if err := d.root.Decode(v); err != nil {
+		return d.typeError(err)
+	}
+	return nil
+}
+
+// walk checks the keys of a mapping node against a struct's yaml tags.
+func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		if n.Tag == "!!null" {
+			return nil
+		}
+		return fmt.Errorf("%s:%d: %s: expected a mapping of fields", d.name, n.Line, strings.TrimPrefix(path, "."))
+	}
+	known := map[string]reflect.StructField{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		known[strings.Split(f.Tag.Get("yaml"), ",")[0]] = f
+	}
+	present := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		f, ok := known[k.Value]
+		field := strings.TrimPrefix(path+"."+k.Value, ".")
+		if !ok {
+			msg := fmt.Sprintf("%s:%d: %s: unknown field", d.name, k.Line, field)
+			if s := closest(k.Value, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return fmt.Errorf("%s", msg)
+		}
+		present[k.Value] = true
+		if err := d.walk(val, f.Type, field); err != nil {
+			return err
+		}
+	}
+	names := make([]string, 0, len(known))
+	for name := range known {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if known[name].Tag.Get("required") == "true" && !present[name] {
+			return fmt.Errorf("%s:%d: %s: missing required field", d.name, n.Line, strings.TrimPrefix(path+"."+name, "."))
+		}
+	}
+	return nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// typeError rewrites yaml's "line N: cannot unmarshal ..." with the file
+// name and the field at that line.
+func (d *document) typeError(err error) error {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmt.Errorf("%s: %s", d.name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	line, _ := strconv.Atoi(m[1])
+	field := fieldAt(d.root, line, "")
+	return fmt.Errorf("%s:%d: %s: %s", d.name, line, field, m[2])
+}
+
+// fieldAt finds the dotted path of the field whose key or value is on line.
+func fieldAt(n *yaml.Node, line int, path string) string {
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		p := strings.TrimPrefix(path+"."+k.Value, ".")
+		if k.Line == line || (v.Kind == yaml.ScalarNode && v.Line == line) {
+			return p
+		}
+		if found := fieldAt(v, line, p); found != "" {
+			return found
+		}
+	}
+	return path
+}
+
+// closest suggests the known field nearest to a misspelled one.
+func closest(word string, known map[string]reflect.StructField) string {
+	best, bestDist := "", 3
+	for k := range known {
+		if dist := editDistance(word, k); dist < bestDist || (dist == bestDist && k < best) {
+			best, bestDist = k, dist
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

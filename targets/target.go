@@ -1,0 +1,209 @@
+// Package targets describes what idemspec tests: how to build the create
+// request for a key and payload, where the resource id is in the answer,
+// how to count the resources a run created (the oracle), and what the
+// target declares about itself (profile, volatile fields, timeouts, what
+// it can do).
+//
+// A Target is built from a YAML target file or from a built-in fake. It
+// never sends the create request itself: the harness does, through its
+// proxy lanes, so every attempt is recorded.
+package targets
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// Target is an HTTP API under test.
+type Target struct {
+	Name   string
+	Source string // the target file, or "fake:NAME"
+
+	BaseURL *url.URL
+	Create  Create
+	Key     Key
+	// Headers are sent with every request (create, oracle, lookup).
+	Headers http.Header
+	// Secrets are values that must never appear in a report or log
+	// (everything that came from an ${ENV} expansion).
+	Secrets []string
+
+	Oracle Oracle
+	// LookupPath, when set, reads a key's record: a template with {{.Key}}.
+	LookupPath string
+
+	Profile           Profile
+	Volatile          []string // answer fields that may differ between replays
+	InProgressTimeout time.Duration
+
+	// Lifecycle is set when idemspec owns the target's process (the
+	// built-in fakes, managed processes); nil for a target it only calls.
+	Lifecycle Lifecycle
+
+	// Direct is the client the oracle and look-ups use: straight to the
+	// target, never through the proxy, so faults never blind the judge.
+	Direct *http.Client
+}
+
+// Create describes the create call.
+type Create struct {
+	Method      string
+	Path        string
+	ContentType string
+	IDField     string // dotted path of the resource id in the JSON answer
+	Body        *template.Template
+}
+
+// Key describes the idempotency key.
+type Key struct {
+	Header string
+	Format string // "uuid"
+}
+
+// Payload is what varies between create requests: Marker ties resources
+// to this run (the oracle counts by it), Variant makes a different
+// payload under the same key.
+type Payload struct {
+	Marker  string
+	Variant string
+}
+
+// Lifecycle is a target process idemspec started and must stop.
+type Lifecycle interface {
+	Stop() error
+}
+
+// Upstream is the host:port the harness proxies to.
+func (t *Target) Upstream() string {
+	host := t.BaseURL.Host
+	if t.BaseURL.Port() == "" {
+		port := "80"
+		if t.BaseURL.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(t.BaseURL.Hostname(), port)
+	}
+	return host
+}
+
+// Body renders the create body for a payload. The harness renders it once
+// and resends those exact bytes on every retry.
+func (t *Target) Body(p Payload) ([]byte, error) {
+	var b bytes.Buffer
+	if err := t.Create.Body.Execute(&b, p); err != nil {
+		return nil, fmt.Errorf("render create.body: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// NewCreate builds one create attempt. A key of "" sends no key header.
+//
+// The body is a plain ReadCloser with no GetBody, so net/http cannot
+// rewind it: its Transport treats a request carrying an Idempotency-Key as
+// replayable and would otherwise resend it on a broken keep-alive
+// connection, creating the very duplicates under test.
+func (t *Target) NewCreate(ctx context.Context, key string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, t.Create.Method, t.resolve(t.Create.Path), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.GetBody = nil
+	t.addHeaders(req)
+	req.Header.Set("Content-Type", t.Create.ContentType)
+	if key != "" {
+		req.Header.Set(t.Key.Header, key)
+	}
+	return req, nil
+}
+
+// ResourceID reads the resource id from a JSON answer, or "".
+func (t *Target) ResourceID(body []byte) string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	for _, part := range strings.Split(t.Create.IDField, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[part]
+	}
+	switch id := v.(type) {
+	case string:
+		return id
+	case float64:
+		return fmt.Sprint(id)
+	}
+	return ""
+}
+
+func (t *Target) resolve(path string) string {
+	ref, err := url.Parse(path)
+	if err != nil {
+		return t.BaseURL.String() + path
+	}
+	return t.BaseURL.ResolveReference(ref).String()
+}
+
+func (t *Target) addHeaders(req *http.Request) {
+	for name, values := range t.Headers {
+		for _, v := range values {
+			req.Header.Add(name, v)
+		}
+	}
+}
+
+// get sends a GET straight to the target (for oracles and look-ups).
+func (t *Target) get(ctx context.Context, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.resolve(path), nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	t.addHeaders(req)
+	resp, err := t.Direct.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	return resp.StatusCode, b, err
+}
+
+// Redact replaces every secret in s.
+func (t *Target) Redact(s string) string {
+	for _, secret := range t.Secrets {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[redacted]")
+		}
+	}
+	return s
+}
+
+// Close stops a target idemspec started.
+func (t *Target) Close() error {
+	if t.Lifecycle == nil {
+		return nil
+	}
+	return t.Lifecycle.Stop()
+}
+
+func newDirectClient() *http.Client {
+	return &http.Client{
+		Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
