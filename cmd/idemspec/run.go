@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
+)
+
+func init() {
+	commands["run"] = command{summary: "run the conformance suite against a target and write reports", run: runRun}
+}
+
+// defaultTarget is the built-in reference server: `idemspec run` with no
+// target proves the harness end to end.
+const defaultTarget = "fake:reference"
+
+type runFlags struct {
+	target      string
+	reportDir   string
+	labelFilter string
+	seed        int64
+	strict      bool
+	verbose     bool
+	settings    harness.Settings
+}
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	f := runFlags{settings: harness.DefaultSettings()}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
+	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json and junit.xml are written")
+	fs.StringVar(&f.labelFilter, "label-filter", "", `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
+	fs.Int64Var(&f.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
+	fs.BoolVar(&f.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
+	fs.BoolVar(&f.verbose, "v", false, "stream Ginkgo's own output too (it always goes to REPORT-DIR/ginkgo.log)")
+	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
+	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
+	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
+	if ok, code := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if err := f.validate(); err != nil {
+		return fail(stderr, err)
+	}
+	return f.execute(stdout, stderr)
+}
+
+func (f *runFlags) validate() error {
+	if f.settings.BurstSize < 1 || f.settings.BurstSize > harness.MaxBurst {
+		return fmt.Errorf("--burst %d: must be between 1 and %d", f.settings.BurstSize, harness.MaxBurst)
+	}
+	if f.settings.Repeats < 2 || f.settings.Repeats > 1000 {
+		return fmt.Errorf("--repeats %d: must be between 2 and 1000", f.settings.Repeats)
+	}
+	if f.settings.RequestTimeout <= 0 {
+		return fmt.Errorf("--request-timeout must be positive")
+	}
+	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
+		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)
+	}
+	return nil
+}
+
+func (f *runFlags) execute(stdout, stderr io.Writer) int {
+	target, err := targets.Load(f.target)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer target.Close()
+	env, err := harness.New(target, f.settings)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer env.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	err = env.Preflight(ctx)
+	cancel()
+	if err != nil {
+		return fail(stderr, target.Redact(err.Error()))
+	}
+	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
+		return fail(stderr, fmt.Errorf("report directory: %w", err))
+	}
+	log, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer log.Close()
+
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig.LabelFilter = f.labelFilter
+	if f.seed != 0 {
+		suiteConfig.RandomSeed = f.seed
+	}
+	reporterConfig.NoColor = true
+	// Ginkgo's reporter writes to formatter.ColorableStdOut; the terminal
+	// gets idemspec's one line per check instead, the log gets Ginkgo's.
+	formatter.ColorableStdOut = log
+	if f.verbose {
+		formatter.ColorableStdOut = io.MultiWriter(stdout, log)
+	}
+	scenarios.Use(env, scenarios.Options{Progress: stdout, Strict: f.strict})
+	gomega.RegisterFailHandler(ginkgo.Fail)
+
+	fmt.Fprintf(stdout, "idemspec %s: testing %s at %s through Toxiproxy (run %s, seed %d)\n",
+		version, target.Name, target.Redact(target.BaseURL.String()), env.RunID, suiteConfig.RandomSeed)
+	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
+
+	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
+		Version: version, RunID: env.RunID, LabelFilter: f.labelFilter, Strict: f.strict,
+		Target: reports.Target{
+			Name: target.Name, Source: target.Source, BaseURL: target.Redact(target.BaseURL.String()),
+			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(),
+		},
+	})
+	paths, err := reports.WriteAll(f.reportDir, rep)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	s := rep.Summary
+	if s.Total == s.Skip {
+		return fail(stderr, errors.New("no check was run: the label filter selected none (see `idemspec list`)"))
+	}
+	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
+		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))
+	return rep.ExitCode()
+}
+
+// suiteT is the GinkgoTestingT RunSpecs needs outside `go test`; the
+// verdicts come from the report, so Fail has nothing to do.
+type suiteT struct{}
+
+func (suiteT) Fail() {}
