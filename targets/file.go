@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -111,11 +112,15 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if t.Create.Body, err = template.New("body").Option("missingkey=error").Parse(s.Create.Body); err != nil {
 		return nil, d.errorf("create.body", "not a valid template: %v", err)
 	}
-	if !strings.Contains(s.Create.Body, "{{.Marker}}") {
-		return nil, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
-	}
-	if _, err := t.Body(Payload{Marker: "m", Variant: "1"}); err != nil {
+	// Render rather than search the text, so {{ .Marker }} counts and a
+	// literal "{{.Marker}}" in the output does not.
+	const probe = "idemspec-marker-probe"
+	body, err := t.Body(Payload{Marker: probe, Variant: "1"})
+	if err != nil {
 		return nil, d.errorf("create.body", "%v", err)
+	}
+	if !bytes.Contains(body, []byte(probe)) {
+		return nil, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
 	}
 
 	t.Key = Key{Header: or(s.Key.Header, "Idempotency-Key"), Format: or(s.Key.Format, "uuid")}

@@ -3,7 +3,6 @@ package targets
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"text/template"
@@ -51,8 +50,8 @@ func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, e
 	if status != http.StatusOK {
 		return Observation{}, fmt.Errorf("oracle list %s: status %d", p.String(), status)
 	}
-	var doc any
-	if err := json.Unmarshal(body, &doc); err != nil {
+	doc, err := decodeJSON(body)
+	if err != nil {
 		return Observation{}, fmt.Errorf("oracle list %s: answer is not JSON: %w", p.String(), err)
 	}
 	items, ok := dig(doc, o.Items).([]any)

@@ -32,10 +32,9 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	if n.Kind != yaml.MappingNode {
-		if n.Tag == "!!null" {
-			return nil
-		}
+	// An empty value ("oracle:" and nothing under it) is a mapping with no
+	// fields: its required fields are still missing.
+	if n.Kind != yaml.MappingNode && n.Tag != "!!null" {
 		return fmt.Errorf("%s:%d: %s: expected a mapping of fields", d.name, n.Line, strings.TrimPrefix(path, "."))
 	}
 	known := map[string]reflect.StructField{}
@@ -87,16 +86,15 @@ func (d *document) typeError(err error) error {
 	return fmt.Errorf("%s:%d: %s: %s", d.name, line, field, m[2])
 }
 
-// fieldAt finds the dotted path of the field whose key or value is on line.
+// fieldAt finds the dotted path of the field whose value spans line: at
+// each level, the last key that starts on or before it.
 func fieldAt(n *yaml.Node, line int, path string) string {
-	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		p := strings.TrimPrefix(path+"."+k.Value, ".")
-		if k.Line == line || (v.Kind == yaml.ScalarNode && v.Line == line) {
-			return p
-		}
-		if found := fieldAt(v, line, p); found != "" {
-			return found
+	if n.Kind != yaml.MappingNode {
+		return path
+	}
+	for i := len(n.Content) - 2; i >= 0; i -= 2 {
+		if k := n.Content[i]; k.Line <= line {
+			return fieldAt(n.Content[i+1], line, strings.TrimPrefix(path+"."+k.Value, "."))
 		}
 	}
 	return path

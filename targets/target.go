@@ -129,8 +129,8 @@ func (t *Target) NewCreate(ctx context.Context, key string, body []byte) (*http.
 
 // ResourceID reads the resource id from a JSON answer, or "".
 func (t *Target) ResourceID(body []byte) string {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
+	v, err := decodeJSON(body)
+	if err != nil {
 		return ""
 	}
 	for _, part := range strings.Split(t.Create.IDField, ".") {
@@ -143,10 +143,25 @@ func (t *Target) ResourceID(body []byte) string {
 	switch id := v.(type) {
 	case string:
 		return id
-	case float64:
-		return fmt.Sprint(id)
+	case json.Number:
+		return id.String()
 	}
 	return ""
+}
+
+// decodeJSON decodes an answer keeping numbers as written, so a numeric id
+// reads "12345678", not "1.2345678e+07", and 64-bit ids keep every digit.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("trailing data after the JSON value")
+	}
+	return v, nil
 }
 
 func (t *Target) resolve(path string) string {

@@ -1,0 +1,868 @@
+package targets_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/targets"
+)
+
+// file trims the leading newline of a raw string, so a target file in a
+// test starts on line 1 of its own text.
+func file(s string) []byte { return []byte(strings.TrimPrefix(s, "\n")) }
+
+// unsetenv makes sure name is not set for this test and restores it after.
+func unsetenv(t *testing.T, name string) {
+	t.Helper()
+	t.Setenv(name, "")
+	os.Unsetenv(name)
+}
+
+func TestParseFullFile(t *testing.T) {
+	t.Setenv("IDEMSPEC_TEST_TOKEN", "s3cret-token")
+	tg, err := targets.Parse("payments.yaml", file(`
+name: payments
+base_url: https://api.example.com/v1/
+create:
+  path: payments
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+  id_field: data.id
+headers:
+  Authorization: Bearer ${IDEMSPEC_TEST_TOKEN}
+oracle:
+  list:
+    path: /payments?marker={{.Marker}}
+    items: data
+    marker_field: marker
+lookup:
+  path: /idempotency-keys/{{.Key}}
+volatile_fields: [created_at, meta.request_id]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Name != "payments" || tg.Source != "payments.yaml" {
+		t.Errorf("name %q, source %q", tg.Name, tg.Source)
+	}
+	if got := tg.BaseURL.String(); got != "https://api.example.com/v1/" {
+		t.Errorf("BaseURL %q", got)
+	}
+	if got := tg.Upstream(); got != "api.example.com:443" {
+		t.Errorf("Upstream %q, want api.example.com:443", got)
+	}
+	c := tg.Create
+	if c.Method != http.MethodPost || c.Path != "payments" || c.ContentType != "application/json" || c.IDField != "data.id" {
+		t.Errorf("Create = %+v, want method POST (default), path payments, content type application/json (default), id field data.id", c)
+	}
+	body, err := tg.Body(targets.Payload{Marker: "m1", Variant: "7"})
+	if err != nil || string(body) != `{"marker":"m1","amount":7}` {
+		t.Errorf("Body = %q, %v", body, err)
+	}
+	if tg.Key != (targets.Key{Header: "Idempotency-Key", Format: "uuid"}) {
+		t.Errorf("Key = %+v, want the defaults Idempotency-Key / uuid", tg.Key)
+	}
+	if tg.Profile.Name != "ietf" || tg.Profile.Mismatch != 422 || tg.Profile.InFlight != 409 || tg.Profile.MissingKey != 400 {
+		t.Errorf("Profile = %+v, want the ietf default", tg.Profile)
+	}
+	if tg.InProgressTimeout != 30*time.Second {
+		t.Errorf("InProgressTimeout = %v, want the 30s default", tg.InProgressTimeout)
+	}
+	if !slices.Equal(tg.Volatile, []string{"created_at", "meta.request_id"}) {
+		t.Errorf("Volatile = %v", tg.Volatile)
+	}
+	if tg.LookupPath != "/idempotency-keys/{{.Key}}" {
+		t.Errorf("LookupPath = %q", tg.LookupPath)
+	}
+	if got := tg.Headers.Get("Authorization"); got != "Bearer s3cret-token" {
+		t.Errorf("Authorization header %q, want the expanded token", got)
+	}
+	o, ok := tg.Oracle.(*targets.ListOracle)
+	if !ok {
+		t.Fatalf("Oracle is a %T, want *targets.ListOracle", tg.Oracle)
+	}
+	if o.Kind() != "list" || o.Items != "data" || o.IDField != "data.id" || o.MarkerField != "marker" {
+		t.Errorf("ListOracle = %+v; its id field defaults to create.id_field", o)
+	}
+	if tg.Lifecycle != nil || tg.Direct == nil {
+		t.Errorf("a file target has no lifecycle (%v) and a direct client (%v)", tg.Lifecycle, tg.Direct)
+	}
+}
+
+func TestParseExplicitSettings(t *testing.T) {
+	tg, err := targets.Parse("t.yaml", file(`
+base_url: http://localhost:8080
+create:
+  method: put
+  path: /things
+  body: '<thing marker="{{ .Marker }}"/>'
+  content_type: application/xml
+  id_field: id
+key:
+  header: X-Request-Key
+  format: uuid
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+    id_field: thing_id
+profile: ietf
+in_progress_timeout: 2m
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Name != "localhost:8080" {
+		t.Errorf("Name %q, want the host when the file names none", tg.Name)
+	}
+	if tg.Create.Method != http.MethodPut || tg.Create.ContentType != "application/xml" {
+		t.Errorf("Create = %+v", tg.Create)
+	}
+	if tg.Key.Header != "X-Request-Key" {
+		t.Errorf("Key = %+v", tg.Key)
+	}
+	if tg.InProgressTimeout != 2*time.Minute {
+		t.Errorf("InProgressTimeout = %v", tg.InProgressTimeout)
+	}
+	if got := tg.Oracle.(*targets.ListOracle).IDField; got != "thing_id" {
+		t.Errorf("oracle id field %q", got)
+	}
+	if got := tg.Upstream(); got != "localhost:8080" {
+		t.Errorf("Upstream %q", got)
+	}
+}
+
+func TestParseJSONFile(t *testing.T) {
+	tg, err := targets.Parse("t.json", []byte(`{"base_url":"http://127.0.0.1:9000","create":{"path":"/r","body":"{\"m\":\"{{.Marker}}\"}","id_field":"id"},"oracle":{"list":{"path":"/r?m={{.Marker}}"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Upstream() != "127.0.0.1:9000" || tg.Create.Path != "/r" {
+		t.Errorf("parsed %+v", tg)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	unsetenv(t, "IDEMSPEC_TEST_UNSET")
+	tests := []struct {
+		name string
+		data string
+		want []string // fragments of the error
+		not  []string // must not appear
+	}{
+		{
+			name: "misspelled top-level field",
+			data: `
+bsae_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{`t.yaml:1: bsae_url: unknown field (did you mean "base_url"?)`},
+		},
+		{
+			name: "misspelled nested field",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  bdy: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{`t.yaml:4: create.bdy: unknown field (did you mean "body"?)`},
+		},
+		{
+			name: "misspelled deep field",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    pth: /things?marker={{.Marker}}
+`,
+			want: []string{`t.yaml:8: oracle.list.pth: unknown field (did you mean "path"?)`},
+		},
+		{
+			name: "unknown field with nothing close",
+			data: `
+base_url: http://localhost:8080
+colour: red
+`,
+			want: []string{"t.yaml:2: colour: unknown field"},
+			not:  []string{"did you mean"},
+		},
+		{
+			name: "missing base_url",
+			data: `
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:1: base_url: missing required field"},
+		},
+		{
+			name: "missing create",
+			data: `
+base_url: http://localhost:8080
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:1: create: missing required field"},
+		},
+		{
+			name: "missing create.path",
+			data: `
+base_url: http://localhost:8080
+create:
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:3: create.path: missing required field"},
+		},
+		{
+			name: "missing create.body",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:3: create.body: missing required field"},
+		},
+		{
+			name: "missing create.id_field",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:3: create.id_field: missing required field"},
+		},
+		{
+			name: "empty create",
+			data: `
+base_url: http://localhost:8080
+create:
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:2: create.body: missing required field"},
+		},
+		{
+			name: "missing oracle",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+`,
+			want: []string{"t.yaml:1: oracle: missing required field"},
+		},
+		{
+			name: "empty oracle",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+`,
+			want: []string{"t.yaml:6: oracle.list: missing required field"},
+		},
+		{
+			name: "oracle as an empty mapping",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle: {}
+`,
+			want: []string{"t.yaml:6: oracle.list: missing required field"},
+		},
+		{
+			name: "empty oracle.list",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+`,
+			want: []string{"t.yaml:7: oracle.list.path: missing required field"},
+		},
+		{
+			name: "missing oracle.list.path",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    items: data
+`,
+			want: []string{"t.yaml:8: oracle.list.path: missing required field"},
+		},
+		{
+			name: "a list where a mapping belongs",
+			data: `
+base_url: http://localhost:8080
+create: [1]
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:2: create: expected a mapping of fields"},
+		},
+		{
+			name: "a number where a list belongs",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+volatile_fields: 3
+`,
+			want: []string{"t.yaml:9: volatile_fields: cannot unmarshal"},
+		},
+		{
+			name: "a list where a string belongs",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+key:
+  header: [X-Key]
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:7: key.header: cannot unmarshal"},
+		},
+		{
+			name: "a block list where a mapping of headers belongs",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+headers:
+  - Authorization
+`,
+			want: []string{"t.yaml:10: headers: cannot unmarshal"},
+		},
+		{
+			name: "body without the marker",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"amount":{{.Variant}}}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:4: create.body: must contain {{.Marker}}"},
+		},
+		{
+			name: "body mentioning the marker only in text",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"note":"{{"{{.Marker}}"}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:4: create.body: must contain {{.Marker}}"},
+		},
+		{
+			name: "body not a template",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:4: create.body: not a valid template"},
+		},
+		{
+			name: "body naming an unknown payload field",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}","who":"{{.Tenant}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{"t.yaml:4: create.body:", "Tenant"},
+		},
+		{
+			name: "base_url with another scheme",
+			data: `
+base_url: ftp://example.com
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{`t.yaml:1: base_url: "ftp://example.com" is not an http:// or https:// URL`},
+		},
+		{
+			name: "base_url without a scheme",
+			data: `
+base_url: example.com/api
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{`t.yaml:1: base_url: "example.com/api" is not an http:// or https:// URL`},
+		},
+		{
+			name: "unknown profile",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+profile: stripe
+`,
+			want: []string{`t.yaml:9: profile: unknown profile "stripe" (known: ietf)`},
+		},
+		{
+			name: "unknown key format",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+key:
+  format: ulid
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{`t.yaml:7: key.format: unknown format "ulid" (known: uuid)`},
+		},
+		{
+			name: "in_progress_timeout not a duration",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+in_progress_timeout: soon
+`,
+			want: []string{`t.yaml:9: in_progress_timeout: "soon" is not a positive duration`},
+		},
+		{
+			name: "in_progress_timeout not positive",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+in_progress_timeout: -5s
+`,
+			want: []string{`t.yaml:9: in_progress_timeout: "-5s" is not a positive duration`},
+		},
+		{
+			name: "oracle path not a template",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker
+`,
+			want: []string{"t.yaml:8: oracle.list.path: not a valid template"},
+		},
+		{
+			name: "unset variable in a header",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+headers:
+  Accept: application/json
+  Authorization: Bearer ${IDEMSPEC_TEST_UNSET}
+`,
+			want: []string{`t.yaml:11: headers.Authorization: environment variable "IDEMSPEC_TEST_UNSET" is not set`},
+		},
+		{
+			name: "unset variable in base_url",
+			data: `
+base_url: ${IDEMSPEC_TEST_UNSET}
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`,
+			want: []string{`t.yaml:1: base_url: environment variable "IDEMSPEC_TEST_UNSET" is not set`},
+		},
+		{
+			name: "unclosed variable",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+headers:
+  Authorization: Bearer ${IDEMSPEC_TEST_UNSET
+`,
+			want: []string{"t.yaml:10: headers.Authorization: unclosed ${"},
+		},
+		{
+			name: "not YAML",
+			data: "base_url: [http://localhost\n",
+			want: []string{"t.yaml: "},
+		},
+		{
+			name: "not a mapping",
+			data: "- base_url\n- create\n",
+			want: []string{"t.yaml:1: a target file is a YAML mapping"},
+		},
+		{
+			name: "empty",
+			data: "",
+			want: []string{"t.yaml:1: a target file is a YAML mapping"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, err := targets.Parse("t.yaml", file(tc.data))
+			if err == nil {
+				t.Fatalf("parsed %+v, want an error", tg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(err.Error(), n) {
+					t.Errorf("error %q contains %q", err, n)
+				}
+			}
+		})
+	}
+}
+
+func TestParseSecrets(t *testing.T) {
+	t.Setenv("IDEMSPEC_TEST_TOKEN", "s3cret-token")
+	t.Setenv("IDEMSPEC_TEST_TENANT", "acme-42")
+	tg, err := targets.Parse("t.yaml", file(`
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}","price":"$5"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+headers:
+  Authorization: Bearer ${IDEMSPEC_TEST_TOKEN}
+  X-Tenant: ${IDEMSPEC_TEST_TENANT}-eu
+  X-Plain: $HOME
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"Authorization": "Bearer s3cret-token",
+		"X-Tenant":      "acme-42-eu",
+		"X-Plain":       "$HOME", // a bare $ is left alone
+	} {
+		if got := tg.Headers.Get(name); got != want {
+			t.Errorf("header %s = %q, want %q", name, got, want)
+		}
+	}
+	for _, s := range []string{"s3cret-token", "acme-42"} {
+		if !slices.Contains(tg.Secrets, s) {
+			t.Errorf("Secrets %q lack the expanded value %q", tg.Secrets, s)
+		}
+	}
+	if got := tg.Redact("Authorization: Bearer s3cret-token, tenant acme-42"); got != "Authorization: Bearer [redacted], tenant [redacted]" {
+		t.Errorf("Redact = %q", got)
+	}
+	if body, _ := tg.Body(targets.Payload{Marker: "m"}); string(body) != `{"marker":"m","price":"$5"}` {
+		t.Errorf("body %q: a body is not env-expanded", body)
+	}
+}
+
+func TestParseErrorRedactsSecrets(t *testing.T) {
+	t.Setenv("IDEMSPEC_TEST_TOKEN", "s3cret-token")
+	_, err := targets.Parse("t.yaml", file(`
+base_url: ftp://user:${IDEMSPEC_TEST_TOKEN}@example.com
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+`))
+	if err == nil {
+		t.Fatal("want an error for an ftp base_url")
+	}
+	if strings.Contains(err.Error(), "s3cret-token") {
+		t.Errorf("error %q shows the secret", err)
+	}
+	if !strings.Contains(err.Error(), "t.yaml:1: base_url: ") || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("error %q", err)
+	}
+}
+
+func TestNewCreate(t *testing.T) {
+	tg, err := targets.Parse("t.yaml", file(`
+base_url: https://api.example.com/v1/
+create:
+  path: payments
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+headers:
+  X-Api-Version: "2"
+oracle:
+  list:
+    path: /payments?marker={{.Marker}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"marker":"m1"}`)
+	tests := []struct {
+		name string
+		key  string
+	}{
+		{name: "with a key", key: "0b7e5a4c-1f1e-4a53-9a55-d4e4e1a0c2f1"},
+		{name: "without a key", key: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := tg.NewCreate(context.Background(), tc.key, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req.Method != http.MethodPost || req.URL.String() != "https://api.example.com/v1/payments" {
+				t.Errorf("request %s %s", req.Method, req.URL)
+			}
+			// No GetBody: net/http must not be able to resend it by itself.
+			if req.GetBody != nil {
+				t.Error("GetBody is set: the transport could replay the create")
+			}
+			if req.Body == nil || req.Body == http.NoBody {
+				t.Fatalf("Body = %v, want the payload", req.Body)
+			}
+			if req.ContentLength != int64(len(body)) {
+				t.Errorf("ContentLength %d, want %d", req.ContentLength, len(body))
+			}
+			got, err := io.ReadAll(req.Body)
+			if err != nil || !bytes.Equal(got, body) {
+				t.Errorf("body %q, %v; want %q", got, err, body)
+			}
+			if ct := req.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if v := req.Header.Get("X-Api-Version"); v != "2" {
+				t.Errorf("X-Api-Version %q: the file's headers go on every request", v)
+			}
+			vals, present := req.Header["Idempotency-Key"]
+			if tc.key == "" {
+				if present {
+					t.Errorf("Idempotency-Key %q sent for an empty key", vals)
+				}
+			} else if !slices.Equal(vals, []string{tc.key}) {
+				t.Errorf("Idempotency-Key %q, want %q", vals, tc.key)
+			}
+		})
+	}
+}
+
+func TestResourceID(t *testing.T) {
+	tests := []struct {
+		idField string
+		body    string
+		want    string
+	}{
+		{"id", `{"id":"r1"}`, "r1"},
+		{"data.id", `{"data":{"id":"r2","amount":1}}`, "r2"},
+		{"data.attributes.id", `{"data":{"attributes":{"id":"r3"}}}`, "r3"},
+		{"id", `{"id":42}`, "42"},
+		{"id", `{"id":12345678}`, "12345678"},
+		{"id", `{"id":9007199254740993}`, "9007199254740993"},
+		{"id", `{"other":"r1"}`, ""},
+		{"id", `{"id":null}`, ""},
+		{"id", `{"id":{"value":"r1"}}`, ""},
+		{"id", `{"id":true}`, ""},
+		{"data.id", `{"data":"r1"}`, ""},
+		{"data.id", `{"data":[{"id":"r1"}]}`, ""},
+		{"id", `["r1"]`, ""},
+		{"id", `not json`, ""},
+		{"id", `{"id":"r1"} {"id":"r2"}`, ""},
+		{"id", ``, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.idField+" in "+tc.body, func(t *testing.T) {
+			tg := targets.FakeTarget("http://127.0.0.1:1", "fake:test")
+			tg.Create.IDField = tc.idField
+			if got := tg.ResourceID([]byte(tc.body)); got != tc.want {
+				t.Errorf("ResourceID = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestListOracle(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/resources" || r.URL.Query().Get("marker") != "m" {
+			http.Error(w, "unexpected "+r.URL.String(), http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"items":[{"id":"a","marker":"m"},{"id":"b","marker":"x"},{"id":12345678,"marker":"m"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+
+	tests := []struct {
+		name        string
+		markerField string
+		want        targets.Observation
+	}{
+		{name: "an endpoint that filters: every item counts", want: targets.Observation{Count: 3, IDs: []string{"a", "b", "12345678"}}},
+		{name: "an endpoint that does not filter", markerField: "marker", want: targets.Observation{Count: 2, IDs: []string{"a", "12345678"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := targets.FakeTarget(srv.URL, "fake:test")
+			o := tg.Oracle.(*targets.ListOracle)
+			o.MarkerField = tc.markerField
+			got, err := o.Observe(context.Background(), "m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Count != tc.want.Count || !slices.Equal(got.IDs, tc.want.IDs) {
+				t.Errorf("Observe = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestListOracleErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		want   string
+	}{
+		{name: "not 200", status: http.StatusUnauthorized, body: `{}`, want: "status 401"},
+		{name: "not JSON", status: http.StatusOK, body: `<html>`, want: "answer is not JSON"},
+		{name: "no array", status: http.StatusOK, body: `{"items":{"id":"a"}}`, want: `no array at "items"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(srv.Close)
+			_, err := targets.FakeTarget(srv.URL, "fake:test").Oracle.Observe(context.Background(), "m")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "/resources?marker=m") {
+				t.Errorf("error %v, want one naming the list path and %q", err, tc.want)
+			}
+		})
+	}
+}
