@@ -47,11 +47,12 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if a.Cancel != nil {
+		done := ctx.Done()
 		go func() {
 			select {
 			case <-a.Cancel:
 				cancel()
-			case <-ctx.Done():
+			case <-done:
 			}
 		}()
 	}

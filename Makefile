@@ -1,0 +1,30 @@
+# idemspec: the two commands a newcomer needs are `make run` and `make test`.
+GO       ?= go
+BIN      := bin/idemspec
+REPORTS  ?= idemspec-report
+TARGET   ?= fake:reference
+
+.PHONY: all build run test vet fmt-check clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/idemspec
+
+## run: the full suite against the built-in reference server; reports in $(REPORTS)/
+run: build
+	./$(BIN) run --target $(TARGET) --report-dir $(REPORTS)
+
+## test: formatting, vet, and every test with the race detector
+test: fmt-check vet
+	$(GO) test -race -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+clean:
+	rm -rf bin $(REPORTS)

@@ -1,0 +1,167 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/reports"
+)
+
+// binary is the idemspec CLI, built once for the whole package.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "idemspec-cli-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "idemspec")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build idemspec:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one CLI invocation.
+type result struct {
+	code           int
+	stdout, stderr string
+	report         reports.Report
+	elapsed        time.Duration
+}
+
+// idemspec runs the CLI with a deadline, so a hang is a test failure.
+func idemspec(t *testing.T, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}
+	if ctx.Err() != nil {
+		t.Fatalf("idemspec %v did not finish in time\nstdout:\n%s\nstderr:\n%s", args, r.stdout, r.stderr)
+	}
+	if exit, ok := err.(*exec.ExitError); ok {
+		r.code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("idemspec %v: %v", args, err)
+	}
+	return r
+}
+
+// run runs the suite and reads its JSON report.
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	dir := t.TempDir()
+	r := idemspec(t, append([]string{"run", "--report-dir", dir}, args...)...)
+	rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatalf("idemspec %v (exit %d): %v\nstdout:\n%s\nstderr:\n%s", args, r.code, err, r.stdout, r.stderr)
+	}
+	r.report = rep
+	return r
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunDefaultPassesAndWritesReports(t *testing.T) {
+	dir := t.TempDir()
+	r := idemspec(t, "run", "--report-dir", dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, id := range []string{"S1", "S2", "S3", "S4"} {
+		if !strings.Contains(r.stdout, "PASS  "+id) {
+			t.Errorf("no PASS line for %s in:\n%s", id, r.stdout)
+		}
+	}
+	for _, f := range []string{"report.json", "junit.xml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+}
+
+func TestBadTargetFileExitsTwoNamingFileLineField(t *testing.T) {
+	cases := []struct {
+		name, content, want string
+	}{
+		{"misspelled", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  bdy: '{}'\n", ":4: create.bdy: unknown field (did you mean \"body\"?)"},
+		{"missing", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  body: '{\"m\":\"{{.Marker}}\"}'\n  id_field: id\n", ":1: oracle: missing required field"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeFile(t, "target.yaml", c.content)
+			r := idemspec(t, "run", "--target", p, "--report-dir", t.TempDir())
+			if r.code != 2 {
+				t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, p+c.want) {
+				t.Errorf("stderr %q does not contain %q", r.stderr, p+c.want)
+			}
+			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+				t.Errorf("stack trace on bad input:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+func TestUnreachableTargetExitsTwoQuickly(t *testing.T) {
+	p := writeFile(t, "target.yaml", `
+base_url: http://127.0.0.1:1
+create:
+  path: /resources
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+`)
+	r := idemspec(t, "run", "--target", p, "--report-dir", t.TempDir())
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "not reachable") || strings.Contains(r.stderr, "goroutine ") {
+		t.Errorf("want a plain 'not reachable' message, got:\n%s", r.stderr)
+	}
+	if r.elapsed > 10*time.Second {
+		t.Errorf("took %v to give up", r.elapsed)
+	}
+}
+
+func TestBadFlagsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--burst", "0"},
+		{"run", "--label-filter", "S1 &&"},
+		{"run", "--target", "fake:no-such-mutant"},
+		{"frobnicate"},
+	} {
+		if r := idemspec(t, args...); r.code != 2 {
+			t.Errorf("idemspec %v: exit %d, want 2\n%s", args, r.code, r.stderr)
+		}
+	}
+}
