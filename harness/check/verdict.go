@@ -93,6 +93,10 @@ type Evidence struct {
 	Faults   []string           `json:"faults,omitempty"`
 	Notes    []string           `json:"notes,omitempty"`
 	Elapsed  time.Duration      `json:"elapsed_ns,omitempty"`
+	// Steps is a property's counterexample, shrunk, one action per step.
+	Steps []history.Step `json:"steps,omitempty"`
+	// Replay is the command line that runs the counterexample again.
+	Replay string `json:"replay,omitempty"`
 }
 
 // Result is a verdict with its evidence: what each spec reports.
