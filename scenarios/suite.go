@@ -36,6 +36,9 @@ type Options struct {
 	Progress io.Writer
 	// Strict makes a WARN fail its spec, as h2spec's strict mode does.
 	Strict bool
+	// Property sets how hard the property (P1) searches; zero fields
+	// take DefaultPropertyConfig's values.
+	Property PropertyConfig
 }
 
 var (
@@ -84,6 +87,11 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 	line := fmt.Sprintf("%-5s %-4s %s (%.2fs)", res.Verdict.Status, c.ID, c.Title, r.RunTime.Seconds())
 	if res.Verdict.Status != check.PASS && res.Verdict.Reason != "" {
 		line += "\n             " + res.Verdict.Reason
+	}
+	if res.Verdict.Status != check.PASS {
+		if steps := Counterexample(res.Evidence, "             "); steps != "" {
+			line += "\n" + steps
+		}
 	}
 	fmt.Fprintln(o.Progress, line)
 })

@@ -40,8 +40,12 @@ const (
 
 func main() {
 	// rapid (used by the property specs) calls testing.Short(), which
-	// panics outside `go test` unless the testing flags are registered.
+	// panics outside `go test` unless the testing flags are registered
+	// and flag.CommandLine was parsed. Subcommands parse their own flag
+	// sets; the command line's stays empty (rapid's knobs are set from
+	// idemspec's flags, see scenarios.PropertyConfig).
 	testing.Init()
+	flag.CommandLine.Parse(nil)
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 

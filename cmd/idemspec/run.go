@@ -38,10 +38,11 @@ type runFlags struct {
 	strict      bool
 	verbose     bool
 	settings    harness.Settings
+	property    scenarios.PropertyConfig
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f := runFlags{settings: harness.DefaultSettings()}
+	f := runFlags{settings: harness.DefaultSettings(), property: scenarios.DefaultPropertyConfig()}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
 	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json and junit.xml are written")
@@ -52,6 +53,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
+	fs.IntVar(&f.property.Checks, "checks", f.property.Checks, "random sequences the property (P1) tries")
+	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
+	fs.IntVar(&f.property.Budget, "budget", 0, "create requests the property may send in all (0: no cap), for targets where requests cost")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -70,6 +74,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.settings.RequestTimeout <= 0 {
 		return fmt.Errorf("--request-timeout must be positive")
+	}
+	if f.property.Checks < 1 || f.property.Steps < 1 || f.property.Budget < 0 {
+		return fmt.Errorf("--checks and --steps must be at least 1, --budget at least 0")
 	}
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)
@@ -115,7 +122,8 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if f.verbose {
 		formatter.ColorableStdOut = io.MultiWriter(stdout, log)
 	}
-	scenarios.Use(env, scenarios.Options{Progress: stdout, Strict: f.strict})
+	f.property.Replay = f.replay
+	scenarios.Use(env, scenarios.Options{Progress: stdout, Strict: f.strict, Property: f.property})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: testing %s at %s through Toxiproxy (run %s, seed %d)\n",
@@ -140,6 +148,24 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
 		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))
 	return rep.ExitCode()
+}
+
+// replay is the command line that runs the property alone from a failing
+// sequence's seed, which rapid draws first: one check is enough.
+func (f *runFlags) replay(seed int64, c scenarios.PropertyConfig) string {
+	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d", shellQuote(f.target), seed, c.Steps)
+	if c.Budget > 0 {
+		cmd += fmt.Sprintf(" --budget %d", c.Budget)
+	}
+	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=@+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // suiteT is the GinkgoTestingT RunSpecs needs outside `go test`; the

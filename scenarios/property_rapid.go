@@ -1,0 +1,94 @@
+package scenarios
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// configureRapid sets rapid's knobs. rapid reads them from its flags on
+// flag.CommandLine (registered when the package loads), not from an
+// argument, so the property sets those flags. Fail files are off: the
+// report carries the seed that replays a failure, and rapid would
+// otherwise write under testdata/rapid/ in whatever directory idemspec
+// runs in.
+func configureRapid(c PropertyConfig) error {
+	for _, f := range [][2]string{
+		{"rapid.checks", strconv.Itoa(c.Checks)},
+		{"rapid.steps", strconv.Itoa(c.Steps)},
+		{"rapid.seed", strconv.FormatUint(c.Seed, 10)},
+		{"rapid.shrinktime", c.ShrinkTime.String()},
+		{"rapid.nofailfile", "true"},
+	} {
+		if err := flag.Set(f[0], f[1]); err != nil {
+			return fmt.Errorf("rapid: -%s=%s: %w", f[0], f[1], err)
+		}
+	}
+	return nil
+}
+
+// rapidTB is what rapid reports to. Ginkgo's GinkgoT() fails the spec by
+// panicking on rapid's first Errorf, which cuts rapid short before it
+// replays the shrunk sequence and leaves a spec failure with no verdict.
+// So rapid reports here and the property turns the shortest failing
+// sequence into a check.Verdict, as every other spec does. Fatal and
+// FailNow only record: rapid calls FailNow as its very last act.
+type rapidTB struct {
+	name string // unique per run: rapid looks for old fail files by it
+	log  io.Writer
+
+	mu       sync.Mutex
+	messages []string
+}
+
+func (r *rapidTB) Helper()                           {}
+func (r *rapidTB) Name() string                      { return r.name }
+func (r *rapidTB) Logf(format string, args ...any)   { fmt.Fprintf(r.log, format+"\n", args...) }
+func (r *rapidTB) Log(args ...any)                   { fmt.Fprintln(r.log, args...) }
+func (r *rapidTB) Errorf(format string, args ...any) { r.record(fmt.Sprintf(format, args...)) }
+func (r *rapidTB) Error(args ...any)                 { r.record(fmt.Sprint(args...)) }
+func (r *rapidTB) Fatalf(format string, args ...any) { r.record(fmt.Sprintf(format, args...)) }
+func (r *rapidTB) Fatal(args ...any)                 { r.record(fmt.Sprint(args...)) }
+func (r *rapidTB) Fail()                             { r.record("") }
+func (r *rapidTB) FailNow()                          { r.record("") }
+func (r *rapidTB) Skipf(format string, args ...any)  { r.record("skipped: " + fmt.Sprintf(format, args...)) }
+func (r *rapidTB) Skip(args ...any)                  { r.record("skipped: " + fmt.Sprint(args...)) }
+func (r *rapidTB) SkipNow()                          { r.record("skipped") }
+
+func (r *rapidTB) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.messages) > 0
+}
+
+func (r *rapidTB) record(msg string) {
+	fmt.Fprintln(r.log, msg)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.messages = append(r.messages, msg)
+}
+
+// message is what rapid reported, in one string.
+func (r *rapidTB) message() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.TrimSpace(strings.Join(r.messages, "\n"))
+}
+
+// rapidSeed is how rapid names the seed that replays a failure.
+var rapidSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+
+// failingSeed reads the failing sequence's seed from rapid's report (0
+// when rapid gave none).
+func failingSeed(report string) uint64 {
+	m := rapidSeed.FindStringSubmatch(report)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseUint(m[1], 10, 64)
+	return n
+}

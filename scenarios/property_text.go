@@ -1,0 +1,125 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/harness/model"
+)
+
+// How property steps and runs read in reports and on the terminal.
+
+// outcomes tallies what the client knows of each exchange: "ok",
+// "maybe-applied ×2, ok".
+func outcomes(xs []history.Exchange) string {
+	return tally(xs, func(x history.Exchange) string { return string(x.Outcome) })
+}
+
+// answers tallies what came back: "409 ×2, 201 res_1f", "no answer".
+func answers(xs []history.Exchange) string {
+	return tally(xs, func(x history.Exchange) string {
+		switch x.Outcome {
+		case history.MaybeApplied:
+			return "no answer"
+		case history.Failed:
+			return "not sent"
+		}
+		if x.ResourceID != "" {
+			return fmt.Sprintf("%d %s", x.Status, x.ResourceID)
+		}
+		return fmt.Sprint(x.Status)
+	})
+}
+
+// tally groups exchanges by a description, in order of first appearance.
+func tally(xs []history.Exchange, describe func(history.Exchange) string) string {
+	var order []string
+	count := map[string]int{}
+	for _, x := range xs {
+		d := describe(x)
+		if count[d] == 0 {
+			order = append(order, d)
+		}
+		count[d]++
+	}
+	parts := make([]string, len(order))
+	for i, d := range order {
+		parts[i] = d
+		if count[d] > 1 {
+			parts[i] = fmt.Sprintf("%s ×%d", d, count[d])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func lookupOf(name string, x history.Exchange) model.Lookup {
+	return model.Lookup{Key: name, Outcome: x.Outcome, Status: x.Status, Seq: x.Seq}
+}
+
+// notes sums up a property run for the report.
+func (r *propertyRun) notes() []string {
+	var drawn []string
+	for _, a := range r.actions {
+		drawn = append(drawn, fmt.Sprintf("%s %d", a.name, r.drawn[a.name]))
+	}
+	out := []string{
+		fmt.Sprintf("rapid: %d sequences (--checks %d) of about %d steps (--steps %d) from seed %d",
+			r.sequences, r.cfg.Checks, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
+		fmt.Sprintf("%d steps, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
+			r.steps, r.spent, strings.Join(drawn, ", "), r.freshBursts),
+	}
+	if missing := unsupportedActions(r.env); len(missing) > 0 {
+		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, ", "))
+	}
+	if r.skipped+r.unpaid > 0 {
+		out = append(out, fmt.Sprintf("the request budget (%d) ran out: %d sequences skipped, %d actions not taken",
+			r.cfg.Budget, r.skipped, r.unpaid))
+	}
+	if r.first > 0 {
+		out = append(out, fmt.Sprintf("first counterexample after %v", r.first.Round(1e6)))
+	}
+	return out
+}
+
+// Counterexample renders a property's failing steps and the replay line
+// for the terminal ("" when the evidence has no steps).
+func Counterexample(ev check.Evidence, indent string) string {
+	if len(ev.Steps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%scounterexample, %d steps:\n", indent, len(ev.Steps))
+	for _, st := range ev.Steps {
+		fmt.Fprintf(&b, "%s%3d. %s\n", indent, st.N, stepLine(st))
+		fmt.Fprintf(&b, "%s     expected %s\n", indent, st.Expected)
+		fmt.Fprintf(&b, "%s     observed %s\n", indent, st.Observed)
+		for _, broken := range st.Broken {
+			fmt.Fprintf(&b, "%s     BROKEN   %s\n", indent, broken)
+		}
+	}
+	if ev.Replay != "" {
+		fmt.Fprintf(&b, "%sreplay: %s\n", indent, ev.Replay)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// stepLine is a step's action, key, payload, fault and outcome.
+func stepLine(st history.Step) string {
+	parts := []string{st.Action}
+	if st.Key != "" {
+		parts = append(parts, st.Key)
+	}
+	if st.Payload != "" {
+		parts = append(parts, "payload "+st.Payload)
+	}
+	if st.Fault != "" {
+		parts = append(parts, "with "+st.Fault)
+	}
+	line := strings.Join(parts, " ")
+	if st.Outcome != "" {
+		line += " -> " + st.Outcome
+	}
+	return line
+}
