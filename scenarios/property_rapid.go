@@ -55,9 +55,11 @@ func (r *rapidTB) Fatalf(format string, args ...any) { r.record(fmt.Sprintf(form
 func (r *rapidTB) Fatal(args ...any)                 { r.record(fmt.Sprint(args...)) }
 func (r *rapidTB) Fail()                             { r.record("") }
 func (r *rapidTB) FailNow()                          { r.record("") }
-func (r *rapidTB) Skipf(format string, args ...any)  { r.record("skipped: " + fmt.Sprintf(format, args...)) }
-func (r *rapidTB) Skip(args ...any)                  { r.record("skipped: " + fmt.Sprint(args...)) }
-func (r *rapidTB) SkipNow()                          { r.record("skipped") }
+func (r *rapidTB) Skipf(format string, args ...any) {
+	r.record("skipped: " + fmt.Sprintf(format, args...))
+}
+func (r *rapidTB) Skip(args ...any) { r.record("skipped: " + fmt.Sprint(args...)) }
+func (r *rapidTB) SkipNow()         { r.record("skipped") }
 
 func (r *rapidTB) Failed() bool {
 	r.mu.Lock()

@@ -33,7 +33,8 @@ type propertyRun struct {
 	actions  []action
 	start    time.Time
 
-	sequences   int
+	sequences   int // sequences rapid asked for
+	replayed    int // of which the memo answered without the target
 	skipped     int // sequences the budget left no request for
 	unpaid      int // actions the budget could not pay for
 	spent       int // create requests sent
@@ -41,6 +42,7 @@ type propertyRun struct {
 	drawn       map[string]int
 	freshBursts int // bursts on a key no request had bound yet: the race window
 	err         error
+	memo        memo
 
 	best       *sequence
 	first      time.Duration
@@ -56,10 +58,12 @@ type poolKey struct {
 	bodies            map[string][]byte
 }
 
-// sequence is one history rapid draws: its keys, the model judging it,
-// and the steps taken.
+// sequence is one history rapid draws: the actions drawn (plan), those
+// taken so far, the model judging them, and the steps recorded.
 type sequence struct {
 	r        *propertyRun
+	plan     []planned
+	done     int // actions of the plan taken
 	model    *model.Model
 	keys     map[string]*poolKey
 	touched  []string
@@ -68,12 +72,13 @@ type sequence struct {
 	counts   map[string]int // the oracle's last count per key
 	readings map[string]check.Reading
 	bursts   []history.Burst
-	judged   int               // steps the invariant has judged
 	pending  []check.Violation // the current step's answers broke these
 	failed   []check.Violation
 }
 
-// sequence is rapid's property: one random history, judged after every step.
+// sequence is rapid's property: one random history. Actions draw what
+// they will do; the invariant takes each as soon as it is drawn and holds
+// the model's rules after it; then every key is reconciled.
 func (r *propertyRun) sequence(t *rapid.T) {
 	if r.err != nil {
 		return
@@ -87,13 +92,12 @@ func (r *propertyRun) sequence(t *rapid.T) {
 		r.fail(t, err)
 	}
 	r.sequences++
-	defer r.keep(s)
 	acts := map[string]func(*rapid.T){"": s.invariant}
 	for _, a := range r.actions {
-		acts[a.name] = func(t *rapid.T) { s.act(t, a) }
+		acts[a.name] = func(t *rapid.T) { s.draw(t, a) }
 	}
 	t.Repeat(acts)
-	s.reconcile(t)
+	s.conclude(t)
 }
 
 func (r *propertyRun) newSequence() (*sequence, error) {
@@ -113,20 +117,6 @@ func (r *propertyRun) newSequence() (*sequence, error) {
 		s.keys[name] = k
 	}
 	return s, nil
-}
-
-// keep remembers the shortest failing sequence (the later one on a tie:
-// shrinking only ever accepts smaller ones).
-func (r *propertyRun) keep(s *sequence) {
-	if s.failed == nil {
-		return
-	}
-	if r.first == 0 {
-		r.first, r.firstSteps = time.Since(r.start), len(s.steps)
-	}
-	if r.best == nil || len(s.steps) <= len(r.best.steps) {
-		r.best = s
-	}
 }
 
 // fail stops the run: the harness, not the target, went wrong. rapid
@@ -156,47 +146,108 @@ func (r *propertyRun) afford(cost int) bool {
 // maxSteps bounds a sequence: rapid draws its length with no upper bound.
 func (r *propertyRun) maxSteps() int { return 4 * r.cfg.Steps }
 
-// act runs one action unless the sequence is at its bound; an action the
-// budget cannot pay for does nothing.
-func (s *sequence) act(t *rapid.T, a action) {
-	if len(s.steps) >= s.r.maxSteps() {
+// draw adds an action to the plan, unless the sequence is at its bound.
+func (s *sequence) draw(t *rapid.T, a action) {
+	if len(s.plan) >= s.r.maxSteps() {
 		return
 	}
-	before := len(s.steps)
-	a.run(s, t)
-	if err := s.r.ctx.Err(); err != nil {
-		s.r.fail(t, err)
-	}
-	if len(s.steps) > before {
-		s.r.drawn[a.name]++
-		s.r.steps++
-	} else if s.r.cfg.Budget > 0 {
-		s.r.unpaid++
+	p := a.draw(t)
+	p.action = a
+	s.plan = append(s.plan, p)
+}
+
+// invariant runs after every action: it takes the actions drawn and not
+// yet taken, and after each, holds the step's answers and the oracle's
+// counts to the model. Failures are raised on this one line, whether
+// observed now or remembered (see memo), so rapid sees one failure.
+func (s *sequence) invariant(t *rapid.T) {
+	if msg := s.advance(t); msg != "" {
+		t.Fatalf("%s", msg)
 	}
 }
 
-func (s *sequence) drawKey(t *rapid.T) *poolKey {
-	k := s.keys[rapid.SampledFrom(keyNames).Draw(t, "key")]
+// advance takes the planned actions, or, while shrinking, answers from
+// the memo when an identical sequence already ran. It returns the
+// failure message of a broken step.
+func (s *sequence) advance(t *rapid.T) string {
+	if s.r.best != nil {
+		if msg, ok := s.r.memo.failedAt(s.plan); ok {
+			s.r.replayed++
+			return msg
+		}
+		if s.r.memo.continues(s.plan) {
+			return "" // a sequence that went on from here is known: wait and see
+		}
+	}
+	return s.take(t)
+}
+
+// take runs every planned action not yet taken, each followed by the
+// invariant, and stops at the first broken step.
+func (s *sequence) take(t *rapid.T) string {
+	for s.done < len(s.plan) {
+		p := s.plan[s.done]
+		s.done++
+		if !s.r.afford(p.cost()) {
+			s.r.unpaid++
+			continue
+		}
+		if err := s.step(p); err != nil {
+			s.r.fail(t, err)
+		}
+		vs, err := s.check()
+		if err != nil {
+			s.r.fail(t, err)
+		}
+		if len(vs) > 0 {
+			return s.stop(vs)
+		}
+		if s.r.best != nil {
+			s.r.memo.wentOn(s.plan[:s.done])
+		}
+	}
+	return ""
+}
+
+// step takes one planned action and records it.
+func (s *sequence) step(p planned) error {
+	k := s.keys[p.key]
 	if !slices.Contains(s.touched, k.name) {
 		s.touched = append(s.touched, k.name)
 		slices.Sort(s.touched)
 	}
-	return k
-}
-
-func drawPayload(t *rapid.T) string { return rapid.SampledFrom(payloads).Draw(t, "payload") }
-
-// begin records a step before it runs, with what the model expects.
-func (s *sequence) begin(action string, k *poolKey, payload, fault string) *history.Step {
-	st := history.Step{N: len(s.steps) + 1, Action: action, Key: k.name, Payload: payload, Fault: fault}
-	if payload == "" {
+	s.pending = nil
+	s.steps = append(s.steps, history.Step{N: len(s.steps) + 1, Key: k.name, Payload: p.payload})
+	st := &s.steps[len(s.steps)-1]
+	if p.payload == "" {
 		st.Expected = s.model.ExpectLookup(k.name)
 	} else {
-		st.Expected = s.model.Expect(k.name, payload)
+		st.Expected = s.model.Expect(k.name, p.payload)
 	}
-	s.steps = append(s.steps, st)
-	s.pending = nil
-	return &s.steps[len(s.steps)-1]
+	s.r.drawn[p.action.name]++
+	s.r.steps++
+	if err := p.action.run(s, st, k, p); err != nil {
+		return err
+	}
+	return s.r.ctx.Err()
+}
+
+// check reads the oracle for every key the sequence touched and judges
+// the step's answers and those counts.
+func (s *sequence) check() ([]check.Violation, error) {
+	st := &s.steps[len(s.steps)-1]
+	vs := s.pending
+	var seen []string
+	for _, name := range s.touched {
+		obs, err := s.observe(name, fmt.Sprintf("after step %d", st.N))
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, s.model.Oracle(name, obs.Count, obs.IDs)...)
+		seen = append(seen, fmt.Sprintf("%s=%d", name, obs.Count))
+	}
+	st.Observed += "; oracle " + strings.Join(seen, " ")
+	return vs, nil
 }
 
 // judge feeds one answer to the model.
@@ -226,30 +277,6 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	return xs
 }
 
-// invariant runs after every step: the oracle's count for each key the
-// sequence touched, judged with the step's answers.
-func (s *sequence) invariant(t *rapid.T) {
-	if s.judged == len(s.steps) {
-		return
-	}
-	s.judged = len(s.steps)
-	st := &s.steps[len(s.steps)-1]
-	vs := s.pending
-	var seen []string
-	for _, name := range s.touched {
-		obs, err := s.observe(name, fmt.Sprintf("after step %d", st.N))
-		if err != nil {
-			s.r.fail(t, err)
-		}
-		vs = append(vs, s.model.Oracle(name, obs.Count, obs.IDs)...)
-		seen = append(seen, fmt.Sprintf("%s=%d", name, obs.Count))
-	}
-	st.Observed += "; oracle " + strings.Join(seen, " ")
-	if len(vs) > 0 {
-		s.stop(t, st, vs)
-	}
-}
-
 // observe reads the oracle for one key and keeps the reading.
 func (s *sequence) observe(name, when string) (check.Reading, error) {
 	k := s.keys[name]
@@ -262,26 +289,102 @@ func (s *sequence) observe(name, when string) (check.Reading, error) {
 	return r, nil
 }
 
-// stop ends the sequence as a counterexample. rapid compares the failure
-// message between runs, so it names the step and the broken rule only,
-// never ids or counts, which differ from run to run.
-func (s *sequence) stop(t *rapid.T, st *history.Step, vs []check.Violation) {
+// stop ends the sequence as a counterexample and returns the failure
+// message. rapid compares it between runs, so it names the step and the
+// broken rule only, never ids or counts, which differ from run to run.
+func (s *sequence) stop(vs []check.Violation) string {
+	vs = merged(vs)
+	st := &s.steps[len(s.steps)-1]
 	for _, v := range vs {
 		st.Broken = append(st.Broken, v.What)
 	}
 	s.failed = vs
-	t.Fatalf("step %d (%s): %s", st.N, st.Action, vs[0].What)
+	msg := fmt.Sprintf("step %d (%s): %s", st.N, st.Action, vs[0].What)
+	s.r.keep(s, msg)
+	return msg
+}
+
+// merged folds violations that differ only in the exchanges showing them
+// (every answer of a burst breaking the same rule) into one.
+func merged(vs []check.Violation) []check.Violation {
+	var out []check.Violation
+	for _, v := range vs {
+		i := slices.IndexFunc(out, func(o check.Violation) bool {
+			return o.What == v.What && o.Expected == v.Expected && o.Observed == v.Observed
+		})
+		if i < 0 {
+			out = append(out, v)
+			continue
+		}
+		out[i].Seqs = append(slices.Clone(out[i].Seqs), v.Seqs...)
+	}
+	return out
+}
+
+// keep remembers a failing sequence in the memo and, if it is the
+// shortest yet (the later one on a tie: shrinking only ever accepts
+// smaller ones), as the counterexample.
+func (r *propertyRun) keep(s *sequence, msg string) {
+	r.memo.fail(s.plan[:s.done], s.reconciled(), msg)
+	if r.first == 0 {
+		r.first, r.firstSteps = time.Since(r.start), len(s.steps)
+	}
+	if r.best == nil || len(s.steps) <= len(r.best.steps) {
+		r.best = s
+	}
+}
+
+// conclude ends a sequence: the actions still planned are taken, then
+// every key is reconciled. Failures are raised on one line, as in
+// invariant.
+func (s *sequence) conclude(t *rapid.T) {
+	if msg := s.settleAll(t); msg != "" {
+		t.Fatalf("%s", msg)
+	}
+}
+
+func (s *sequence) settleAll(t *rapid.T) string {
+	if s.r.best != nil {
+		if msg, ok := s.r.memo.failedAtEnd(s.plan); ok {
+			s.r.replayed++
+			return msg
+		}
+		if s.r.memo.passed(s.plan) {
+			s.r.replayed++
+			return ""
+		}
+	}
+	if msg := s.take(t); msg != "" {
+		return msg
+	}
+	if len(s.steps) == 0 {
+		return ""
+	}
+	vs, err := s.reconcile()
+	if err != nil {
+		s.r.fail(t, err)
+	}
+	if len(vs) > 0 {
+		return s.stop(vs)
+	}
+	if s.r.best != nil {
+		s.r.memo.pass(s.plan)
+	}
+	return ""
+}
+
+// reconciled says whether the sequence got as far as the reconciliation.
+func (s *sequence) reconciled() bool {
+	return len(s.steps) > 0 && s.steps[len(s.steps)-1].Action == "reconcile"
 }
 
 // reconcile settles every key a lost answer left open by resending the
 // lost payload, then holds the oracle's final counts to what was
 // acknowledged or found.
-func (s *sequence) reconcile(t *rapid.T) {
-	if len(s.steps) == 0 {
-		return
-	}
-	st := history.Step{N: len(s.steps) + 1, Action: "reconcile",
-		Expected: "every key acknowledged or found has one resource, every other key none"}
+func (s *sequence) reconcile() ([]check.Violation, error) {
+	s.steps = append(s.steps, history.Step{N: len(s.steps) + 1, Action: "reconcile",
+		Expected: "every key acknowledged or found has one resource, every other key none"})
+	st := &s.steps[len(s.steps)-1]
 	s.pending = nil
 	var xs []history.Exchange
 	for _, p := range s.model.Unsettled() {
@@ -295,32 +398,30 @@ func (s *sequence) reconcile(t *rapid.T) {
 		}
 		xs = append(xs, got...)
 	}
-	finish(&st, xs)
+	finish(st, xs)
 	vs := s.pending
 	total, want, open := 0, 0, 0
 	for _, name := range s.touched {
 		obs, err := s.observe(name, "after the reconciliation")
 		if err != nil {
-			s.r.fail(t, err)
+			return nil, err
 		}
 		vs = append(vs, s.model.Final(name, obs.Count, obs.IDs)...)
 		total += obs.Count
-		switch n := s.model.Settled(name); {
-		case n < 0:
+		if n := s.model.Settled(name); n < 0 {
 			open++
-		default:
+		} else {
 			want += n
 		}
 	}
-	st.Observed = strings.TrimPrefix(st.Observed+"; ", "; ") +
-		fmt.Sprintf("oracle counts %d resources; %d keys acknowledged or found", total, want)
+	if st.Observed != "" {
+		st.Observed += "; "
+	}
+	st.Observed += fmt.Sprintf("oracle counts %d resources; %d keys acknowledged or found", total, want)
 	if open > 0 {
 		st.Observed += fmt.Sprintf(", %d still open", open)
 	}
-	s.steps = append(s.steps, st)
-	if len(vs) > 0 {
-		s.stop(t, &s.steps[len(s.steps)-1], vs)
-	}
+	return vs, s.r.ctx.Err()
 }
 
 // evidence is a counterexample as the report shows it.

@@ -90,7 +90,11 @@ func Counterexample(ev check.Evidence, indent string) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%scounterexample, %d steps:\n", indent, len(ev.Steps))
+	noun := "steps"
+	if len(ev.Steps) == 1 {
+		noun = "step"
+	}
+	fmt.Fprintf(&b, "%scounterexample, shrunk to %d %s:\n", indent, len(ev.Steps), noun)
 	for _, st := range ev.Steps {
 		fmt.Fprintf(&b, "%s%3d. %s\n", indent, st.N, stepLine(st))
 		fmt.Fprintf(&b, "%s     expected %s\n", indent, st.Expected)
