@@ -13,7 +13,9 @@ type planned struct {
 	n       int // burst size
 }
 
-func (p planned) String() string { return fmt.Sprintf("%s/%s/%s/%d", p.action.name, p.key, p.payload, p.n) }
+func (p planned) String() string {
+	return fmt.Sprintf("%s/%s/%s/%d", p.action.name, p.key, p.payload, p.n)
+}
 
 // cost is how many create requests the action sends (a submit may send
 // more while the target answers "in flight").
