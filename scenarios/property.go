@@ -84,8 +84,10 @@ type PropertyResult struct {
 	// FailingSeed is the seed of the first failing sequence (0: none).
 	FailingSeed uint64
 	// FirstCounterexample is the time from the start until the first
-	// failing sequence ended (0: none failed).
+	// failing sequence ended (0: none failed), and FirstSequence how
+	// many sequences had run by then.
 	FirstCounterexample time.Duration
+	FirstSequence       int
 }
 
 // property is P1's spec body.
@@ -124,7 +126,7 @@ func CheckProperty(ctx context.Context, e *harness.Env, cfg PropertyConfig) (Pro
 	if r.err != nil {
 		return PropertyResult{}, fmt.Errorf("property: %w", r.err)
 	}
-	res := PropertyResult{Sequences: r.sequences, FirstCounterexample: r.first}
+	res := PropertyResult{Sequences: r.sequences, FirstCounterexample: r.first, FirstSequence: r.firstSequence}
 	if r.best == nil {
 		if tb.Failed() {
 			// rapid failed without a sequence breaking the model: its

@@ -44,9 +44,10 @@ type propertyRun struct {
 	err         error
 	memo        memo
 
-	best       *sequence
-	first      time.Duration
-	firstSteps int
+	best          *sequence
+	first         time.Duration
+	firstSequence int
+	firstSteps    int
 }
 
 // poolKey is one key of a sequence: its name in the pool, the real key,
@@ -327,7 +328,7 @@ func merged(vs []check.Violation) []check.Violation {
 func (r *propertyRun) keep(s *sequence, msg string) {
 	r.memo.fail(s.plan[:s.done], s.reconciled(), msg)
 	if r.first == 0 {
-		r.first, r.firstSteps = time.Since(r.start), len(s.steps)
+		r.first, r.firstSequence, r.firstSteps = time.Since(r.start), r.sequences, len(s.steps)
 	}
 	if r.best == nil || len(s.steps) <= len(r.best.steps) {
 		r.best = s

@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -31,6 +32,14 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	scenarios.Use(env, scenarios.Options{Progress: os.Stdout})
+	scenarios.Use(env, scenarios.Options{Progress: os.Stdout, Property: scenarios.PropertyConfig{
+		// Lighter than the defaults: `make test` runs this under the race
+		// detector, which slows the fake's SQLite tenfold. The CLI tests
+		// run the property at its defaults against every fake.
+		Checks: 10, Steps: 15,
+		Replay: func(seed int64, _ scenarios.PropertyConfig) string {
+			return fmt.Sprintf("IDEMSPEC_TARGET=%s go test ./scenarios -run TestScenarios -ginkgo.label-filter=property -ginkgo.seed=%d", ref, seed)
+		},
+	}})
 	RunSpecs(t, "idemspec scenarios")
 }

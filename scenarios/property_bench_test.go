@@ -1,0 +1,56 @@
+package scenarios_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// BenchmarkFirstCounterexample measures, per mutant, how long the
+// property takes to find its first counterexample at default settings
+// (shrinking is cut short: it is not part of the measure). Each op is one
+// property run from a new seed; a run that misses the mutant fails the
+// benchmark.
+//
+//	go test ./scenarios -run '^$' -bench FirstCounterexample
+func BenchmarkFirstCounterexample(b *testing.B) {
+	for _, m := range fakes.Mutants() {
+		b.Run(m.Name, func(b *testing.B) {
+			target, err := targets.Load(targets.FakePrefix + m.Name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer target.Close()
+			env, err := harness.New(target, harness.DefaultSettings())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer env.Close()
+			cfg := scenarios.DefaultPropertyConfig()
+			cfg.ShrinkTime = time.Millisecond
+			var found time.Duration
+			var sequences int
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cfg.Seed = uint64(time.Now().UnixNano())
+				res, err := scenarios.CheckProperty(context.Background(), env, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Verdict.Status != check.FAIL {
+					b.Fatalf("seed %d: P1 %s against %s", cfg.Seed, res.Verdict.Status, m.Name)
+				}
+				found += res.FirstCounterexample
+				sequences += res.FirstSequence
+			}
+			b.ReportMetric(float64(found.Milliseconds())/float64(b.N), "ms/counterexample")
+			b.ReportMetric(float64(sequences)/float64(b.N), "sequences/counterexample")
+		})
+	}
+}
