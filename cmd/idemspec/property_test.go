@@ -104,7 +104,9 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 		t.Fatalf("exit %d, report seed %d\n%s", r.code, r.report.Run.Seed, r.stdout)
 	}
 	p1 := propertyResult(t, r)
-	if !slices.ContainsFunc(p1.Evidence.Notes, func(n string) bool { return strings.Contains(n, "rapid: 3 sequences (--checks 3)") && strings.Contains(n, "from seed 4242") }) {
+	if !slices.ContainsFunc(p1.Evidence.Notes, func(n string) bool {
+		return strings.Contains(n, "rapid: 3 sequences (--checks 3)") && strings.Contains(n, "from seed 4242")
+	}) {
 		t.Errorf("notes %q do not give the checks and the seed", p1.Evidence.Notes)
 	}
 }
