@@ -145,7 +145,7 @@ func MissingKeyStatus(run MissingKeyRun) Verdict {
 		return Judge(K1a.ID)
 	}
 	return Judge(K1a.ID, Violation{
-		What: "a create without the required key was refused with another status than the profile's",
+		What:     "a create without the required key was refused with another status than the profile's",
 		Expected: fmt.Sprint(run.Want), Observed: fmt.Sprint(x.Status), Seqs: []int{x.Seq},
 	})
 }
