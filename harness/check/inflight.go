@@ -10,12 +10,13 @@ import (
 	"github.com/idemspec/idemspec/harness/history"
 )
 
-// InFlightRun is what K5 observed: a same-key burst, so that duplicates
-// arrive while the first request is still being processed.
+// InFlightRun is what K5 observed: same-key bursts (each its own key),
+// so that duplicates arrive while the first request is still being
+// processed.
 type InFlightRun struct {
-	Burst    history.Burst
-	Sends    []history.Exchange
-	InFlight int // the profile's in-flight status
+	Bursts   []history.Burst
+	Sends    []history.Exchange // every burst's, in order
+	InFlight int                // the profile's in-flight status
 }
 
 // InFlightConflict judges K5: every duplicate the target refused carries
@@ -61,8 +62,8 @@ func InFlightConflict(run InFlightRun) (Verdict, []string) {
 			Expected: "delay-seconds or an HTTP-date", Observed: tally(retryAfter), Seqs: badRetryAfter,
 		})
 	}
-	note := fmt.Sprintf("of %d same-key requests released together: %d succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), %d answered %d in flight",
-		len(run.Sends), success, conflict, run.InFlight)
+	note := fmt.Sprintf("of %d same-key requests in %d bursts: %d succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), %d answered %d in flight",
+		len(run.Sends), len(run.Bursts), success, conflict, run.InFlight)
 	if conflict > 0 {
 		note += " (Retry-After: " + tally(retryAfter) + ")"
 	}

@@ -306,7 +306,7 @@ func TestReplayFidelity(t *testing.T) {
 
 func TestInFlightConflict(t *testing.T) {
 	burst := func(answers ...history.Exchange) check.InFlightRun {
-		return check.InFlightRun{Burst: history.Burst{Key: "k", Size: len(answers)}, Sends: answers, InFlight: 409}
+		return check.InFlightRun{Bursts: []history.Burst{{Key: "k", Size: len(answers)}}, Sends: answers, InFlight: 409}
 	}
 	conflict := func(seq int, retryAfter string) history.Exchange {
 		x := answer(seq, "burst", 409, "")
@@ -325,7 +325,7 @@ func TestInFlightConflict(t *testing.T) {
 		{
 			name: "409 with Retry-After",
 			run:  burst(answer(1, "burst", 201, "r1"), conflict(2, "1"), conflict(3, "1")),
-			want: check.PASS, note: "1 succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), 2 answered 409 in flight (Retry-After: 1 ×2)",
+			want: check.PASS, note: "of 3 same-key requests in 1 bursts: 1 succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), 2 answered 409 in flight (Retry-After: 1 ×2)",
 		},
 		{
 			name: "409 without Retry-After, and an HTTP-date",
