@@ -1,60 +1,22 @@
 package fakes_test
 
 import (
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemspec/idemspec/fakes"
 )
 
-// server starts a fake (reference or mutant) with a convention.
-func server(t *testing.T, mutant string, conv *fakes.Convention) *httptest.Server {
+// withConvention starts a fake (reference or mutant) under a convention.
+func withConvention(t *testing.T, mutant string, conv *fakes.Convention) string {
 	t.Helper()
-	s, err := fakes.Open(fakes.Options{Mutant: mutant, Convention: conv, Delay: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { ts.Close(); s.Close() })
-	return ts
-}
-
-// post sends one create; header pairs follow the body.
-func post(t *testing.T, ts *httptest.Server, body string, header ...string) (int, http.Header, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, ts.URL+"/resources", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc map[string]any
-	json.NewDecoder(resp.Body).Decode(&doc)
-	return resp.StatusCode, resp.Header, doc
+	return start(t, fakes.Options{Mutant: mutant, Convention: conv, Delay: time.Millisecond}).URL
 }
 
 // count asks the list endpoint how many resources carry marker.
-func count(t *testing.T, ts *httptest.Server, marker string) int {
+func count(t *testing.T, base, marker string) int {
 	t.Helper()
-	resp, err := http.Get(ts.URL + "/resources?marker=" + marker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct{ Items []any }
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
-	return len(doc.Items)
+	return len(items(get(t, base+"/resources?marker="+marker)))
 }
 
 const key = "8e03978e-40d5-43e8-bc93-6894a57f9324"
@@ -76,19 +38,19 @@ func TestFailedAttempt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := server(t, tc.mutant, tc.conv)
+			base := withConvention(t, tc.mutant, tc.conv)
 			body := `{"marker":"m1","amount":1}`
-			if status, _, _ := post(t, ts, body, "Idempotency-Key", key, fakes.FailHeader, "503"); status != 503 {
-				t.Fatalf("first attempt: %d, want the injected 503", status)
+			if a := post(t, base, key, body, fakes.FailHeader, "503"); a.status != 503 {
+				t.Fatalf("first attempt: %d, want the injected 503", a.status)
 			}
-			status, h, _ := post(t, ts, body, "Idempotency-Key", key)
-			if status != tc.retry {
-				t.Errorf("retry: %d, want %d", status, tc.retry)
+			a := post(t, base, key, body)
+			if a.status != tc.retry {
+				t.Errorf("retry: %d, want %d", a.status, tc.retry)
 			}
-			if marked := h.Get(fakes.ReplayHeader) == "true"; marked != tc.replayMarked {
+			if marked := a.header.Get(fakes.ReplayHeader) == "true"; marked != tc.replayMarked {
 				t.Errorf("retry marked as a replay: %t, want %t", marked, tc.replayMarked)
 			}
-			if n := count(t, ts, "m1"); n != tc.resources {
+			if n := count(t, base, "m1"); n != tc.resources {
 				t.Errorf("%d resources, want %d", n, tc.resources)
 			}
 		})
@@ -96,9 +58,9 @@ func TestFailedAttempt(t *testing.T) {
 }
 
 func TestFailHeaderIgnoresNon5xx(t *testing.T) {
-	ts := server(t, "", nil)
-	if status, _, _ := post(t, ts, `{"marker":"m2"}`, "Idempotency-Key", key, fakes.FailHeader, "200"); status != 201 {
-		t.Errorf("status %d: a fail header outside 500-599 must be ignored", status)
+	base := withConvention(t, "", nil)
+	if a := post(t, base, key, `{"marker":"m2"}`, fakes.FailHeader, "200"); a.status != 201 {
+		t.Errorf("status %d: a fail header outside 500-599 must be ignored", a.status)
 	}
 }
 
@@ -120,15 +82,15 @@ func TestConventionCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := server(t, tc.mutant, tc.conv)
-			if status, _, _ := post(t, ts, `{"marker":"m3"}`); status != tc.missing {
-				t.Errorf("no key: %d, want %d", status, tc.missing)
+			base := withConvention(t, tc.mutant, tc.conv)
+			if a := post(t, base, "", `{"marker":"m3"}`); a.status != tc.missing {
+				t.Errorf("no key: %d, want %d", a.status, tc.missing)
 			}
-			if status, _, _ := post(t, ts, `{"marker":"m4","amount":1}`, "Idempotency-Key", key); status != 201 {
-				t.Fatalf("create: %d", status)
+			if a := post(t, base, key, `{"marker":"m4","amount":1}`); a.status != 201 {
+				t.Fatalf("create: %d", a.status)
 			}
-			if status, _, _ := post(t, ts, `{"marker":"m4","amount":2}`, "Idempotency-Key", key); status != tc.mismatch {
-				t.Errorf("mismatch: %d, want %d", status, tc.mismatch)
+			if a := post(t, base, key, `{"marker":"m4","amount":2}`); a.status != tc.mismatch {
+				t.Errorf("mismatch: %d, want %d", a.status, tc.mismatch)
 			}
 		})
 	}
@@ -136,20 +98,20 @@ func TestConventionCodes(t *testing.T) {
 
 func TestKeyMutants(t *testing.T) {
 	tests := []struct {
-		mutant string
-		header []string
-		want   int
+		mutant, key string
+		extra       []string // more headers
+		want        int
 	}{
-		{"", []string{"Idempotency-Key", "not a uuid"}, 400},
-		{"uuid-only-500", []string{"Idempotency-Key", "not-a-uuid"}, 500},
-		{"uuid-only-500", []string{"Idempotency-Key", key}, 201},
-		{"", []string{"Idempotency-Key", key, "Idempotency-Key", "another"}, 400},
-		{"first-of-duplicate-keys", []string{"Idempotency-Key", key, "Idempotency-Key", "another"}, 201},
+		{"", "not a uuid", nil, 400},
+		{"uuid-only-500", "not-a-uuid", nil, 500},
+		{"uuid-only-500", key, nil, 201},
+		{"", key, []string{"Idempotency-Key", "another"}, 400},
+		{"first-of-duplicate-keys", key, []string{"Idempotency-Key", "another"}, 201},
 	}
 	for _, tc := range tests {
-		ts := server(t, tc.mutant, nil)
-		if status, _, _ := post(t, ts, `{"marker":"m5"}`, tc.header...); status != tc.want {
-			t.Errorf("%s with %q: %d, want %d", or(tc.mutant, "reference"), tc.header, status, tc.want)
+		base := withConvention(t, tc.mutant, nil)
+		if a := post(t, base, tc.key, `{"marker":"m5"}`, tc.extra...); a.status != tc.want {
+			t.Errorf("%s with key %q and %q: %d, want %d", or(tc.mutant, "reference"), tc.key, tc.extra, a.status, tc.want)
 		}
 	}
 }
