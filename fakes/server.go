@@ -200,15 +200,15 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key, tenant, hash string, a answer) {
+	if a.retry {
+		a = s.inFlight(a)
+	}
 	s.mu.Lock()
 	s.seen = append(s.seen, Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status})
 	s.mu.Unlock()
 	if s.opts.Log != nil {
 		fmt.Fprintf(s.opts.Log, "%s %s %s key=%q tenant=%q status=%d replayed=%t\n",
 			at.Format(time.RFC3339Nano), r.Method, r.URL.Path, key, tenant, a.status, a.replayed)
-	}
-	if a.retry {
-		a = s.inFlight(a)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
