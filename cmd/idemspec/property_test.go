@@ -23,11 +23,11 @@ const maxShrunk = 4
 // settings, with a shrunk counterexample and the line that replays it.
 func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 	for _, m := range matrixEntries() {
-		t.Run(m.Name, func(t *testing.T) {
+		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
 			t.Parallel()
 			runs := matrixRuns(t, 5)
 			for i := 0; i < runs; i++ {
-				r := run(t, "--target", "fake:"+m.Name, "--label-filter", "property")
+				r := run(t, "--target", m.target, "--label-filter", "property")
 				p1 := propertyResult(t, r)
 				want, code := check.FAIL, 1
 				if m.Name == fakes.Reference {
@@ -48,7 +48,7 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 				if n := len(ev.Steps); n == 0 || n > maxShrunk {
 					t.Fatalf("run %d: counterexample of %d steps, want 1..%d\n%s", i+1, n, maxShrunk, r.stdout)
 				}
-				if !strings.HasPrefix(ev.Replay, "idemspec run --target fake:"+m.Name+" --label-filter property --seed ") {
+				if !strings.HasPrefix(ev.Replay, "idemspec run --target "+m.target+" --label-filter property --seed ") {
 					t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
 				}
 				if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {

@@ -92,11 +92,20 @@ type Evidence struct {
 	Bursts   []history.Burst    `json:"bursts,omitempty"`
 	Faults   []string           `json:"faults,omitempty"`
 	Notes    []string           `json:"notes,omitempty"`
+	Tables   []Table            `json:"tables,omitempty"`
 	Elapsed  time.Duration      `json:"elapsed_ns,omitempty"`
 	// Steps is a property's counterexample, shrunk, one action per step.
 	Steps []history.Step `json:"steps,omitempty"`
 	// Replay is the command line that runs the counterexample again.
 	Replay string `json:"replay,omitempty"`
+}
+
+// Table is evidence laid out in rows, such as K3's table of which
+// variations a target treats as "the same request".
+type Table struct {
+	Title   string     `json:"title"`
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
 }
 
 // Result is a verdict with its evidence: what each spec reports.
