@@ -87,21 +87,46 @@ func oddKeysRefused(ctx context.Context, e *harness.Env, h *history.History, ev 
 	return check.OddKeysRefused(run), nil
 }
 
-// oddKeyRun sends one create per malformed key. Leading and trailing
-// whitespace is not among them: HTTP strips it, so the target would see
-// a well-formed key.
+// oddKeyRun sends one create per malformed key.
 func oddKeyRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (check.OddKeyRun, error) {
 	marker := e.NewMarker(scope)
 	body, err := e.Body(marker, "100")
 	if err != nil {
 		return check.OddKeyRun{}, err
 	}
+	header := http.CanonicalHeaderKey(e.Target.Key.Header)
+	var run check.OddKeyRun
+	for _, c := range malformedKeys(e) {
+		x := e.Send(ctx, h, harness.Attempt{
+			Step: "key: " + c.name, Lane: e.Clean, Key: c.values[0], Body: body, Variant: "100",
+			Header: http.Header{header: c.values},
+		})
+		run.Keys = append(run.Keys, check.OddKey{Case: c.name, Send: x, InFormat: c.inFormat(e)})
+	}
+	run.Reading, err = reading(ctx, e, ev, marker, "after the malformed keys")
+	return run, err
+}
+
+// malformedKey is a key header that is not a well-formed key: its values
+// (two for a duplicated header).
+type malformedKey struct {
+	name   string
+	values []string
+}
+
+// inFormat says whether the target's declared format accepts the key
+// after all, so that accepting it is no fault.
+func (k malformedKey) inFormat(e *harness.Env) bool {
+	return len(k.values) == 1 && e.Target.Key.Matches(k.values[0])
+}
+
+// malformedKeys are the malformed keys K2, K2a and the property send,
+// each made from fresh keys. Leading and trailing whitespace is not among
+// them: HTTP strips it, so the target would see a well-formed key.
+func malformedKeys(e *harness.Env) []malformedKey {
 	good := e.NewKey()
 	long := strings.Repeat(good, 1+1024/len(good))
-	cases := []struct {
-		name   string
-		values []string
-	}{
+	return []malformedKey{
 		{"empty", []string{""}},
 		{"256 characters", []string{long[:256]}},
 		{"1024 characters", []string{long[:1024]}},
@@ -109,53 +134,12 @@ func oddKeyRun(ctx context.Context, e *harness.Env, h *history.History, ev *chec
 		{"inner whitespace", []string{good[:len(good)/2] + " " + good[len(good)/2+1:]}},
 		{"duplicated header", []string{e.NewKey(), e.NewKey()}},
 	}
-	header := http.CanonicalHeaderKey(e.Target.Key.Header)
-	var run check.OddKeyRun
-	for _, c := range cases {
-		x := e.Send(ctx, h, harness.Attempt{
-			Step: "key: " + c.name, Lane: e.Clean, Key: c.values[0], Body: body, Variant: "100",
-			Header: http.Header{header: c.values},
-		})
-		run.Keys = append(run.Keys, check.OddKey{
-			Case: c.name, Send: x, InFormat: len(c.values) == 1 && e.Target.Key.Matches(c.values[0]),
-		})
-	}
-	run.Reading, err = reading(ctx, e, ev, marker, "after the malformed keys")
-	return run, err
 }
 
 // K3: variations of a request under its key.
 func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
 	var vars []check.Variation
-	for _, v := range []struct {
-		name    string
-		changed bool
-		vary    func(a *harness.Attempt, marker string) (notApplicable string, err error)
-	}{
-		{"changed body field", true, func(a *harness.Attempt, marker string) (string, error) {
-			b, err := e.Body(marker, "200")
-			a.Body, a.Variant = b, "200"
-			return "", err
-		}},
-		{"reordered JSON members", false, func(a *harness.Attempt, _ string) (string, error) {
-			b, ok := harness.ReorderJSON(a.Body)
-			a.Body = b
-			return notJSON(ok, "a JSON object with two or more members"), nil
-		}},
-		{"other whitespace", false, func(a *harness.Attempt, _ string) (string, error) {
-			b, ok := harness.Reindent(a.Body)
-			a.Body = b
-			return notJSON(ok, "JSON"), nil
-		}},
-		{"an added query parameter", false, func(a *harness.Attempt, _ string) (string, error) {
-			a.Query = "idemspec_variation=1"
-			return "", nil
-		}},
-		{"an added header", false, func(a *harness.Attempt, _ string) (string, error) {
-			a.Header = http.Header{"X-Idemspec-Variation": {"1"}}
-			return "", nil
-		}},
-	} {
+	for _, v := range requestVariations {
 		key, marker := e.NewKey(), e.NewMarker(check.K3.ID)
 		body, err := e.Body(marker, "100")
 		if err != nil {
@@ -164,7 +148,7 @@ func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, e
 		original := harness.Attempt{Step: v.name + ": original", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
 		variant := original
 		variant.Step = v.name + ": variation"
-		na, err := v.vary(&variant, marker)
+		na, err := v.vary(e, &variant, marker)
 		if err != nil {
 			return check.Verdict{}, err
 		}
@@ -181,6 +165,53 @@ func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, e
 	v, table := check.FingerprintScope(vars, e.Target.Profile.Mismatch)
 	ev.Tables = append(ev.Tables, table)
 	return v, nil
+}
+
+// requestVariation turns a create attempt into a variation of it: the
+// payload changed, or the same request in another form (the property
+// sends those). vary says why it does not apply to this target, if so.
+type requestVariation struct {
+	name    string
+	changed bool
+	vary    func(e *harness.Env, a *harness.Attempt, marker string) (notApplicable string, err error)
+}
+
+var requestVariations = []requestVariation{
+	{"changed body field", true, func(e *harness.Env, a *harness.Attempt, marker string) (string, error) {
+		b, err := e.Body(marker, "200")
+		a.Body, a.Variant = b, "200"
+		return "", err
+	}},
+	{"reordered JSON members", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		b, ok := harness.ReorderJSON(a.Body)
+		a.Body = b
+		return notJSON(ok, "a JSON object with two or more members"), nil
+	}},
+	{"other whitespace", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		b, ok := harness.Reindent(a.Body)
+		a.Body = b
+		return notJSON(ok, "JSON"), nil
+	}},
+	{"an added query parameter", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		a.Query = "idemspec_variation=1"
+		return "", nil
+	}},
+	{"an added header", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		a.Header = http.Header{"X-Idemspec-Variation": {"1"}}
+		return "", nil
+	}},
+}
+
+// sameRequestVariations are the variations that keep the request's
+// meaning: a target must treat them as the same request or refuse them.
+func sameRequestVariations() []requestVariation {
+	var out []requestVariation
+	for _, v := range requestVariations {
+		if !v.changed {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func notJSON(ok bool, what string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,27 +16,31 @@ import (
 	"github.com/idemspec/idemspec/harness/model"
 )
 
-// The property: rapid draws random sequences of actions (submit, submit
-// with the answer lost, tight burst, look-up, and whatever else the target
-// supports) over a small pool of keys and payloads, harness/model judges
-// every step against the worlds a correct server allows, and a failure is
-// shrunk to a short sequence the report lists step by step.
+// The properties: rapid draws random sequences of actions (submit, submit
+// with the answer lost, tight burst, look-up, a variation of a request, a
+// create made to fail, one without a key or with a malformed key, as the
+// target supports them) over a small pool of keys and payloads;
+// harness/model judges every step against the worlds a correct server
+// allows; a failure is shrunk to a short sequence the report lists step
+// by step. P1 holds the MUST rules, P2 the SHOULD rules; one search
+// serves both.
 var _ = Describe("property", func() {
-	It(check.P1.Title, Label(check.P1.ID, string(check.P1.Level), check.P1.Group),
-		SpecTimeout(propertyTimeout), run(check.P1, property))
+	for _, c := range []check.Check{check.P1, check.P2} {
+		It(c.Title, Label(c.ID, string(c.Level), c.Group), SpecTimeout(propertyTimeout), run(c, property(c)))
+	}
 })
 
-// propertyTimeout bounds the property spec however many checks and steps
+// propertyTimeout bounds a property spec however many checks and steps
 // were asked for; at the defaults it takes seconds.
 const propertyTimeout = 30 * time.Minute
 
-// PropertyConfig sets how hard the property searches.
+// PropertyConfig sets how hard the properties search.
 type PropertyConfig struct {
 	// Checks is how many random sequences rapid tries.
 	Checks int
 	// Steps is the average number of actions in a sequence.
 	Steps int
-	// Budget caps the create requests the property sends in all,
+	// Budget caps the create requests the properties send in all,
 	// shrinking included (0: no cap), for targets where requests cost.
 	// It is checked before each action: an action under way finishes.
 	Budget int
@@ -45,7 +50,7 @@ type PropertyConfig struct {
 	Seed uint64
 	// ShrinkTime bounds the search for a shorter counterexample.
 	ShrinkTime time.Duration
-	// Replay renders the command line that runs the property again from
+	// Replay renders the command line that runs the properties again from
 	// a failing sequence's seed (nil: the report gives the seed alone).
 	Replay func(seed int64, c PropertyConfig) string
 	// Log gets rapid's own output (nil: discarded).
@@ -75,79 +80,145 @@ func (c PropertyConfig) withDefaults() PropertyConfig {
 	return c
 }
 
-// PropertyResult is what one property run found.
+// PropertyResult is what the search found for one property check.
 type PropertyResult struct {
 	Verdict  check.Verdict
 	Evidence check.Evidence
-	// Sequences is how many sequences ran (shrinking included).
-	Sequences int
-	// FailingSeed is the seed of the first failing sequence (0: none).
+	// FailingSeed is the seed of the sequence that failed (0: none).
 	FailingSeed uint64
-	// FirstCounterexample is the time from the start until the first
-	// failing sequence ended (0: none failed), and FirstSequence how
-	// many sequences had run by then.
+	// FirstCounterexample is the time from the start until the search
+	// first saw the check's rules broken (0: never), and FirstSequence
+	// how many sequences had run by then.
 	FirstCounterexample time.Duration
 	FirstSequence       int
 }
 
-// property is P1's spec body.
-func property(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	_, o := current()
-	cfg := o.Property
-	cfg.Seed = uint64(GinkgoRandomSeed())
-	cfg.Log = GinkgoWriter
-	res, err := CheckProperty(ctx, e, cfg)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	// The counterexample's exchanges, numbered as its steps cite them.
-	for _, x := range res.Evidence.History {
-		h.Add(x)
-	}
-	*ev = res.Evidence
-	return res.Verdict, nil
+// PropertyResults are the two property checks' results of one search.
+type PropertyResults struct {
+	Must   PropertyResult // P1
+	Should PropertyResult // P2
 }
 
-// CheckProperty runs the property against the Env's target. An error
-// means the harness could not run it (flags, oracle, context).
-func CheckProperty(ctx context.Context, e *harness.Env, cfg PropertyConfig) (PropertyResult, error) {
+// searched holds the suite's one search, which both property specs share.
+var searched struct {
+	sync.Mutex
+	env *harness.Env
+	res PropertyResults
+	err error
+}
+
+// property is a property check's spec body.
+func property(c check.Check) func(context.Context, *harness.Env, *history.History, *check.Evidence) (check.Verdict, error) {
+	return func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+		searched.Lock()
+		if searched.env != e {
+			_, o := current()
+			cfg := o.Property
+			cfg.Seed = uint64(GinkgoRandomSeed())
+			cfg.Log = GinkgoWriter
+			searched.env = e
+			searched.res, searched.err = CheckProperty(ctx, e, cfg)
+		}
+		res, err := searched.res, searched.err
+		searched.Unlock()
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		r := res.Must
+		if c.ID == check.P2.ID {
+			r = res.Should
+		}
+		// The counterexample's exchanges, numbered as its steps cite them.
+		for _, x := range r.Evidence.History {
+			h.Add(x)
+		}
+		*ev = r.Evidence
+		return r.Verdict, nil
+	}
+}
+
+// CheckProperty searches the Env's target for sequences that break the
+// model's rules: first the MUST rules (P1), noting where the SHOULD rules
+// (P2) break; then, if they did, once more from the same seed with the
+// SHOULD rules failing, to shrink that counterexample too. An error means
+// the harness could not run the search (flags, oracle, context).
+func CheckProperty(ctx context.Context, e *harness.Env, cfg PropertyConfig) (PropertyResults, error) {
 	cfg = cfg.withDefaults()
+	must, err := search(ctx, e, cfg, check.MUST)
+	if err != nil {
+		return PropertyResults{}, err
+	}
+	out := PropertyResults{Must: must.result(check.P1)}
+	seen := must.shouldSeen
+	if seen == nil {
+		out.Should = PropertyResult{Verdict: check.Judge(check.P2.ID)}
+		out.Should.Evidence.Notes = must.notes()
+		return out, nil
+	}
+	// The sequences before the first one that broke a SHOULD rule are
+	// drawn again, the same way, from the same seed.
+	again := cfg
+	again.Checks = must.shouldIndex + 1
+	should, err := search(ctx, e, again, check.SHOULD)
+	if err != nil {
+		return PropertyResults{}, err
+	}
+	if should.best == nil {
+		// Not seen again (a race that did not recur): the sequence that
+		// showed it, unshrunk, is the counterexample.
+		should.best, should.failingSeed = seen, 0
+		seen.failed = seen.noted
+		seen.markNoted()
+	}
+	out.Should = should.result(check.P2)
+	out.Should.FirstCounterexample, out.Should.FirstSequence = must.shouldAt, must.shouldIndex+1
+	out.Should.Evidence.Notes = append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; searched again with them failing: %s",
+		must.shouldIndex+1, should.summary()))
+	return out, nil
+}
+
+// search runs rapid once with the rules of level failing a sequence.
+func search(ctx context.Context, e *harness.Env, cfg PropertyConfig, level check.Level) (*propertyRun, error) {
 	if err := configureRapid(cfg); err != nil {
-		return PropertyResult{}, err
+		return nil, err
 	}
 	r := &propertyRun{
-		ctx: ctx, env: e, cfg: cfg, start: time.Now(),
-		statuses: model.Statuses{Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight},
-		actions:  availableActions(e),
-		drawn:    map[string]int{},
+		ctx: ctx, env: e, cfg: cfg, level: level, start: time.Now(),
+		model: model.Convention{
+			Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight,
+			MissingKey: e.Target.Profile.MissingKey, Volatile: e.Target.Volatile,
+		},
+		actions: availableActions(e),
+		drawn:   map[string]int{},
 	}
-	tb := &rapidTB{name: "idemspec-" + check.P1.ID + "-" + e.RunID, log: cfg.Log}
+	tb := &rapidTB{name: "idemspec-property-" + string(level) + "-" + e.RunID, log: cfg.Log}
 	rapid.Check(tb, r.sequence)
 	if r.err != nil {
-		return PropertyResult{}, fmt.Errorf("property: %w", r.err)
+		return nil, fmt.Errorf("property: %w", r.err)
 	}
-	res := PropertyResult{Sequences: r.sequences, FirstCounterexample: r.first, FirstSequence: r.firstSequence}
+	if r.best == nil && tb.Failed() {
+		// rapid failed without a sequence breaking a rule: its own
+		// trouble (say, no valid action), not the target's.
+		return nil, fmt.Errorf("property: rapid: %s", tb.message())
+	}
+	r.failingSeed = failingSeed(tb.message())
+	return r, nil
+}
+
+// result is the verdict and evidence of check c from this search.
+func (r *propertyRun) result(c check.Check) PropertyResult {
+	res := PropertyResult{FirstCounterexample: r.first, FirstSequence: r.firstSequence}
 	if r.best == nil {
-		if tb.Failed() {
-			// rapid failed without a sequence breaking the model: its
-			// own trouble (say, no valid action), not the target's.
-			return res, fmt.Errorf("property: rapid: %s", tb.message())
-		}
-		res.Verdict = check.Judge(check.P1.ID)
+		res.Verdict = check.Judge(c.ID)
 		res.Evidence.Notes = r.notes()
-		return res, nil
+		return res
 	}
-	res.FailingSeed = failingSeed(tb.message())
-	res.Verdict = check.Judge(check.P1.ID, r.best.failed...)
+	res.FailingSeed = r.failingSeed
+	res.Verdict = check.Judge(c.ID, r.best.failed...)
 	res.Evidence = r.best.evidence()
 	res.Evidence.Notes = r.notes()
-	if res.FailingSeed != 0 {
-		res.Evidence.Notes = append(res.Evidence.Notes, fmt.Sprintf(
-			"the first failing sequence was drawn from seed %d; shrunk from %d to %d steps",
-			res.FailingSeed, r.firstSteps, len(r.best.steps)))
-		if cfg.Replay != nil {
-			res.Evidence.Replay = cfg.Replay(int64(res.FailingSeed), cfg)
-		}
+	if r.failingSeed != 0 && r.cfg.Replay != nil {
+		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), r.cfg)
 	}
-	return res, nil
+	return res
 }

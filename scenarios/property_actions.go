@@ -3,24 +3,26 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"pgregory.net/rapid"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/harness/model"
 )
 
 // maxBurst bounds a property burst; shrinking brings it down to 2.
 const maxBurst = 8
 
-// action is one thing the property can do to the target. rapid draws
+// action is one thing the properties can do to the target. rapid draws
 // actions uniformly by name, so each entry is as likely as any other.
 type action struct {
 	name string
 	// supported says whether the target can take the action; nil means
 	// every target can. Capabilities a target may lack (a look-up path,
-	// a restart hook) are checked here, so the action is simply never
-	// drawn against a target without them.
+	// a fail trigger, a required key, a restart hook) are checked here,
+	// so the action is simply never drawn against a target without them.
 	supported func(*harness.Env) bool
 	// draw picks the action's arguments. It never touches the target, so
 	// a drawn action can wait for its turn (see memo).
@@ -30,13 +32,19 @@ type action struct {
 	run func(s *sequence, st *history.Step, k *poolKey, p planned) error
 }
 
-// actionCatalogue is every action the property knows.
+// actionCatalogue is every action the properties know.
 var actionCatalogue = []action{
 	{name: "submit", draw: drawKeyPayload, run: (*sequence).submit},
 	{name: "submit-lost", draw: drawKeyPayload, run: (*sequence).submitLost},
 	{name: "burst", draw: drawBurst, run: (*sequence).burst},
 	{name: "lookup", supported: func(e *harness.Env) bool { return e.Target.LookupPath != "" },
 		draw: drawKey, run: (*sequence).lookup},
+	{name: "variation", draw: drawVariation, run: (*sequence).variation},
+	{name: "submit-failing", supported: func(e *harness.Env) bool { return e.Target.FailTrigger != nil },
+		draw: drawKeyPayload, run: (*sequence).submitFailing},
+	{name: "keyless", supported: func(e *harness.Env) bool { return e.Target.Key.Required },
+		draw: drawKeyless, run: (*sequence).keyless},
+	{name: "malformed-key", draw: drawMalformedKey, run: (*sequence).malformedKey},
 }
 
 // availableActions is the catalogue filtered by what the target supports.
@@ -77,30 +85,41 @@ func drawBurst(t *rapid.T) planned {
 	return p
 }
 
+func drawVariation(t *rapid.T) planned {
+	p := drawKeyPayload(t)
+	p.n = rapid.IntRange(0, len(sameRequestVariations())-1).Draw(t, "variation")
+	return p
+}
+
+func drawKeyless(t *rapid.T) planned {
+	return planned{key: model.NoKey, payload: rapid.SampledFrom(payloads).Draw(t, "payload")}
+}
+
+func drawMalformedKey(t *rapid.T) planned {
+	return planned{key: model.OddKeys, payload: payloads[0], n: rapid.IntRange(0, malformedKeyCases-1).Draw(t, "case")}
+}
+
 // submit sends one request and waits out "in flight" answers.
 func (s *sequence) submit(st *history.Step, k *poolKey, p planned) error {
-	st.Action = "submit"
-	xs := s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s", st.N, k.name, p.payload))
-	for i, x := range xs {
-		s.judge(k, p.payload, x, i == len(xs)-1)
-	}
-	finish(st, xs)
+	st.Action, st.Expected = "submit", s.model.Expect(k.name, p.payload)
+	finish(st, s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s", st.N, k.name, p.payload)))
 	return nil
 }
 
 // submitLost sends one request whose answer is lost after the server
-// finished. On a key the oracle shows no resource for, the answer is
-// swallowed (ResponseLoss) and the client gives up once the oracle shows
-// the commit, as S2 does. On a key that has its resource no commit will
-// follow from a correct server, so the answer is cut by a reset as it
-// starts (ResetPeer): the server has answered, the client hears nothing.
+// finished. Where the model says a correct server will create the key's
+// resource, the answer is swallowed (ResponseLoss) and the client gives
+// up once the oracle shows the commit, as S2 does. Elsewhere no commit
+// need follow (the key has its resource, or another payload or a stored
+// failure may hold it), so the answer is cut by a reset as it starts
+// (ResetPeer): the server has answered, the client hears nothing.
 func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 	e := s.r.env
 	var fault harness.Fault = harness.ResetPeer{}
-	if s.counts[k.name] == 0 {
+	if s.counts[k.name] == 0 && s.model.WillCreate(k.name, p.payload) {
 		fault = harness.ResponseLoss{}
 	}
-	st.Action, st.Fault = "submit, answer lost", fault.Name()
+	st.Action, st.Fault, st.Expected = "submit, answer lost", fault.Name(), s.model.Expect(k.name, p.payload)
 	remove, err := e.Faulty.Apply(fault)
 	if err != nil {
 		return err
@@ -123,7 +142,7 @@ func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 	} else {
 		x = e.Send(s.r.ctx, s.h, a)
 	}
-	s.judge(k, p.payload, x, false)
+	s.judge(k, p.payload, x, false, false)
 	finish(st, []history.Exchange{x})
 	return nil
 }
@@ -131,7 +150,7 @@ func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 // burst releases n identical requests together (harness.Burst): the one
 // action that opens a check-then-insert race window.
 func (s *sequence) burst(st *history.Step, k *poolKey, p planned) error {
-	st.Action = fmt.Sprintf("burst of %d", p.n)
+	st.Action, st.Expected = fmt.Sprintf("burst of %d", p.n), s.model.Expect(k.name, p.payload)
 	if s.model.Settled(k.name) == 0 && s.counts[k.name] == 0 {
 		s.r.freshBursts++
 	}
@@ -145,7 +164,7 @@ func (s *sequence) burst(st *history.Step, k *poolKey, p planned) error {
 	}
 	s.bursts = append(s.bursts, b)
 	for _, x := range xs {
-		s.judge(k, p.payload, x, false)
+		s.judge(k, p.payload, x, false, false)
 	}
 	finish(st, xs)
 	return nil
@@ -153,9 +172,86 @@ func (s *sequence) burst(st *history.Step, k *poolKey, p planned) error {
 
 // lookup asks the target what it knows about a key.
 func (s *sequence) lookup(st *history.Step, k *poolKey, _ planned) error {
-	st.Action = "lookup"
+	st.Action, st.Expected = "lookup", s.model.ExpectLookup(k.name)
 	x := s.r.env.Lookup(s.r.ctx, s.h, fmt.Sprintf("#%d lookup %s", st.N, k.name), k.key)
-	s.pending = append(s.pending, s.model.Lookup(lookupOf(k.name, x))...)
+	s.pending = append(s.pending, s.model.Lookup(model.Lookup{Key: k.name, X: x})...)
+	finish(st, []history.Exchange{x})
+	return nil
+}
+
+// variation submits a request and, once it succeeded, the same request in
+// another form (another query string, an added header, reordered or
+// reindented JSON): the target must replay it or refuse it, never run it
+// again.
+func (s *sequence) variation(st *history.Step, k *poolKey, p planned) error {
+	v := sameRequestVariations()[p.n]
+	st.Action, st.Expected = "submit, then "+v.name, s.model.Expect(k.name, p.payload)
+	xs := s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s", st.N, k.name, p.payload))
+	if last := xs[len(xs)-1]; last.Is2xx() {
+		e := s.r.env
+		a := harness.Attempt{Step: fmt.Sprintf("#%d %s %s: %s", st.N, k.name, p.payload, v.name), Lane: e.Clean,
+			Key: k.key, Body: k.bodies[p.payload], Variant: p.payload}
+		na, err := v.vary(e, &a, k.marker)
+		if err != nil {
+			return err
+		}
+		if na == "" && s.r.afford(1) {
+			st.Expected += "; then " + s.model.ExpectVariation(k.name)
+			x := e.Send(s.r.ctx, s.h, a)
+			s.pending = append(s.pending, s.model.Variation(k.name, v.name, x)...)
+			xs = append(xs, x)
+		}
+	}
+	finish(st, xs)
+	return nil
+}
+
+// submitFailing sends one request carrying the target's fail trigger: it
+// fails with a 5xx before it takes effect, and must leave nothing behind.
+func (s *sequence) submitFailing(st *history.Step, k *poolKey, p planned) error {
+	e := s.r.env
+	trigger := e.Target.FailTrigger
+	st.Action, st.Fault = "submit, made to fail", "fail trigger "+trigger.Header
+	st.Expected = s.model.Expect(k.name, p.payload) + " (a 5xx if the trigger strikes: nothing created)"
+	x := e.Send(s.r.ctx, s.h, harness.Attempt{
+		Step: fmt.Sprintf("#%d submit %s %s (made to fail)", st.N, k.name, p.payload), Lane: e.Clean,
+		Key: k.key, Body: k.bodies[p.payload], Variant: p.payload,
+		Header: http.Header{http.CanonicalHeaderKey(trigger.Header): {trigger.Value}},
+	})
+	s.judge(k, p.payload, x, false, true)
+	finish(st, []history.Exchange{x})
+	return nil
+}
+
+// keyless sends a create without the key the target requires.
+func (s *sequence) keyless(st *history.Step, k *poolKey, p planned) error {
+	st.Action, st.Expected = "submit without a key", s.model.ExpectKeyless()
+	x := s.r.env.Send(s.r.ctx, s.h, harness.Attempt{
+		Step: fmt.Sprintf("#%d submit %s without a key", st.N, p.payload), Lane: s.r.env.Clean,
+		Body: k.bodies[p.payload], Variant: p.payload,
+	})
+	s.pending = append(s.pending, s.model.Keyless(x)...)
+	finish(st, []history.Exchange{x})
+	return nil
+}
+
+// malformedKeyCases is how many malformed keys malformedKeys makes (a
+// test holds them equal).
+const malformedKeyCases = 6
+
+// malformedKey sends a create with a malformed key (or two key headers),
+// made from fresh keys so that an accepted one binds nothing in the pool.
+func (s *sequence) malformedKey(st *history.Step, k *poolKey, p planned) error {
+	e := s.r.env
+	c := malformedKeys(e)[p.n]
+	inFormat := c.inFormat(e)
+	st.Action, st.Payload, st.Expected = "submit with a malformed key ("+c.name+")", "", s.model.ExpectOddKey(inFormat)
+	x := e.Send(s.r.ctx, s.h, harness.Attempt{
+		Step: fmt.Sprintf("#%d key: %s", st.N, c.name), Lane: e.Clean, Key: c.values[0],
+		Body: k.bodies[p.payload], Variant: p.payload,
+		Header: http.Header{http.CanonicalHeaderKey(e.Target.Key.Header): c.values},
+	})
+	s.pending = append(s.pending, s.model.OddKey(model.OddKey{Case: c.name, InFormat: inFormat, X: x})...)
 	finish(st, []history.Exchange{x})
 	return nil
 }

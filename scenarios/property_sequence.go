@@ -23,15 +23,18 @@ var (
 	payloads = []string{"100", "200"}
 )
 
-// propertyRun is one CheckProperty call: the sequences rapid drew, the
-// requests spent, and the shortest counterexample seen.
+// propertyRun is one rapid search: the sequences it drew, the requests
+// spent, and the shortest counterexample seen.
 type propertyRun struct {
-	ctx      context.Context
-	env      *harness.Env
-	cfg      PropertyConfig
-	statuses model.Statuses
-	actions  []action
-	start    time.Time
+	ctx     context.Context
+	env     *harness.Env
+	cfg     PropertyConfig
+	model   model.Convention
+	actions []action
+	start   time.Time
+	// level is the strength of the rules that fail a sequence; the
+	// others are noted and the sequence goes on.
+	level check.Level
 
 	sequences   int // sequences rapid asked for
 	replayed    int // of which the memo answered without the target
@@ -45,9 +48,17 @@ type propertyRun struct {
 	memo        memo
 
 	best          *sequence
+	failingSeed   uint64
 	first         time.Duration
 	firstSequence int
 	firstSteps    int
+
+	// shouldSeen is the first sequence, while searching, that broke a
+	// SHOULD rule (when MUST rules fail sequences): rapid drew it as
+	// sequence shouldIndex (from 0), shouldAt after the start.
+	shouldSeen  *sequence
+	shouldIndex int
+	shouldAt    time.Duration
 }
 
 // poolKey is one key of a sequence: its name in the pool, the real key,
@@ -62,10 +73,13 @@ type poolKey struct {
 // sequence is one history rapid draws: the actions drawn (plan), those
 // taken so far, the model judging them, and the steps recorded.
 type sequence struct {
-	r        *propertyRun
-	plan     []planned
-	done     int // actions of the plan taken
-	model    *model.Model
+	r     *propertyRun
+	plan  []planned
+	done  int // actions of the plan taken
+	model *model.Model
+	// keys are the pool's keys, and the subjects of the creates sent
+	// without a key (model.NoKey) or with a malformed one (model.OddKeys):
+	// these have a marker and bodies but no key.
 	keys     map[string]*poolKey
 	touched  []string
 	h        *history.History
@@ -73,14 +87,18 @@ type sequence struct {
 	counts   map[string]int // the oracle's last count per key
 	readings map[string]check.Reading
 	bursts   []history.Burst
-	pending  []check.Violation // the current step's answers broke these
+	pending  []model.Finding // the current step's answers broke these
 	failed   []check.Violation
+	// noted are the findings of the other level, by step number.
+	noted   []check.Violation
+	notedAt map[int][]string
 }
 
 // sequence is rapid's property: one random history. Actions draw what
 // they will do; the invariant takes each as soon as it is drawn and holds
 // the model's rules after it; then every key is reconciled.
 func (r *propertyRun) sequence(t *rapid.T) {
+	r.sequences++
 	if r.err != nil {
 		return
 	}
@@ -92,7 +110,6 @@ func (r *propertyRun) sequence(t *rapid.T) {
 	if err != nil {
 		r.fail(t, err)
 	}
-	r.sequences++
 	acts := map[string]func(*rapid.T){"": s.invariant}
 	for _, a := range r.actions {
 		acts[a.name] = func(t *rapid.T) { s.draw(t, a) }
@@ -103,11 +120,14 @@ func (r *propertyRun) sequence(t *rapid.T) {
 
 func (r *propertyRun) newSequence() (*sequence, error) {
 	s := &sequence{
-		r: r, model: model.New(r.statuses), keys: map[string]*poolKey{}, h: &history.History{},
-		counts: map[string]int{}, readings: map[string]check.Reading{},
+		r: r, model: model.New(r.model), keys: map[string]*poolKey{}, h: &history.History{},
+		counts: map[string]int{}, readings: map[string]check.Reading{}, notedAt: map[int][]string{},
 	}
-	for _, name := range keyNames {
-		k := &poolKey{name: name, key: r.env.NewKey(), marker: r.env.NewMarker(check.P1.ID), bodies: map[string][]byte{}}
+	for _, name := range append(slices.Clone(keyNames), model.NoKey, model.OddKeys) {
+		k := &poolKey{name: name, marker: r.env.NewMarker("P"), bodies: map[string][]byte{}}
+		if slices.Contains(keyNames, name) {
+			k.key = r.env.NewKey()
+		}
 		for _, p := range payloads {
 			b, err := r.env.Body(k.marker, p)
 			if err != nil {
@@ -184,7 +204,8 @@ func (s *sequence) advance(t *rapid.T) string {
 }
 
 // take runs every planned action not yet taken, each followed by the
-// invariant, and stops at the first broken step.
+// invariant, and stops at the first step that broke a rule of the run's
+// level.
 func (s *sequence) take(t *rapid.T) string {
 	for s.done < len(s.plan) {
 		p := s.plan[s.done]
@@ -196,11 +217,11 @@ func (s *sequence) take(t *rapid.T) string {
 		if err := s.step(p); err != nil {
 			s.r.fail(t, err)
 		}
-		vs, err := s.check()
+		fs, err := s.check()
 		if err != nil {
 			s.r.fail(t, err)
 		}
-		if len(vs) > 0 {
+		if vs := s.sort(fs); len(vs) > 0 {
 			return s.stop(vs)
 		}
 		if s.r.best != nil {
@@ -208,6 +229,33 @@ func (s *sequence) take(t *rapid.T) string {
 		}
 	}
 	return ""
+}
+
+// sort keeps the findings of the run's level and notes the others; the
+// first sequence to break a SHOULD rule while searching is remembered.
+func (s *sequence) sort(fs []model.Finding) []check.Violation {
+	var out []check.Violation
+	for _, f := range fs {
+		if f.Level == s.r.level {
+			out = append(out, f.Violation)
+			continue
+		}
+		s.noted = append(s.noted, f.Violation)
+		n := s.steps[len(s.steps)-1].N
+		s.notedAt[n] = append(s.notedAt[n], f.What)
+		if f.Level == check.SHOULD && s.r.shouldSeen == nil && s.r.best == nil {
+			s.r.shouldSeen, s.r.shouldIndex, s.r.shouldAt = s, s.r.sequences-1, time.Since(s.r.start)
+		}
+	}
+	return out
+}
+
+// markNoted shows the noted findings as the steps' broken rules, for a
+// sequence reported for rules that did not stop it.
+func (s *sequence) markNoted() {
+	for i := range s.steps {
+		s.steps[i].Broken = s.notedAt[s.steps[i].N]
+	}
 }
 
 // step takes one planned action and records it.
@@ -220,11 +268,6 @@ func (s *sequence) step(p planned) error {
 	s.pending = nil
 	s.steps = append(s.steps, history.Step{N: len(s.steps) + 1, Key: k.name, Payload: p.payload})
 	st := &s.steps[len(s.steps)-1]
-	if p.payload == "" {
-		st.Expected = s.model.ExpectLookup(k.name)
-	} else {
-		st.Expected = s.model.Expect(k.name, p.payload)
-	}
 	s.r.drawn[p.action.name]++
 	s.r.steps++
 	if err := p.action.run(s, st, k, p); err != nil {
@@ -235,26 +278,26 @@ func (s *sequence) step(p planned) error {
 
 // check reads the oracle for every key the sequence touched and judges
 // the step's answers and those counts.
-func (s *sequence) check() ([]check.Violation, error) {
+func (s *sequence) check() ([]model.Finding, error) {
 	st := &s.steps[len(s.steps)-1]
-	vs := s.pending
+	fs := s.pending
 	var seen []string
 	for _, name := range s.touched {
 		obs, err := s.observe(name, fmt.Sprintf("after step %d", st.N))
 		if err != nil {
 			return nil, err
 		}
-		vs = append(vs, s.model.Oracle(name, obs.Count, obs.IDs)...)
+		fs = append(fs, s.model.Read(model.Reading{Key: name, Count: obs.Count, IDs: obs.IDs}, false)...)
 		seen = append(seen, fmt.Sprintf("%s=%d", name, obs.Count))
 	}
 	st.Observed += "; oracle " + strings.Join(seen, " ")
-	return vs, nil
+	return fs, nil
 }
 
-// judge feeds one answer to the model.
-func (s *sequence) judge(k *poolKey, payload string, x history.Exchange, settled bool) {
+// judge feeds one answer with a pool key to the model.
+func (s *sequence) judge(k *poolKey, payload string, x history.Exchange, settled, triggered bool) {
 	s.pending = append(s.pending, s.model.Answer(model.Answer{
-		Key: k.name, Payload: payload, Outcome: x.Outcome, Status: x.Status, ID: x.ResourceID, Settled: settled, Seq: x.Seq,
+		Key: k.name, Payload: payload, X: x, Settled: settled, Triggered: triggered,
 	})...)
 }
 
@@ -268,13 +311,22 @@ func finish(st *history.Step, xs []history.Exchange) {
 }
 
 // settle sends payload under k on the clean lane, again while the target
-// answers "in flight", as a careful client does.
+// says it is busy, as a careful client does: the profile's in-flight
+// status (unless the profile answers a mismatch with the same status and
+// one is possible), or any answer asking to retry after a while.
 func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
-	e := s.r.env
-	xs := e.SendUntilSettled(s.r.ctx, s.h, harness.Attempt{
+	e, prof := s.r.env, s.r.env.Target.Profile
+	ambiguous := prof.InFlight == prof.Mismatch && s.model.MayMismatch(k.name, payload)
+	busy := func(x history.Exchange) bool {
+		return x.Headers["Retry-After"] != "" || (x.Status == prof.InFlight && !ambiguous)
+	}
+	xs := e.SendWhile(s.r.ctx, s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
-	}, e.Target.InProgressTimeout+e.Settings.RequestTimeout)
+	}, e.Target.InProgressTimeout+e.Settings.RequestTimeout, busy)
 	s.r.spent += len(xs) - 1 // the first was paid for by afford
+	for i, x := range xs {
+		s.judge(k, payload, x, i == len(xs)-1, false)
+	}
 	return xs
 }
 
@@ -361,11 +413,11 @@ func (s *sequence) settleAll(t *rapid.T) string {
 	if len(s.steps) == 0 {
 		return ""
 	}
-	vs, err := s.reconcile()
+	fs, err := s.reconcile()
 	if err != nil {
 		s.r.fail(t, err)
 	}
-	if len(vs) > 0 {
+	if vs := s.sort(fs); len(vs) > 0 {
 		return s.stop(vs)
 	}
 	if s.r.best != nil {
@@ -382,7 +434,7 @@ func (s *sequence) reconciled() bool {
 // reconcile settles every key a lost answer left open by resending the
 // lost payload, then holds the oracle's final counts to what was
 // acknowledged or found.
-func (s *sequence) reconcile() ([]check.Violation, error) {
+func (s *sequence) reconcile() ([]model.Finding, error) {
 	s.steps = append(s.steps, history.Step{N: len(s.steps) + 1, Action: "reconcile",
 		Expected: "every key acknowledged or found has one resource, every other key none"})
 	st := &s.steps[len(s.steps)-1]
@@ -392,22 +444,20 @@ func (s *sequence) reconcile() ([]check.Violation, error) {
 		if !s.r.afford(1) {
 			continue // still open: the final count may go either way
 		}
-		k := s.keys[p.Key]
-		got := s.settle(k, p.Payload, fmt.Sprintf("#%d reconcile %s", st.N, k.name))
-		for i, x := range got {
-			s.judge(k, p.Payload, x, i == len(got)-1)
-		}
-		xs = append(xs, got...)
+		xs = append(xs, s.settle(s.keys[p.Key], p.Payload, fmt.Sprintf("#%d reconcile %s", st.N, p.Key))...)
 	}
 	finish(st, xs)
-	vs := s.pending
+	fs := s.pending
 	total, want, open := 0, 0, 0
 	for _, name := range s.touched {
 		obs, err := s.observe(name, "after the reconciliation")
 		if err != nil {
 			return nil, err
 		}
-		vs = append(vs, s.model.Final(name, obs.Count, obs.IDs)...)
+		fs = append(fs, s.model.Read(model.Reading{Key: name, Count: obs.Count, IDs: obs.IDs}, true)...)
+		if !slices.Contains(keyNames, name) {
+			continue
+		}
 		total += obs.Count
 		if n := s.model.Settled(name); n < 0 {
 			open++
@@ -422,7 +472,7 @@ func (s *sequence) reconcile() ([]check.Violation, error) {
 	if open > 0 {
 		st.Observed += fmt.Sprintf(", %d still open", open)
 	}
-	return vs, s.r.ctx.Err()
+	return fs, s.r.ctx.Err()
 }
 
 // evidence is a counterexample as the report shows it.

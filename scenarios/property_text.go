@@ -3,10 +3,10 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
-	"github.com/idemspec/idemspec/harness/model"
 )
 
 // How property steps and runs read in reports and on the terminal.
@@ -54,11 +54,7 @@ func tally(xs []history.Exchange, describe func(history.Exchange) string) string
 	return strings.Join(parts, ", ")
 }
 
-func lookupOf(name string, x history.Exchange) model.Lookup {
-	return model.Lookup{Key: name, Outcome: x.Outcome, Status: x.Status, Seq: x.Seq}
-}
-
-// notes sums up a property run for the report.
+// notes sums up a search for the report.
 func (r *propertyRun) notes() []string {
 	var drawn []string
 	for _, a := range r.actions {
@@ -67,7 +63,7 @@ func (r *propertyRun) notes() []string {
 	out := []string{
 		fmt.Sprintf("rapid: %d sequences (--checks %d) of about %d steps (--steps %d) from seed %d",
 			r.sequences, r.cfg.Checks, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
-		fmt.Sprintf("%d steps, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
+		fmt.Sprintf("%d steps taken, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
 			r.steps, r.spent, strings.Join(drawn, ", "), r.freshBursts),
 	}
 	if missing := unsupportedActions(r.env); len(missing) > 0 {
@@ -77,10 +73,26 @@ func (r *propertyRun) notes() []string {
 		out = append(out, fmt.Sprintf("the request budget (%d) ran out: %d sequences skipped, %d actions not taken",
 			r.cfg.Budget, r.skipped, r.unpaid))
 	}
-	if r.first > 0 {
-		out = append(out, fmt.Sprintf("first counterexample after %v", r.first.Round(1e6)))
+	if r.best != nil {
+		out = append(out, r.summary())
 	}
 	return out
+}
+
+// summary says how a counterexample was found and shrunk.
+func (r *propertyRun) summary() string {
+	if r.best == nil {
+		return fmt.Sprintf("%d sequences, no counterexample", r.sequences)
+	}
+	s := fmt.Sprintf("first counterexample in sequence %d after %v", r.firstSequence, r.first.Round(time.Millisecond))
+	if r.failingSeed != 0 {
+		s += fmt.Sprintf(" (seed %d)", r.failingSeed)
+	}
+	s += fmt.Sprintf(", shrunk from %d to %d steps", r.firstSteps, len(r.best.steps))
+	if r.replayed > 0 {
+		s += fmt.Sprintf("; %d sequences identical to one already run were answered from memory while shrinking", r.replayed)
+	}
+	return s
 }
 
 // Counterexample renders a property's failing steps and the replay line

@@ -18,8 +18,11 @@ import (
 // lists (MayCatch may go either way, and no other check may fail). Each
 // target is run several times; one miss or one false alarm fails it.
 //
-// The property (P1) must catch every mutant by itself, so it is expected
-// to fail against each one without being listed in its entry.
+// The properties must catch every mutant by themselves, without being
+// listed in its entry: P1 (MUST) fails against a mutant that breaks a
+// MUST check, P2 (SHOULD) warns of one that breaks only SHOULD checks
+// (and may warn of the others too: their answers break SHOULD rules on
+// the way).
 
 // matrixRuns is how many times each fake runs (IDEMSPEC_MATRIX_RUNS
 // overrides it, e.g. to hunt flakes with 50).
@@ -49,10 +52,29 @@ func matrixEntries() []matrixEntry {
 		}
 	}
 	for _, m := range fakes.Mutants() {
-		m.Catches = append(slices.Clone(m.Catches), check.P1.ID)
-		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
+		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: withProperties(m)})
 	}
 	return entries
+}
+
+// withProperties adds to a mutant's entry what the properties must show.
+func withProperties(m fakes.Mutant) fakes.Mutant {
+	m.Catches, m.MayCatch = slices.Clone(m.Catches), slices.Clone(m.MayCatch)
+	if breaksMust(m) {
+		m.Catches = append(m.Catches, check.P1.ID)
+		m.MayCatch = append(m.MayCatch, check.P2.ID)
+	} else {
+		m.Catches = append(m.Catches, check.P2.ID)
+	}
+	return m
+}
+
+// breaksMust says whether a mutant breaks a MUST check.
+func breaksMust(m fakes.Mutant) bool {
+	return slices.ContainsFunc(m.Catches, func(id string) bool {
+		c, _ := check.Get(id)
+		return c.Level == check.MUST
+	})
 }
 
 // caught is the verdict a check that catches a bug gives: FAIL for a
@@ -120,8 +142,8 @@ func TestDetectionMatrix(t *testing.T) {
 // mutant catches is a check nobody has seen fail.
 func TestEveryCheckHasAMutant(t *testing.T) {
 	caughtBy := map[string]bool{}
-	for _, m := range fakes.Mutants() {
-		for _, id := range m.Catches {
+	for _, e := range matrixEntries() {
+		for _, id := range e.Catches {
 			caughtBy[id] = true
 		}
 	}
@@ -140,6 +162,7 @@ func TestStrictTurnsWarnIntoFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m = withProperties(m) // P2 warns of it too
 	for _, id := range m.Catches {
 		if c, _ := check.Get(id); c.Level == check.MUST {
 			t.Fatalf("%s breaks the MUST check %s: it cannot show strict mode", mutant, id)

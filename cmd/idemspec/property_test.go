@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/reports"
@@ -18,9 +17,11 @@ import (
 const maxShrunk = 4
 
 // TestPropertyAloneCatchesEveryMutant is the property-only pass of the
-// detection matrix: with every scenario filtered out, P1 passes against
-// the reference and fails against every mutant, each run, at default
-// settings, with a shrunk counterexample and the line that replays it.
+// detection matrix: with every scenario filtered out, the properties pass
+// against the reference (under every profile) and catch every mutant,
+// each run, at default settings: P1 fails against a mutant that breaks a
+// MUST, P2 warns of one that breaks only SHOULDs, each with a shrunk
+// counterexample and the line that replays it.
 func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 	for _, m := range matrixEntries() {
 		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
@@ -28,25 +29,36 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 			runs := matrixRuns(t, 5)
 			for i := 0; i < runs; i++ {
 				r := run(t, "--target", m.target, "--label-filter", "property")
-				p1 := propertyResult(t, r)
-				want, code := check.FAIL, 1
-				if m.Name == fakes.Reference {
-					want, code = check.PASS, 0
+				want := map[string]check.Status{check.P1.ID: check.PASS, check.P2.ID: check.PASS}
+				catcher, code := "", 0
+				switch {
+				case slices.Contains(m.Catches, check.P1.ID):
+					catcher, code = check.P1.ID, 1
+					want[check.P1.ID] = check.FAIL
+					delete(want, check.P2.ID) // it may warn too
+				case slices.Contains(m.Catches, check.P2.ID):
+					catcher = check.P2.ID
+					want[check.P2.ID] = check.WARN
 				}
-				if p1.Verdict != want || r.code != code {
-					t.Fatalf("run %d of %d: P1 %s (exit %d), want %s (exit %d)\n%s%s", i+1, runs, p1.Verdict, r.code, want, code, r.stdout, r.stderr)
-				}
-				for _, c := range r.report.Checks {
-					if c.ID != check.P1.ID && c.Verdict != check.SKIP {
-						t.Fatalf("run %d: %s ran (%s) though the label filter selects the property alone", i+1, c.ID, c.Verdict)
+				for id, w := range want {
+					if got := checkResult(t, r, id); got.Verdict != w {
+						t.Fatalf("run %d of %d: %s %s, want %s\n%s%s", i+1, runs, id, got.Verdict, w, r.stdout, r.stderr)
 					}
 				}
-				if want == check.PASS {
+				if r.code != code {
+					t.Fatalf("run %d: exit %d, want %d\n%s", i+1, r.code, code, r.stdout)
+				}
+				for _, c := range r.report.Checks {
+					if c.Group != "property" && c.Verdict != check.SKIP {
+						t.Fatalf("run %d: %s ran (%s) though the label filter selects the properties alone", i+1, c.ID, c.Verdict)
+					}
+				}
+				if catcher == "" {
 					continue
 				}
-				ev := p1.Evidence
+				ev := checkResult(t, r, catcher).Evidence
 				if n := len(ev.Steps); n == 0 || n > maxShrunk {
-					t.Fatalf("run %d: counterexample of %d steps, want 1..%d\n%s", i+1, n, maxShrunk, r.stdout)
+					t.Fatalf("run %d: %s counterexample of %d steps, want 1..%d\n%s", i+1, catcher, n, maxShrunk, r.stdout)
 				}
 				if !strings.HasPrefix(ev.Replay, "idemspec run --target "+m.target+" --label-filter property --seed ") {
 					t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
@@ -65,13 +77,17 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 	for _, c := range []struct {
 		mutant string
+		check  string
 		same   bool // the shrunk steps must be identical
-	}{{"nodedup", true}, {"ignore-payload", true}, {"check-then-insert", false}} {
+	}{
+		{"nodedup", "P1", true}, {"ignore-payload", "P1", true}, {"check-then-insert", "P1", false},
+		{"missing-key-422", "P2", true},
+	} {
 		t.Run(c.mutant, func(t *testing.T) {
 			t.Parallel()
-			first := propertyResult(t, run(t, "--target", "fake:"+c.mutant, "--label-filter", "property"))
-			if first.Verdict != check.FAIL || first.Evidence.Replay == "" {
-				t.Fatalf("P1 %s with replay line %q", first.Verdict, first.Evidence.Replay)
+			first := checkResult(t, run(t, "--target", "fake:"+c.mutant, "--label-filter", "property"), c.check)
+			if first.Verdict == check.PASS || first.Evidence.Replay == "" {
+				t.Fatalf("%s %s with replay line %q", c.check, first.Verdict, first.Evidence.Replay)
 			}
 			args := strings.Fields(first.Evidence.Replay)
 			if args[0] != "idemspec" {
@@ -84,9 +100,9 @@ func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.report = rep
-			again := propertyResult(t, r)
-			if again.Verdict != check.FAIL {
-				t.Fatalf("replay: P1 %s\n%s", again.Verdict, r.stdout)
+			again := checkResult(t, r, c.check)
+			if again.Verdict != first.Verdict {
+				t.Fatalf("replay: %s %s, first run %s\n%s", c.check, again.Verdict, first.Verdict, r.stdout)
 			}
 			if got, want := brokenRules(again.Evidence.Steps), brokenRules(first.Evidence.Steps); !slices.Equal(got, want) {
 				t.Errorf("replay broke %q, first run %q", got, want)
@@ -103,7 +119,7 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 	if r.code != 0 || r.report.Run.Seed != 4242 || !strings.Contains(r.stdout, "seed 4242") {
 		t.Fatalf("exit %d, report seed %d\n%s", r.code, r.report.Run.Seed, r.stdout)
 	}
-	p1 := propertyResult(t, r)
+	p1 := checkResult(t, r, check.P1.ID)
 	if !slices.ContainsFunc(p1.Evidence.Notes, func(n string) bool {
 		return strings.Contains(n, "rapid: 3 sequences (--checks 3)") && strings.Contains(n, "from seed 4242")
 	}) {
@@ -113,7 +129,7 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 
 func TestPropertyBudgetCapsCreateRequests(t *testing.T) {
 	r := run(t, "--label-filter", "property", "--budget", "30")
-	p1 := propertyResult(t, r)
+	p1 := checkResult(t, r, check.P1.ID)
 	if r.code != 0 || p1.Verdict != check.PASS {
 		t.Fatalf("exit %d, P1 %s\n%s", r.code, p1.Verdict, r.stdout)
 	}
@@ -131,14 +147,14 @@ func TestPropertyBudgetCapsCreateRequests(t *testing.T) {
 	}
 }
 
-func propertyResult(t *testing.T, r result) reports.CheckResult {
+func checkResult(t *testing.T, r result, id string) reports.CheckResult {
 	t.Helper()
 	for _, c := range r.report.Checks {
-		if c.ID == check.P1.ID {
+		if c.ID == id {
 			return c
 		}
 	}
-	t.Fatalf("no P1 in the report\n%s%s", r.stdout, r.stderr)
+	t.Fatalf("no %s in the report\n%s%s", id, r.stdout, r.stderr)
 	return reports.CheckResult{}
 }
 

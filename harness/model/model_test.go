@@ -9,35 +9,65 @@ import (
 	"github.com/idemspec/idemspec/harness/model"
 )
 
-var ietf = model.Statuses{Mismatch: 422, InFlight: 409}
+var (
+	ietf    = model.Convention{Mismatch: 422, InFlight: 409, MissingKey: 400, Volatile: []string{"created_at"}}
+	brandur = model.Convention{Mismatch: 409, InFlight: 409, MissingKey: 400}
+)
 
 // Hand-made histories: each helper is one event of a recorded run.
 var seq int
 
-func answer(key, payload string, status int, id string) model.Event {
+func exchange(outcome history.Outcome, status int, id string) history.Exchange {
 	seq++
-	return model.Event{Answer: &model.Answer{Key: key, Payload: payload, Outcome: history.OK, Status: status, ID: id, Seq: seq}}
+	x := history.Exchange{Seq: seq, Outcome: outcome, Status: status, ResourceID: id}
+	if id != "" {
+		x.Body = `{"id":"` + id + `"}`
+		x.Headers = map[string]string{"Content-Type": "application/json", "Location": "/resources/" + id}
+	}
+	return x
 }
 
-func settled(key, payload string, status int) model.Event {
+func answer(key, payload string, status int, id string) model.Event {
+	return model.Event{Answer: &model.Answer{Key: key, Payload: payload, X: exchange(history.OK, status, id), Settled: true}}
+}
+
+// inBurst is an answer the client will not wait out: it may meet another
+// request in flight.
+func inBurst(key, payload string, status int, id string) model.Event {
+	e := answer(key, payload, status, id)
+	e.Answer.Settled = false
+	return e
+}
+
+func failing(key, payload string, status int) model.Event {
 	e := answer(key, payload, status, "")
-	e.Answer.Settled = true
+	e.Answer.Triggered = true
 	return e
 }
 
 func lost(key, payload string) model.Event {
-	seq++
-	return model.Event{Answer: &model.Answer{Key: key, Payload: payload, Outcome: history.MaybeApplied, Seq: seq}}
+	return model.Event{Answer: &model.Answer{Key: key, Payload: payload, X: exchange(history.MaybeApplied, 0, "")}}
 }
 
 func unsent(key, payload string) model.Event {
-	seq++
-	return model.Event{Answer: &model.Answer{Key: key, Payload: payload, Outcome: history.Failed, Seq: seq}}
+	return model.Event{Answer: &model.Answer{Key: key, Payload: payload, X: exchange(history.Failed, 0, "")}}
 }
 
 func lookup(key string, status int) model.Event {
-	seq++
-	return model.Event{Lookup: &model.Lookup{Key: key, Outcome: history.OK, Status: status, Seq: seq}}
+	return model.Event{Lookup: &model.Lookup{Key: key, X: exchange(history.OK, status, "")}}
+}
+
+func keyless(status int, id string) model.Event {
+	x := exchange(history.OK, status, id)
+	return model.Event{Keyless: &x}
+}
+
+func oddKey(c string, inFormat bool, status int, id string) model.Event {
+	return model.Event{OddKey: &model.OddKey{Case: c, InFormat: inFormat, X: exchange(history.OK, status, id)}}
+}
+
+func variation(key, kind string, status int, id string) model.Event {
+	return model.Event{Variation: &model.Variation{Key: key, Kind: kind, X: exchange(history.OK, status, id)}}
 }
 
 func oracle(key string, ids ...string) model.Event {
@@ -51,15 +81,16 @@ func final(key string, ids ...string) model.Event {
 func TestCheck(t *testing.T) {
 	cases := []struct {
 		name   string
+		conv   model.Convention
 		events []model.Event
-		want   []string // the What of each violation, in order; none for a correct run
+		want   []string // "LEVEL What" of each finding, in order; none for a correct run
 	}{
 		{name: "the same request replays the first resource",
 			events: []model.Event{answer("k1", "100", 201, "r1"), oracle("k1", "r1"), answer("k1", "100", 201, "r1"), oracle("k1", "r1"), final("k1", "r1")}},
 		{name: "another payload is rejected and creates nothing",
-			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 422, ""), oracle("k1", "r1"), answer("k1", "100", 200, "r1"), final("k1", "r1")}},
+			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 422, ""), oracle("k1", "r1"), answer("k1", "100", 201, "r1"), final("k1", "r1")}},
 		{name: "a burst: one success, the others in flight or replays",
-			events: []model.Event{answer("k1", "100", 409, ""), answer("k1", "100", 201, "r1"), answer("k1", "100", 409, ""), answer("k1", "100", 201, "r1"), oracle("k1", "r1")}},
+			events: []model.Event{inBurst("k1", "100", 409, ""), inBurst("k1", "100", 201, "r1"), inBurst("k1", "100", 409, ""), inBurst("k1", "100", 201, "r1"), oracle("k1", "r1")}},
 		{name: "keys are independent",
 			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k2", "100", 201, "r2"), oracle("k1", "r1"), oracle("k2", "r2"), final("k1", "r1"), final("k2", "r2")}},
 		{name: "maybe applied, and it was: the retry replays",
@@ -77,97 +108,166 @@ func TestCheck(t *testing.T) {
 		{name: "a request that never left changes nothing",
 			events: []model.Event{unsent("k1", "100"), oracle("k1"), final("k1"), lookup("k1", 404)}},
 		{name: "a key in flight may be found before its resource shows",
-			events: []model.Event{lost("k1", "100"), lookup("k1", 200), oracle("k1"), answer("k1", "100", 409, ""), answer("k1", "100", 201, "r1"), final("k1", "r1")}},
+			events: []model.Event{lost("k1", "100"), lookup("k1", 200), oracle("k1"), inBurst("k1", "100", 409, ""), answer("k1", "100", 201, "r1"), final("k1", "r1")}},
 		{name: "a mismatch answered while the first is in flight settles the key as found",
 			events: []model.Event{lost("k1", "100"), answer("k1", "200", 422, ""), oracle("k1"), final("k1", "r1")}},
+		{name: "a failure stored and replayed: nothing exists, another payload is refused",
+			events: []model.Event{failing("k1", "100", 503), oracle("k1"), answer("k1", "100", 503, ""), answer("k1", "200", 422, ""), oracle("k1"), final("k1")}},
+		{name: "a failure not kept: the retry executes once",
+			events: []model.Event{failing("k1", "100", 503), oracle("k1"), answer("k1", "100", 201, "r1"), oracle("k1", "r1"), final("k1", "r1")}},
+		{name: "a failure not kept: another payload may take the key",
+			events: []model.Event{failing("k1", "100", 503), answer("k1", "200", 201, "r1"), oracle("k1", "r1")}},
+		{name: "the fail trigger on a bound key is a replay",
+			events: []model.Event{answer("k1", "100", 201, "r1"), func() model.Event {
+				e := answer("k1", "100", 201, "r1")
+				e.Answer.Triggered = true
+				return e
+			}(), oracle("k1", "r1")}},
+		{name: "brandur: one status for a mismatch and for in flight",
+			conv:   brandur,
+			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 409, ""), inBurst("k1", "100", 409, ""), oracle("k1", "r1"), final("k1", "r1")}},
+		{name: "brandur: the ambiguous status after a lost attempt",
+			conv:   brandur,
+			events: []model.Event{lost("k1", "100"), answer("k1", "200", 409, ""), answer("k1", "100", 201, "r1"), final("k1", "r1")}},
+		{name: "a create without the key is refused; malformed keys refused or accepted in format",
+			events: []model.Event{keyless(400, ""), oracle(model.NoKey), oddKey("empty", false, 400, ""), oddKey("duplicated header", false, 400, ""),
+				oddKey("256 characters", true, 201, "r7"), oracle(model.OddKeys, "r7")}},
+		{name: "a variation is replayed or refused",
+			events: []model.Event{answer("k1", "100", 201, "r1"), variation("k1", "an added query parameter", 201, "r1"), variation("k1", "reordered JSON", 422, ""), oracle("k1", "r1")}},
 
 		{name: "nodedup: a repeat creates a second resource",
 			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "100", 201, "r2"), oracle("k1", "r1", "r2")},
-			want:   []string{"k1: a success carried another resource id than the key's", "k1: more than one resource"}},
+			want:   []string{"MUST k1: a success carried another resource id than the key's", "MUST k1: more than one resource"}},
 		{name: "check-then-insert: a burst runs twice",
-			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "100", 201, "r2"), oracle("k1", "r1", "r2")},
-			want:   []string{"k1: a success carried another resource id than the key's", "k1: more than one resource"}},
+			events: []model.Event{inBurst("k1", "100", 201, "r1"), inBurst("k1", "100", 201, "r2"), oracle("k1", "r1", "r2")},
+			want:   []string{"MUST k1: a success carried another resource id than the key's", "MUST k1: more than one resource"}},
 		{name: "ignore-payload: another payload replays the first answer",
 			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 201, "r1")},
-			want:   []string{"k1: a reused key with another payload was accepted"}},
+			want:   []string{"MUST k1: a reused key with another payload was accepted"}},
 		{name: "maybe applied, and the oracle shows it was: another payload must be rejected",
 			events: []model.Event{lost("k1", "100"), oracle("k1", "r1"), answer("k1", "200", 201, "r1")},
-			want:   []string{"k1: a reused key with another payload was accepted"}},
+			want:   []string{"MUST k1: a reused key with another payload was accepted"}},
+		{name: "commit-before-fail: the failed attempt left a resource",
+			events: []model.Event{failing("k1", "100", 503), oracle("k1", "r1")},
+			want:   []string{"MUST k1: a resource exists though no request with the key can have taken effect"}},
+		{name: "a stored failure followed by an execution",
+			events: []model.Event{failing("k1", "100", 503), answer("k1", "100", 503, ""), answer("k1", "100", 201, "r1")},
+			want:   []string{"MUST k1: the key executed again after it stored a failure"}},
+		{name: "replay-drops-location: a replay without the original's Location",
+			events: []model.Event{answer("k1", "100", 201, "r1"), func() model.Event {
+				e := answer("k1", "100", 201, "r1")
+				delete(e.Answer.X.Headers, "Location")
+				return e
+			}()},
+			want: []string{"SHOULD k1: a replay differs from the original answer"}},
+		{name: "a replay whose body differs only in a volatile field",
+			events: []model.Event{answer("k1", "100", 201, "r1"), func() model.Event {
+				e := answer("k1", "100", 201, "r1")
+				e.Answer.X.Body = `{"id":"r1","created_at":"later"}`
+				return e
+			}()}},
+		{name: "in-flight-429: a duplicate in flight refused with another status",
+			events: []model.Event{inBurst("k1", "100", 201, "r1"), inBurst("k1", "100", 429, "")},
+			want:   []string{"SHOULD k1: a duplicate of a request in flight was refused with another status than the profile's"}},
 		{name: "the first use of a key rejected as a mismatch",
 			events: []model.Event{answer("k1", "100", 422, "")},
-			want:   []string{"k1: rejected as a mismatch, but the key can only be bound to this payload"}},
+			want:   []string{"MUST k1: rejected as a mismatch, but the key can only be bound to this payload"}},
 		{name: "the key's own payload rejected after a lost attempt with it",
 			events: []model.Event{lost("k1", "100"), answer("k1", "100", 422, "")},
-			want:   []string{"k1: rejected as a mismatch, but the key can only be bound to this payload"}},
+			want:   []string{"MUST k1: rejected as a mismatch, but the key can only be bound to this payload"}},
 		{name: "a key stuck in flight",
-			events: []model.Event{lost("k1", "100"), settled("k1", "100", 409)},
-			want:   []string{"k1: still in flight after the in-progress timeout"}},
+			events: []model.Event{lost("k1", "100"), answer("k1", "100", 409, "")},
+			want:   []string{"MUST k1: still in flight after the in-progress timeout"}},
+		{name: "brandur: the ambiguous status where only in flight is possible, after waiting",
+			conv:   brandur,
+			events: []model.Event{lost("k1", "100"), answer("k1", "100", 409, "")},
+			want:   []string{"MUST k1: still in flight after the in-progress timeout"}},
 		{name: "a status the profile does not allow",
 			events: []model.Event{answer("k1", "100", 500, "")},
-			want:   []string{"k1: an answer the profile does not allow"}},
+			want:   []string{"MUST k1: an answer the profile does not allow"}},
 		{name: "a success without an id",
 			events: []model.Event{answer("k1", "100", 201, "")},
-			want:   []string{"k1: a success carried no resource id"}},
+			want:   []string{"MUST k1: a success carried no resource id"}},
 		{name: "an acknowledged resource disappears",
 			events: []model.Event{answer("k1", "100", 201, "r1"), oracle("k1")},
-			want:   []string{"k1: the acknowledged resource is gone"}},
+			want:   []string{"MUST k1: the acknowledged resource is gone"}},
 		{name: "the oracle lists another resource than the acknowledged one",
 			events: []model.Event{answer("k1", "100", 201, "r1"), oracle("k1", "r9")},
-			want:   []string{"k1: the oracle lists another resource than the key's"}},
+			want:   []string{"MUST k1: the oracle lists another resource than the key's"}},
 		{name: "a resource no request can have created",
 			events: []model.Event{unsent("k1", "100"), oracle("k1", "r1")},
-			want:   []string{"k1: a resource exists though no request with the key can have taken effect"}},
+			want:   []string{"MUST k1: a resource exists though no request with the key can have taken effect"}},
 		{name: "the look-up forgets an acknowledged key",
 			events: []model.Event{answer("k1", "100", 201, "r1"), lookup("k1", 404)},
-			want:   []string{"k1: the look-up does not know a key whose resource exists"}},
+			want:   []string{"MUST k1: the look-up does not know a key whose resource exists"}},
 		{name: "the look-up knows a key never sent",
 			events: []model.Event{lookup("k1", 200)},
-			want:   []string{"k1: the look-up knows a key that was never sent"}},
+			want:   []string{"MUST k1: the look-up knows a key that was never sent"}},
 		{name: "the look-up answers something else",
 			events: []model.Event{lookup("k1", 500)},
-			want:   []string{"k1: the look-up answered with an unexpected status"}},
+			want:   []string{"MUST k1: the look-up answered with an unexpected status"}},
 		{name: "found by a mismatch, but nothing exists after reconciliation",
 			events: []model.Event{lost("k1", "100"), answer("k1", "200", 422, ""), final("k1")},
-			want:   []string{"k1: after reconciliation the oracle's count differs from what was acknowledged or found"}},
-		{name: "after reconciliation a key that cannot be bound has a resource",
-			events: []model.Event{unsent("k1", "100"), final("k1", "r1")},
-			want:   []string{"k1: a resource exists though no request with the key can have taken effect"}},
+			want:   []string{"MUST k1: after reconciliation the oracle's count differs from what was acknowledged or found"}},
+		{name: "key-optional: a create without the key accepted",
+			events: []model.Event{keyless(201, "r1"), oracle(model.NoKey, "r1")},
+			want:   []string{"MUST no key: a create without the required key was accepted", "MUST no key: resources were created without the key"}},
+		{name: "missing-key-422: refused with another status",
+			events: []model.Event{keyless(422, ""), oracle(model.NoKey)},
+			want:   []string{"SHOULD no key: a create without the required key was refused with another status than the profile's"}},
+		{name: "uuid-only-500: a malformed key gets a server error",
+			events: []model.Event{oddKey("non-ASCII", false, 500, "")},
+			want:   []string{"MUST malformed key (non-ASCII): answered with a server error"}},
+		{name: "first-of-duplicate-keys: two key headers accepted",
+			events: []model.Event{oddKey("duplicated header", false, 201, "r1"), oracle(model.OddKeys, "r1")},
+			want:   []string{"SHOULD malformed key (duplicated header): accepted"}},
+		{name: "a refused malformed key created a resource",
+			events: []model.Event{oddKey("empty", false, 400, ""), oracle(model.OddKeys, "r1")},
+			want:   []string{"MUST malformed key: refused keys created resources"}},
+		{name: "query-scoped-keys: a variation executes again",
+			events: []model.Event{answer("k1", "100", 201, "r1"), variation("k1", "an added query parameter", 201, "r2"), oracle("k1", "r1", "r2")},
+			want:   []string{"MUST k1: a variation of the request (an added query parameter) executed it again", "MUST k1: more than one resource"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			conv := c.conv
+			if conv.Mismatch == 0 {
+				conv = ietf
+			}
 			var got []string
-			for _, v := range model.Check(ietf, c.events) {
-				got = append(got, v.What)
+			for _, f := range model.Check(conv, c.events) {
+				got = append(got, string(f.Level)+" "+f.What)
 			}
 			if !slices.Equal(got, c.want) {
-				t.Errorf("violations:\n got  %q\n want %q", got, c.want)
+				t.Errorf("findings:\n got  %q\n want %q", got, c.want)
 			}
 		})
 	}
 }
 
-func TestViolationsNameWhatWasExpectedAndSeen(t *testing.T) {
-	vs := model.Check(ietf, []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 201, "r1")})
-	if len(vs) != 1 {
-		t.Fatalf("got %v", vs)
+func TestFindingsNameWhatWasExpectedAndSeen(t *testing.T) {
+	fs := model.Check(ietf, []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 201, "r1")})
+	if len(fs) != 1 {
+		t.Fatalf("got %v", fs)
 	}
-	v := vs[0]
+	v := fs[0].Violation
 	if v.Expected != "422, nothing created (k1 is bound to payload 100)" || v.Observed != "201 r1" || len(v.Seqs) != 1 {
 		t.Errorf("got %+v", v)
 	}
 }
 
-// The failure message rapid compares between runs is a violation's What:
+// The failure message rapid compares between runs is a finding's What:
 // it must not carry ids, which differ from run to run.
 func TestWhatCarriesNoIDs(t *testing.T) {
 	runs := [][]model.Event{
 		{answer("k1", "100", 201, "res_1"), answer("k1", "100", 201, "res_2"), oracle("k1", "res_1", "res_2")},
 		{answer("k1", "100", 201, "res_1"), oracle("k1", "res_9"), oracle("k1")},
+		{keyless(201, "res_3"), oddKey("empty", false, 201, "res_4"), answer("k2", "100", 201, "res_5"), variation("k2", "reordered JSON", 201, "res_6")},
 	}
 	for _, r := range runs {
-		for _, v := range model.Check(ietf, r) {
-			if strings.Contains(v.What, "res_") {
-				t.Errorf("What %q names an id", v.What)
+		for _, f := range model.Check(ietf, r) {
+			if strings.Contains(f.What, "res_") {
+				t.Errorf("What %q names an id", f.What)
 			}
 		}
 	}
@@ -175,41 +275,50 @@ func TestWhatCarriesNoIDs(t *testing.T) {
 
 func TestExpect(t *testing.T) {
 	m := model.New(ietf)
-	if got := m.Expect("k1", "100"); got != "2xx creating the key's one resource" {
-		t.Errorf("fresh key: %q", got)
-	}
-	m.Answer(model.Answer{Key: "k1", Payload: "100", Outcome: history.MaybeApplied})
-	if got := m.Expect("k1", "200"); got != "2xx, or 422 if a lost attempt bound the key to payload 100" {
-		t.Errorf("after a lost attempt: %q", got)
-	}
-	m.Answer(model.Answer{Key: "k1", Payload: "100", Outcome: history.OK, Status: 201, ID: "r1", Seq: 2})
-	if got := m.Expect("k1", "100"); got != "2xx with id r1" {
-		t.Errorf("bound, same payload: %q", got)
-	}
-	if got := m.Expect("k1", "200"); got != "422, nothing created (k1 is bound to payload 100)" {
-		t.Errorf("bound, other payload: %q", got)
+	for _, c := range []struct {
+		do   func()
+		key  string
+		pay  string
+		want string
+	}{
+		{nil, "k1", "100", "2xx creating the key's one resource"},
+		{func() { m.Answer(*lost("k1", "100").Answer) }, "k1", "200", "2xx, or 422, nothing created (if k1 is bound to payload 100)"},
+		{func() { m.Answer(*answer("k1", "100", 201, "r1").Answer) }, "k1", "100", "2xx with id r1"},
+		{nil, "k1", "200", "422, nothing created (if k1 is bound to payload 100)"},
+		{func() { m.Answer(*failing("k2", "100", 503).Answer) }, "k2", "100", "2xx, or 503, the stored failure"},
+	} {
+		if c.do != nil {
+			c.do()
+		}
+		if got := m.Expect(c.key, c.pay); got != c.want {
+			t.Errorf("Expect(%s, %s) = %q, want %q", c.key, c.pay, got, c.want)
+		}
 	}
 	if got := m.ExpectLookup("k1"); got != "2xx: the key is known" {
 		t.Errorf("look-up of a bound key: %q", got)
 	}
-	if got := m.ExpectLookup("k2"); got != "404: the key was never sent" {
+	if got := m.ExpectLookup("k3"); got != "404: the key was never sent" {
 		t.Errorf("look-up of an unsent key: %q", got)
+	}
+	if !m.MayMismatch("k1", "200") || m.MayMismatch("k1", "100") || m.MayMismatch("k3", "100") {
+		t.Error("MayMismatch: only another payload than the bound one may meet a mismatch")
 	}
 }
 
 func TestUnsettledListsKeysALostAttemptLeftOpen(t *testing.T) {
 	m := model.New(ietf)
-	m.Answer(model.Answer{Key: "k2", Payload: "100", Outcome: history.MaybeApplied})
-	m.Answer(model.Answer{Key: "k2", Payload: "200", Outcome: history.MaybeApplied})
-	m.Answer(model.Answer{Key: "k1", Payload: "100", Outcome: history.OK, Status: 201, ID: "r1"})
-	m.Answer(model.Answer{Key: "k1", Payload: "200", Outcome: history.MaybeApplied})
-	m.Answer(model.Answer{Key: "k3", Payload: "100", Outcome: history.Failed})
+	m.Answer(*lost("k2", "100").Answer)
+	m.Answer(*lost("k2", "200").Answer)
+	m.Answer(*answer("k1", "100", 201, "r1").Answer)
+	m.Answer(*lost("k1", "200").Answer)
+	m.Answer(*unsent("k3", "100").Answer)
+	m.Answer(*failing("k4", "100", 503).Answer)
 	got := m.Unsettled()
 	want := []model.Pending{{Key: "k2", Payload: "200"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("unsettled %v, want %v", got, want)
 	}
-	for key, n := range map[string]int{"k1": 1, "k2": -1, "k3": 0} {
+	for key, n := range map[string]int{"k1": 1, "k2": -1, "k3": 0, "k4": 0} {
 		if got := m.Settled(key); got != n {
 			t.Errorf("Settled(%s) = %d, want %d", key, got, n)
 		}

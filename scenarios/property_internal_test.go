@@ -1,0 +1,49 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// The property draws a malformed key by its index among malformedKeys'.
+func TestMalformedKeyCasesCountsMalformedKeys(t *testing.T) {
+	e := &harness.Env{Target: targets.FakeTarget("http://127.0.0.1:1", "fake:reference")}
+	if n := len(malformedKeys(e)); n != malformedKeyCases {
+		t.Errorf("malformedKeys makes %d keys, malformedKeyCases says %d", n, malformedKeyCases)
+	}
+}
+
+func TestMemoAnswersOnlyPlansThatRan(t *testing.T) {
+	submit := action{name: "submit"}
+	burst := action{name: "burst"}
+	p := func(a action, key, payload string, n int) planned {
+		return planned{action: a, key: key, payload: payload, n: n}
+	}
+	ab := []planned{p(submit, "k1", "100", 0), p(burst, "k1", "200", 2)}
+	var m memo
+	m.wentOn(ab[:1])
+	m.fail(ab, false, "step 2 (burst of 2): k1: a reused key with another payload was accepted")
+	if msg, ok := m.failedAt(ab); !ok || msg != "step 2 (burst of 2): k1: a reused key with another payload was accepted" {
+		t.Errorf("failedAt(the failing plan) = %q, %t", msg, ok)
+	}
+	if !m.continues(ab[:1]) || m.continues(ab) {
+		t.Error("continues: only the prefix that held is known to go on")
+	}
+	other := []planned{p(submit, "k1", "100", 0), p(burst, "k1", "200", 3)}
+	if _, ok := m.failedAt(other); ok || m.continues(other) {
+		t.Error("a plan that differs in its burst size is not known")
+	}
+	if _, ok := m.failedAtEnd(ab); ok || m.passed(ab) {
+		t.Error("a plan that failed at a step neither failed nor passed at the end")
+	}
+	m.pass(other)
+	m.fail(ab[:1], true, "step 2 (reconcile): k1: ...")
+	if !m.passed(other) || m.passed(ab[:1]) {
+		t.Error("passed: only the plan that passed")
+	}
+	if msg, ok := m.failedAtEnd(ab[:1]); !ok || msg != "step 2 (reconcile): k1: ..." {
+		t.Errorf("failedAtEnd = %q, %t", msg, ok)
+	}
+}
