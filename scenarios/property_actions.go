@@ -44,7 +44,10 @@ var actionCatalogue = []action{
 		draw: drawKeyPayload, run: (*sequence).submitFailing},
 	{name: "keyless", supported: func(e *harness.Env) bool { return e.Target.Key.Required },
 		draw: drawKeyless, run: (*sequence).keyless},
+	// Two key headers is a malformed key of its own, drawn as often as
+	// the other five together.
 	{name: "malformed-key", draw: drawMalformedKey, run: (*sequence).malformedKey},
+	{name: "two-key-headers", draw: drawTwoKeyHeaders, run: (*sequence).malformedKey},
 }
 
 // availableActions is the catalogue filtered by what the target supports.
@@ -96,7 +99,11 @@ func drawKeyless(t *rapid.T) planned {
 }
 
 func drawMalformedKey(t *rapid.T) planned {
-	return planned{key: model.OddKeys, payload: payloads[0], n: rapid.IntRange(0, malformedKeyCases-1).Draw(t, "case")}
+	return planned{key: model.OddKeys, payload: payloads[0], n: rapid.IntRange(0, malformedKeyCases-2).Draw(t, "case")}
+}
+
+func drawTwoKeyHeaders(*rapid.T) planned {
+	return planned{key: model.OddKeys, payload: payloads[0], n: malformedKeyCases - 1}
 }
 
 // submit sends one request and waits out "in flight" answers.
@@ -235,8 +242,8 @@ func (s *sequence) keyless(st *history.Step, k *poolKey, p planned) error {
 	return nil
 }
 
-// malformedKeyCases is how many malformed keys malformedKeys makes (a
-// test holds them equal).
+// malformedKeyCases is how many malformed keys malformedKeys makes, the
+// duplicated header last (a test holds them to it).
 const malformedKeyCases = 6
 
 // malformedKey sends a create with a malformed key (or two key headers),

@@ -10,8 +10,12 @@ import (
 // The property draws a malformed key by its index among malformedKeys'.
 func TestMalformedKeyCasesCountsMalformedKeys(t *testing.T) {
 	e := &harness.Env{Target: targets.FakeTarget("http://127.0.0.1:1", "fake:reference")}
-	if n := len(malformedKeys(e)); n != malformedKeyCases {
-		t.Errorf("malformedKeys makes %d keys, malformedKeyCases says %d", n, malformedKeyCases)
+	keys := malformedKeys(e)
+	if n := len(keys); n != malformedKeyCases {
+		t.Fatalf("malformedKeys makes %d keys, malformedKeyCases says %d", n, malformedKeyCases)
+	}
+	if last := keys[malformedKeyCases-1]; last.name != "duplicated header" || len(last.values) != 2 {
+		t.Errorf("the last malformed key is %q, want the duplicated header", last.name)
 	}
 }
 
