@@ -1,6 +1,7 @@
 // Command idemspec is the conformance harness for idempotency guarantees.
 //
 //	idemspec run    [--target FILE|fake:NAME] [--report-dir DIR] ...
+//	idemspec serve  [--mutant NAME] [--addr HOST:PORT] [--db PATH] [--delay D] [--in-progress-timeout D]
 //	idemspec list
 //
 // Exit codes: 0 every check passed, 1 a violation, 2 a configuration or
