@@ -34,7 +34,9 @@ func (e *Env) SendUntilSettled(ctx context.Context, h *history.History, a Attemp
 		if secs, err := strconv.Atoi(x.Headers["Retry-After"]); err == nil {
 			pause = min(time.Duration(secs)*time.Second, time.Second)
 		}
-		backoff = min(2*backoff, 500*time.Millisecond)
+		// The cap grows with the wait, so the attempt bound never ends a
+		// long wait (a 30s in-progress timeout, say) early.
+		backoff = min(2*backoff, max(500*time.Millisecond, 2*wait/maxSettleAttempts))
 		if time.Now().Add(pause).After(until) {
 			return out
 		}
