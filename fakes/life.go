@@ -32,11 +32,23 @@ func (s *Server) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	if err := fn(tx); err != nil {
+		var keep keepWork
+		if errors.As(err, &keep) {
+			if err := tx.Commit(); err != nil {
+				return err
+			}
+			return keep.error
+		}
 		tx.Rollback()
 		return err
 	}
 	return tx.Commit()
 }
+
+// keepWork is an error after which write still commits what fn wrote.
+type keepWork struct{ error }
+
+func (k keepWork) Unwrap() error { return k.error }
 
 // oneRow turns "the update matched no row" into errLostClaim.
 func oneRow(res sql.Result, err error) error {

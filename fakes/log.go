@@ -23,7 +23,7 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		defer mu.Unlock()
 		fmt.Fprintf(s.opts.Log, "%s %s %s key=%q status=%d replayed=%t took=%s\n",
 			start.UTC().Format(time.RFC3339Nano), r.Method, r.URL.RequestURI(), r.Header.Get(s.opts.KeyHeader),
-			rec.status, rec.Header().Get(ReplayHeader) == "true", time.Since(start).Round(time.Microsecond))
+			rec.status, s.conv.ReplayHeader != "" && rec.Header().Get(s.conv.ReplayHeader) == "true", time.Since(start).Round(time.Microsecond))
 	})
 }
 

@@ -17,14 +17,9 @@ import (
 
 const inProgressTimeout = 300 * time.Millisecond
 
-func start(t *testing.T, mutant string) *fakes.Instance {
+func startMutant(t *testing.T, mutant string) *fakes.Instance {
 	t.Helper()
-	in, err := fakes.Start(fakes.Options{Mutant: mutant, InProgressTimeout: inProgressTimeout}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close() })
-	return in
+	return start(t, fakes.Options{Mutant: mutant, InProgressTimeout: inProgressTimeout})
 }
 
 // client never reuses a connection, so a restart leaves no stale one.
@@ -36,7 +31,7 @@ type reply struct {
 	err    error
 }
 
-func post(in *fakes.Instance, key, marker string) reply {
+func send(in *fakes.Instance, key, marker string) reply {
 	body := fmt.Sprintf(`{"marker":%q,"amount":1}`, marker)
 	req, _ := http.NewRequest(http.MethodPost, in.URL+"/resources", strings.NewReader(body))
 	req.Header.Set("Idempotency-Key", key)
@@ -50,7 +45,7 @@ func post(in *fakes.Instance, key, marker string) reply {
 	return reply{status: resp.StatusCode, id: v.ID}
 }
 
-func count(t *testing.T, in *fakes.Instance, marker string) int {
+func resources(t *testing.T, in *fakes.Instance, marker string) int {
 	t.Helper()
 	resp, err := client.Get(in.URL + "/resources?marker=" + marker)
 	if err != nil {
@@ -87,7 +82,7 @@ func crashMidRequest(t *testing.T, in *fakes.Instance, key, marker string) reply
 	var first reply
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); first = post(in, key, marker) }()
+	go func() { defer wg.Done(); first = send(in, key, marker) }()
 	select {
 	case <-point:
 	case <-time.After(5 * time.Second):
@@ -103,7 +98,7 @@ func crashMidRequest(t *testing.T, in *fakes.Instance, key, marker string) reply
 // retryAfterTimeout waits out the in-progress timeout and retries.
 func retryAfterTimeout(in *fakes.Instance, key, marker string) reply {
 	time.Sleep(inProgressTimeout + 50*time.Millisecond)
-	return post(in, key, marker)
+	return send(in, key, marker)
 }
 
 func TestCrashMidRequest(t *testing.T) {
@@ -122,12 +117,12 @@ func TestCrashMidRequest(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mutant, func(t *testing.T) {
 			t.Parallel()
-			in := start(t, c.mutant)
+			in := startMutant(t, c.mutant)
 			key, marker := "k-"+c.mutant, "m-"+c.mutant
 			if first := crashMidRequest(t, in, key, marker); first.err == nil {
 				t.Errorf("the crashed request got an answer (%d): a killed server must not answer", first.status)
 			}
-			if got := count(t, in, marker); got != c.before {
+			if got := resources(t, in, marker); got != c.before {
 				t.Errorf("after the crash: %d resources, want %d", got, c.before)
 			}
 			if got := keyState(t, in, key); got != c.state {
@@ -136,7 +131,7 @@ func TestCrashMidRequest(t *testing.T) {
 			if r := retryAfterTimeout(in, key, marker); r.err != nil || r.status != c.retryStatus {
 				t.Errorf("retry after the in-progress timeout: %d %v, want %d", r.status, r.err, c.retryStatus)
 			}
-			if got := count(t, in, marker); got != c.after {
+			if got := resources(t, in, marker); got != c.after {
 				t.Errorf("after the retry: %d resources, want %d", got, c.after)
 			}
 		})
@@ -151,7 +146,7 @@ func TestKilledHandlerWritesNothing(t *testing.T) {
 	}
 	defer in.Close()
 	done := make(chan reply, 1)
-	go func() { done <- post(in, "k", "m") }()
+	go func() { done <- send(in, "k", "m") }()
 	deadline := time.Now().Add(5 * time.Second)
 	for keyState(t, in, "k") != "in_flight" {
 		if time.Now().After(deadline) {
@@ -166,7 +161,7 @@ func TestKilledHandlerWritesNothing(t *testing.T) {
 		t.Errorf("the crashed request got an answer (%d)", r.status)
 	}
 	time.Sleep(300 * time.Millisecond) // past the dead handler's work delay
-	if got, state := count(t, in, "m"), keyState(t, in, "k"); got != 0 || state != "in_flight" {
+	if got, state := resources(t, in, "m"), keyState(t, in, "k"); got != 0 || state != "in_flight" {
 		t.Errorf("after the dead handler woke: %d resources, key %s; want 0 and in_flight", got, state)
 	}
 }
@@ -184,19 +179,19 @@ func TestRestartKeepsRecordsUnlessInMemory(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mutant, func(t *testing.T) {
 			t.Parallel()
-			in := start(t, c.mutant)
-			first := post(in, "k", "m")
+			in := startMutant(t, c.mutant)
+			first := send(in, "k", "m")
 			if first.status != http.StatusCreated {
 				t.Fatalf("first create: %d %v", first.status, first.err)
 			}
 			if err := in.Restart(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			again := post(in, "k", "m")
+			again := send(in, "k", "m")
 			if (again.id == first.id) != c.sameID {
 				t.Errorf("after a restart: id %s then %s, want same=%t", first.id, again.id, c.sameID)
 			}
-			if got := count(t, in, "m"); got != c.resources {
+			if got := resources(t, in, "m"); got != c.resources {
 				t.Errorf("%d resources, want %d", got, c.resources)
 			}
 		})
@@ -210,9 +205,9 @@ func TestLogOneLinePerRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	post(in, "k1", "m")
-	post(in, "k1", "m")
-	count(t, in, "m")
+	send(in, "k1", "m")
+	send(in, "k1", "m")
+	resources(t, in, "m")
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("%d log lines, want 3:\n%s", len(lines), log.String())

@@ -80,14 +80,8 @@ func (e *Env) Close() error {
 // ClearFaults removes every fault from every lane.
 func (e *Env) ClearFaults() { e.proxies.resetAll() }
 
-// NewKey makes a fresh idempotency key in the target's format.
-func (e *Env) NewKey() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	b[6] = (b[6] & 0x0f) | 0x40 // version 4
-	b[8] = (b[8] & 0x3f) | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+// NewKey makes a fresh idempotency key in the target's declared format.
+func (e *Env) NewKey() string { return e.Target.Key.NewKey() }
 
 // NewMarker makes a marker unique to this run and scenario, so the oracle
 // counts only the resources this scenario created.

@@ -17,8 +17,9 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// base is the part of a target file every test here shares.
-const base = `
+// sections are the part of a target file every test here shares,
+// after its base_url.
+const sections = `
 create:
   path: /resources
   body: '{"marker":"{{.Marker}}"}'
@@ -32,7 +33,7 @@ func TestParseProcess(t *testing.T) {
 	unsetenv(t, "IDEMSPEC_TEST_MUTANT")
 	t.Setenv("IDEMSPEC_TEST_DELAY", "300ms")
 	tg, err := targets.Parse("p.yaml", file(`
-base_url: http://127.0.0.1:{{.Port}}`+base+`
+base_url: http://127.0.0.1:{{.Port}}`+sections+`
 process:
   command: "{{.Idemspec}}"
   args: [serve, "--addr=127.0.0.1:{{.Port}}", "--mutant=${IDEMSPEC_TEST_MUTANT:-reference}", "--delay=${IDEMSPEC_TEST_DELAY:-1s}"]
@@ -76,7 +77,7 @@ process:
 func TestParseRestartHooks(t *testing.T) {
 	t.Setenv("IDEMSPEC_TEST_ADMIN", "adm1n")
 	tg, err := targets.Parse("h.yaml", file(`
-base_url: http://127.0.0.1:8080`+base+`
+base_url: http://127.0.0.1:8080`+sections+`
 restart:
   http:
     url: /admin/restart
@@ -99,7 +100,7 @@ restart:
 		t.Errorf("a hook restarts (%q) but cannot crash (%q)", tg.CannotRestart(), tg.CannotCrash())
 	}
 
-	plain, err := targets.Parse("n.yaml", file("base_url: http://127.0.0.1:8080"+base))
+	plain, err := targets.Parse("n.yaml", file("base_url: http://127.0.0.1:8080"+sections))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,25 +112,25 @@ restart:
 func TestParseLifecycleErrors(t *testing.T) {
 	unsetenv(t, "IDEMSPEC_TEST_UNSET")
 	cases := []struct{ name, data, want string }{
-		{"port without a process", "base_url: http://127.0.0.1:{{.Port}}" + base,
+		{"port without a process", "base_url: http://127.0.0.1:{{.Port}}" + sections,
 			"t.yaml:1: base_url: {{.Port}} is only known for a target with a process: section"},
-		{"process and restart", "base_url: http://127.0.0.1:1" + base + "process:\n  command: x\nrestart:\n  command: y\n",
+		{"process and restart", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\nrestart:\n  command: y\n",
 			"t.yaml:11: restart: a target has either process:"},
-		{"process without command", "base_url: http://127.0.0.1:1" + base + "process:\n  args: [a]\n",
+		{"process without command", "base_url: http://127.0.0.1:1" + sections + "process:\n  args: [a]\n",
 			"t.yaml:10: process.command: missing required field"},
-		{"unknown template variable", "base_url: http://127.0.0.1:1" + base + "process:\n  command: x\n  args: [\"{{.Prot}}\"]\n",
+		{"unknown template variable", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  args: [\"{{.Prot}}\"]\n",
 			"process.args[0]: template: field:1:2: executing \"field\" at <.Prot>: can't evaluate field Prot"},
-		{"unknown process field", "base_url: http://127.0.0.1:1" + base + "process:\n  command: x\n  helth: {path: /}\n",
+		{"unknown process field", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  helth: {path: /}\n",
 			"t.yaml:11: process.helth: unknown field (did you mean \"health\"?)"},
-		{"bad crash window", "base_url: http://127.0.0.1:1" + base + "process:\n  command: x\n  crash_window: 80ms-20ms\n",
+		{"bad crash window", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  crash_window: 80ms-20ms\n",
 			"process.crash_window: \"80ms-20ms\" is not a window such as 50ms-200ms"},
-		{"bad health timeout", "base_url: http://127.0.0.1:1" + base + "process:\n  command: x\n  health: {timeout: soon}\n",
+		{"bad health timeout", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  health: {timeout: soon}\n",
 			"process.health.timeout: \"soon\" is not a positive duration"},
-		{"restart with neither hook", "base_url: http://127.0.0.1:1" + base + "restart:\n  timeout: 5s\n",
+		{"restart with neither hook", "base_url: http://127.0.0.1:1" + sections + "restart:\n  timeout: 5s\n",
 			"t.yaml:9: restart: give exactly one of command: (a script) or http: (an admin endpoint)"},
-		{"restart with both hooks", "base_url: http://127.0.0.1:1" + base + "restart:\n  command: x\n  http: {url: /r}\n",
+		{"restart with both hooks", "base_url: http://127.0.0.1:1" + sections + "restart:\n  command: x\n  http: {url: /r}\n",
 			"restart: give exactly one of"},
-		{"unset variable in a process field", "base_url: http://127.0.0.1:1" + base + "process:\n  command: ${IDEMSPEC_TEST_UNSET}\n",
+		{"unset variable in a process field", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: ${IDEMSPEC_TEST_UNSET}\n",
 			"t.yaml:10: process.command: environment variable \"IDEMSPEC_TEST_UNSET\" is not set"},
 	}
 	for _, c := range cases {
@@ -146,7 +147,7 @@ func TestParseLifecycleErrors(t *testing.T) {
 func processTarget(t *testing.T, script, health string) (*targets.Target, *targets.Process) {
 	t.Helper()
 	tg, err := targets.Parse("p.yaml", file(fmt.Sprintf(`
-base_url: http://127.0.0.1:{{.Port}}`+base+`
+base_url: http://127.0.0.1:{{.Port}}`+sections+`
 process:
   command: sh
   args: ["-c", %q]
@@ -251,7 +252,7 @@ func TestRestartCommandHook(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tg, err := targets.Parse("h.yaml", file(fmt.Sprintf("base_url: %s%srestart:\n  command: %q\n  timeout: %s\n  health: {path: /healthz, timeout: 2s}\n", srv.URL, base, c.command, c.timeout)))
+			tg, err := targets.Parse("h.yaml", file(fmt.Sprintf("base_url: %s%srestart:\n  command: %q\n  timeout: %s\n  health: {path: /healthz, timeout: 2s}\n", srv.URL, sections, c.command, c.timeout)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -304,7 +305,7 @@ func TestRestartHTTPHook(t *testing.T) {
 		{"refused", "Bearer wrong", "restart.http: PUT answered 403"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tg, err := targets.Parse("h.yaml", file(fmt.Sprintf("base_url: %s%srestart:\n  http:\n    method: put\n    url: /admin/restart\n    headers: {Authorization: %q}\n  health: {path: /healthz, timeout: 2s}\n", srv.URL, base, c.auth)))
+			tg, err := targets.Parse("h.yaml", file(fmt.Sprintf("base_url: %s%srestart:\n  http:\n    method: put\n    url: /admin/restart\n    headers: {Authorization: %q}\n  health: {path: /healthz, timeout: 2s}\n", srv.URL, sections, c.auth)))
 			if err != nil {
 				t.Fatal(err)
 			}
