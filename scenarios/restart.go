@@ -86,7 +86,8 @@ func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev
 	}
 	send.Step = "retry after the crash"
 	wait := time.Until(crash.At.Add(timeout + settleMargin))
-	retries := e.SendUntilSettled(ctx, h, send, wait)
+	inFlight := e.Target.Profile.InFlight
+	retries := e.SendUntil(ctx, h, send, wait, func(x history.Exchange) bool { return check.Pending(x, inFlight) })
 	last := retries[len(retries)-1]
 	ev.Notes = append(ev.Notes, fmt.Sprintf("%d retries; the last was sent %s after the kill (in-progress timeout %s)",
 		len(retries), last.Start.Sub(crash.At).Round(time.Millisecond), timeout))
@@ -96,7 +97,7 @@ func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev
 	}
 	return check.CrashMidRequest(check.CrashRun{
 		Crashed: crashed, Crash: crash, Before: before, Retries: retries, After: after,
-		InFlight: e.Target.Profile.InFlight, InProgressTimeout: timeout,
+		InFlight: inFlight, InProgressTimeout: timeout,
 	}), nil
 }
 

@@ -102,12 +102,12 @@ func CrashMidRequest(run CrashRun) Verdict {
 	for _, x := range run.Retries {
 		switch {
 		case x.Outcome != history.OK || x.Is2xx():
-		case x.Status == run.InFlight:
+		case Pending(x, run.InFlight):
 			inFlight = append(inFlight, x.Seq)
 		default:
 			vs = append(vs, Violation{
 				What:     fmt.Sprintf("%s: the retry after the crash was refused", x.Step),
-				Expected: fmt.Sprintf("2xx, or %d until the in-progress timeout (%s) has passed", run.InFlight, run.InProgressTimeout),
+				Expected: fmt.Sprintf("2xx, or %d (or another answer with Retry-After) until the in-progress timeout (%s) has passed", run.InFlight, run.InProgressTimeout),
 				Observed: fmt.Sprint(x.Status),
 				Seqs:     []int{x.Seq},
 			})
@@ -115,7 +115,7 @@ func CrashMidRequest(run CrashRun) Verdict {
 	}
 	if n := len(run.Retries); n > 0 {
 		last := run.Retries[n-1]
-		if last.Outcome == history.OK && last.Status == run.InFlight {
+		if last.Outcome == history.OK && Pending(last, run.InFlight) {
 			since := last.Start.Sub(run.Crash.At)
 			if since < run.InProgressTimeout {
 				return Errored(S5b.ID, fmt.Errorf("the harness stopped retrying %s after the crash, before the in-progress timeout (%s) had passed", since.Round(time.Millisecond), run.InProgressTimeout))
@@ -123,7 +123,7 @@ func CrashMidRequest(run CrashRun) Verdict {
 			vs = append(vs, Violation{
 				What:     "the key stayed in progress past the declared in-progress timeout: the operation can never complete",
 				Expected: fmt.Sprintf("a final answer to a retry sent %s or more after the crash", run.InProgressTimeout),
-				Observed: fmt.Sprintf("%d (in flight) to a retry sent %s after the crash, %d in-flight answers in all", last.Status, since.Round(time.Millisecond), len(inFlight)),
+				Observed: fmt.Sprintf("%d (still in progress) to a retry sent %s after the crash, %d such answers in all", last.Status, since.Round(time.Millisecond), len(inFlight)),
 				Seqs:     inFlight,
 			})
 		}
@@ -139,4 +139,15 @@ func CrashMidRequest(run CrashRun) Verdict {
 		vs = append(vs, v)
 	}
 	return Judge(S5b.ID, vs...)
+}
+
+// Pending reports an answer that says "not yet, try again": the target's
+// in-flight status, or any other refusal carrying Retry-After (a 429 or
+// 503, say). Whether the status is the right one is K5's business; S5b
+// judges whether the operation ever completes.
+func Pending(x history.Exchange, inFlight int) bool {
+	if x.Outcome != history.OK || x.Is2xx() {
+		return false
+	}
+	return x.Status == inFlight || (x.Status >= 400 && x.Headers["Retry-After"] != "")
 }

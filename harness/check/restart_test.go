@@ -52,6 +52,10 @@ func TestCrashMidRequest(t *testing.T) {
 	inFlight := func(seq int, d time.Duration) history.Exchange {
 		return sent(answer(seq, "retry", 409, ""), d)
 	}
+	retryLater := func(x history.Exchange) history.Exchange {
+		x.Headers = map[string]string{"Retry-After": "1"}
+		return x
+	}
 	killed := lost(1, "crashed")
 	cases := []struct {
 		name          string
@@ -77,7 +81,7 @@ func TestCrashMidRequest(t *testing.T) {
 			want:    check.FAIL, reason: "the crash left 2 resources for one key before any retry (expected at most 1"},
 		{name: "stuck: in flight past the in-progress timeout", crashed: killed, before: reading(0), after: reading(0),
 			retries: []history.Exchange{inFlight(2, 100*time.Millisecond), inFlight(3, 1100*time.Millisecond), inFlight(4, 2100*time.Millisecond), inFlight(5, 3100*time.Millisecond)},
-			want:    check.FAIL, reason: "the key stayed in progress past the declared in-progress timeout: the operation can never complete (expected a final answer to a retry sent 2s or more after the crash, observed 409 (in flight) to a retry sent 3.1s after the crash, 4 in-flight answers in all)"},
+			want:    check.FAIL, reason: "the key stayed in progress past the declared in-progress timeout: the operation can never complete (expected a final answer to a retry sent 2s or more after the crash, observed 409 (still in progress) to a retry sent 3.1s after the crash, 4 such answers in all)"},
 		{name: "in flight at exactly the timeout is stuck", crashed: killed, before: reading(0), after: reading(0),
 			retries: []history.Exchange{inFlight(2, timeout)}, want: check.FAIL, reason: "stayed in progress"},
 		{name: "the harness gave up too early", crashed: killed, before: reading(0), after: reading(0),
@@ -85,7 +89,11 @@ func TestCrashMidRequest(t *testing.T) {
 			want:    check.ERROR, reason: "stopped retrying 1.9s after the crash, before the in-progress timeout (2s)"},
 		{name: "refused after the crash", crashed: killed, before: reading(0), after: reading(0),
 			retries: []history.Exchange{sent(answer(2, "retry", 500, ""), 50*time.Millisecond)},
-			want:    check.FAIL, reason: "retry: the retry after the crash was refused (expected 2xx, or 409 until the in-progress timeout (2s) has passed, observed 500)"},
+			want:    check.FAIL, reason: "retry: the retry after the crash was refused (expected 2xx, or 409 (or another answer with Retry-After) until the in-progress timeout (2s) has passed, observed 500)"},
+		{name: "another status with Retry-After is a 'not yet'", crashed: killed, before: reading(0), after: reading(1, "r1"),
+			retries: []history.Exchange{retryLater(sent(answer(2, "retry", 429, ""), 100*time.Millisecond)), sent(answer(3, "retry", 201, "r1"), 2100*time.Millisecond)}, want: check.PASS},
+		{name: "stuck behind 503 Retry-After", crashed: killed, before: reading(0), after: reading(0),
+			retries: []history.Exchange{retryLater(sent(answer(2, "retry", 503, ""), 2500*time.Millisecond))}, want: check.FAIL, reason: "observed 503 (still in progress)"},
 		{name: "replay names another resource than the crashed answer", crashed: answer(1, "crashed", 201, "r1"), before: reading(1, "r1"), after: reading(2, "r1", "r2"),
 			retries: []history.Exchange{sent(answer(2, "retry", 201, "r2"), 50*time.Millisecond)},
 			want:    check.FAIL, reason: "successful answers for one key carried different resource ids"},
