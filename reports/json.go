@@ -31,6 +31,10 @@ func ReadJSON(path string) (Report, error) {
 		Schema string `json:"schema"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			return r, fmt.Errorf("%s: not an idemspec report: a report is a JSON object", path)
+		}
 		return r, fmt.Errorf("%s%s: not an idemspec report: %w", path, position(b, err), err)
 	}
 	if head.Schema != Schema {
@@ -42,7 +46,8 @@ func ReadJSON(path string) (Report, error) {
 	return r, nil
 }
 
-// position turns a JSON error's byte offset into ":line:column".
+// position turns a JSON error's offset (just past the byte it choked
+// on) into ":line:column" of that byte.
 func position(b []byte, err error) string {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -55,9 +60,7 @@ func position(b []byte, err error) string {
 	default:
 		return ""
 	}
-	if off > int64(len(b)) {
-		off = int64(len(b))
-	}
+	off = min(max(off-1, 0), int64(len(b)))
 	before := b[:off]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := int(off) - bytes.LastIndexByte(before, '\n')
