@@ -73,9 +73,10 @@ func TestFromGinkgoCompleteRun(t *testing.T) {
 
 func TestFromGinkgoInterruptedRun(t *testing.T) {
 	g := suite(
-		spec("S1", types.SpecStatePassed, judged(check.Judge("S1"), "ok")),
-		// The interrupt came while S2 ran: whatever it judged is not a verdict.
-		spec("S2", types.SpecStateInterrupted, judged(check.Judge("S2", check.Violation{What: "cut short"}), "ok")),
+		// The interrupt came while S2's body ran: whatever it judged is not a verdict.
+		interrupted(spec("S2", types.SpecStateInterrupted, judged(check.Judge("S2", check.Violation{What: "cut short"}), "ok")), types.NodeTypeIt),
+		// It came after S1's body judged, while its report node ran: the verdict stands.
+		interrupted(spec("S1", types.SpecStateInterrupted, judged(check.Judge("S1"), "ok")), types.NodeTypeReportAfterEach),
 		spec("S3", types.SpecStateSkipped, nil), // never ran
 		spec("S4", types.SpecStateSkipped, nil), // left out by the label filter
 	)
@@ -115,6 +116,11 @@ func TestFromGinkgoRedacts(t *testing.T) {
 	if c.Reason != "401 for Bearer [redacted]" || c.Evidence.History[0].Body != `{"echo":"[redacted]"}` || r.Target.BaseURL != "http://u:[redacted]@127.0.0.1:1" {
 		t.Errorf("not redacted: %q %q %q", c.Reason, c.Evidence.History[0].Body, r.Target.BaseURL)
 	}
+}
+
+func interrupted(s types.SpecReport, during types.NodeType) types.SpecReport {
+	s.Failure = types.Failure{Message: "interrupted by user", FailureNodeType: during}
+	return s
 }
 
 type errString string

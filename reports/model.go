@@ -137,13 +137,15 @@ func FromGinkgo(r types.Report, m Meta) Report {
 }
 
 // unfinished says why a check of an interrupted run has no real verdict:
-// the spec that was running when the interrupt came may have judged a
-// cut-short history, and the specs after it never ran (Ginkgo marks them
-// skipped, as it marks the ones the label filter left out).
+// the interrupt may have cut a spec's body short (it then judged a
+// truncated history, or none), and the specs after it never ran (Ginkgo
+// marks them skipped, as it marks the ones the label filter left out).
+// A spec whose body had judged when the interrupt came (it landed in a
+// cleanup or a report node) keeps its verdict.
 func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter) check.Result {
 	id := res.Verdict.Check
 	switch {
-	case s.State.Is(types.SpecStateInterrupted | types.SpecStateAborted):
+	case s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
 		res.Verdict = check.Skip(id, "not finished: the run was interrupted while it ran")
 	case s.State == types.SpecStateSkipped && !judged(s) && selected != nil && selected(s.Labels()):
 		res.Verdict = check.Skip(id, "not run: the run was interrupted")
