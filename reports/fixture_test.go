@@ -109,11 +109,11 @@ func syntheticReport() reports.Report {
 		},
 	}
 	return reports.Report{
-		Schema: reports.Schema,
-		Tool:   reports.Tool{Name: "idemspec", Version: "1.2.3-test"},
-		Run:    reports.Run{ID: "r1a2b3c4", Seed: 4242, Started: t0, DurationMS: 1234.5, Strict: false, Complete: true},
-		Target: reports.Target{Name: "orders-api", Source: "orders.yaml", BaseURL: "http://127.0.0.1:8080", Profile: "ietf", Oracle: "list"},
-		Checks: checks,
+		Schema:  reports.Schema,
+		Tool:    reports.Tool{Name: "idemspec", Version: "1.2.3-test"},
+		Run:     reports.Run{ID: "r1a2b3c4", Seed: 4242, Started: t0, DurationMS: 1234.5, Strict: false, Complete: true},
+		Target:  reports.Target{Name: "orders-api", Source: "orders.yaml", BaseURL: "http://127.0.0.1:8080", Profile: "ietf", Oracle: "list"},
+		Checks:  checks,
 		Summary: reports.Summary{Total: 6, Pass: 1, Fail: 2, Warn: 1, Skip: 1, Error: 1},
 	}
 }
