@@ -122,7 +122,7 @@ func WriteCompareMarkdown(w io.Writer, m Matrix) error {
 	for _, c := range m.Columns {
 		r := c.Report
 		md.linef("| %s | `%s` | `%s` | `%d` | %s | %s %s | %s |", cell(c.Label), code(r.Target.Source), code(r.Run.ID), r.Run.Seed,
-			r.Run.Started.UTC().Format("2006-01-02 15:04:05 MST"), cell(r.Tool.Name), cell(r.Tool.Version), summaryText(r.Summary))
+			dateText(r.Run.Started), cell(r.Tool.Name), cell(r.Tool.Version), summaryText(r.Summary))
 	}
 	_, err := io.WriteString(w, md.String())
 	return err

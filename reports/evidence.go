@@ -120,6 +120,9 @@ func durationText(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
+// dateText prints a run's date, always in UTC.
+func dateText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") }
+
 // msText prints a duration given in milliseconds, as the model stores it.
 func msText(ms float64) string {
 	return durationText(time.Duration(ms * float64(time.Millisecond)))

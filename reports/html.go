@@ -24,7 +24,7 @@ var htmlTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"vclass":   func(s string) string { return verdictClass(check.Status(s)) },
 	"ms":       msText,
 	"duration": durationText,
-	"date":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
+	"date":     dateText,
 	"reading":  readingLine,
 	"title":    func(s string) string { return strings.TrimPrefix(s, "should ") },
 }).ParseFS(htmlFiles, "html/*.html"))

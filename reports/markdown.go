@@ -32,7 +32,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("| base URL | `%s` |", code(r.Target.BaseURL))
 	md.linef("| profile, oracle | %s, %s |", cell(r.Target.Profile), cell(r.Target.Oracle))
 	md.linef("| run | `%s`, seed `%d`, %s |", code(r.Run.ID), r.Run.Seed, runFlagsText(r.Run))
-	md.linef("| started | %s (%s) |", r.Run.Started.UTC().Format("2006-01-02 15:04:05 MST"), msText(r.Run.DurationMS))
+	md.linef("| started | %s (%s) |", dateText(r.Run.Started), msText(r.Run.DurationMS))
 	md.linef("| tool | %s %s, report schema `%s` |", cell(r.Tool.Name), cell(r.Tool.Version), code(r.Schema))
 	md.line("")
 	md.line("## Checks")
