@@ -114,7 +114,7 @@ func TestMarkdownMermaidDiagram(t *testing.T) {
 		"participant P2 as Proxy (clean lane)", "participant S as Server",
 		"C->>P1: 1. first (answer lost) (key 7f3c9a1e)", "Note over P1: fault: response-loss",
 		"P1--xC: no answer (maybe applied)", "C->>P2: 2. retry (key 7f3c9a1e)", "S-->>C: 201 res_b",
-		"Note over S: oracle: 2 resources carry marker idemspec-r1-S2-2",
+		"Note over C,S: oracle: 2 resources carry marker idemspec-r1-S2-2",
 	} {
 		if !strings.Contains(d, want) {
 			t.Errorf("diagram lacks %q:\n%s", want, d)

@@ -57,7 +57,7 @@ func sequenceDiagram(c CheckResult) string {
 		fmt.Fprintf(&b, "    Note over C,S: %d more %s not shown\n", gap, plural(gap, "exchange", "exchanges"))
 	}
 	for _, r := range c.Evidence.Readings {
-		fmt.Fprintf(&b, "    Note over S: oracle: %s\n", mermaidText(readingLine(r)))
+		fmt.Fprintf(&b, "    Note over C,S: oracle: %s\n", mermaidText(readingLine(r)))
 	}
 	return b.String()
 }
@@ -134,9 +134,10 @@ func diagramSeqs(c CheckResult) []int {
 }
 
 // mermaidText keeps a label from breaking the diagram: Mermaid ends a
-// statement at ";" or a newline and reads "#" as the start of an entity.
+// statement at ";" or a newline and reads "#" as the start of an entity;
+// quotes are dropped (the harness quotes fault names).
 func mermaidText(s string) string {
-	s = strings.NewReplacer(";", ",", "#", "no. ", "\n", " ", "\r", " ", "%%", "%", `"`, "'").Replace(s)
+	s = strings.NewReplacer(";", ",", "#", "no. ", "\n", " ", "\r", " ", "%%", "%", `"`, "").Replace(s)
 	if r := []rune(s); len(r) > 80 {
 		s = string(r[:79]) + "…"
 	}
