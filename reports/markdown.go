@@ -113,6 +113,16 @@ func (md *markdown) finding(c CheckResult) {
 	for _, n := range ev.Notes {
 		md.linef("- note: %s", inline(n))
 	}
+	for _, t := range ev.Tables {
+		md.line("")
+		md.linef("**%s**", inline(t.Title))
+		md.line("")
+		md.linef("| %s |", strings.Join(cells(t.Columns), " | "))
+		md.linef("|%s", strings.Repeat("---|", len(t.Columns)))
+		for _, row := range t.Rows {
+			md.linef("| %s |", strings.Join(cells(row), " | "))
+		}
+	}
 	if d := sequenceDiagram(c); d != "" {
 		md.line("")
 		md.line("```mermaid")
@@ -244,3 +254,12 @@ var markdownEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"<", "&lt;", ">", "&gt;", "&", "&amp;",
 )
+
+// cells escapes every cell of a table row.
+func cells(row []string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = cell(c)
+	}
+	return out
+}
