@@ -2,7 +2,9 @@
 //
 //	idemspec run    [--target FILE|fake:NAME] [--report-dir DIR] ...
 //	idemspec serve  [--mutant NAME] [--addr HOST:PORT] [--db PATH] [--delay D] [--in-progress-timeout D]
-//	idemspec list
+//	idemspec list   [--format text|markdown]
+//	idemspec report [--out DIR] REPORT.json
+//	idemspec report --compare [--out DIR] A.json B.json ...
 //
 // Exit codes: 0 every check passed, 1 a violation, 2 a configuration or
 // execution error. Bad input is reported as one plain message, never a
