@@ -320,7 +320,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	busy := func(x history.Exchange) bool {
 		return x.Headers["Retry-After"] != "" || (x.Status == prof.InFlight && !ambiguous)
 	}
-	xs := e.SendWhile(s.r.ctx, s.h, harness.Attempt{
+	xs := e.SendUntil(s.r.ctx, s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
 	}, e.Target.InProgressTimeout+e.Settings.RequestTimeout, busy)
 	s.r.spent += len(xs) - 1 // the first was paid for by afford

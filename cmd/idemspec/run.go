@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -45,7 +47,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	f := runFlags{settings: harness.DefaultSettings(), property: scenarios.DefaultPropertyConfig()}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
-	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json and junit.xml are written")
+	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
 	fs.StringVar(&f.labelFilter, "label-filter", "", `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
 	fs.Int64Var(&f.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
 	fs.BoolVar(&f.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
@@ -85,30 +87,47 @@ func (f *runFlags) validate() error {
 }
 
 func (f *runFlags) execute(stdout, stderr io.Writer) int {
+	// From here on SIGINT and SIGTERM do not kill idemspec: they cancel
+	// ctx (start-up) and interrupt the suite (Ginkgo listens too), and
+	// the deferred Close stops any process idemspec started, so nothing
+	// is left behind and the reports cover what ran.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	target, err := targets.Load(f.target)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer target.Close()
+	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
+		return fail(stderr, fmt.Errorf("report directory: %w", err))
+	}
+	if err := target.Start(ctx, f.reportDir); err != nil {
+		return fail(stderr, target.Redact(err.Error()))
+	}
+	if p, ok := target.Lifecycle.(*targets.Process); ok {
+		fmt.Fprintf(stdout, "idemspec: started the target process, pid %d; its output goes to %s\n", p.Pid(), p.LogPath())
+	}
 	env, err := harness.New(target, f.settings)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer env.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err = env.Preflight(ctx)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = env.Preflight(pctx)
 	cancel()
 	if err != nil {
 		return fail(stderr, target.Redact(err.Error()))
 	}
-	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
-		return fail(stderr, fmt.Errorf("report directory: %w", err))
-	}
-	log, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
+	logFile, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer log.Close()
+	defer logFile.Close()
+	// Ginkgo's log and the progress lines carry failure messages, which
+	// may quote what the target said: secrets are cut from both streams.
+	log, progress := target.RedactWriter(logFile), target.RedactWriter(stdout)
+	defer log.Flush()
+	defer progress.Flush()
 
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = f.labelFilter
@@ -120,10 +139,10 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	// gets idemspec's one line per check instead, the log gets Ginkgo's.
 	formatter.ColorableStdOut = log
 	if f.verbose {
-		formatter.ColorableStdOut = io.MultiWriter(stdout, log)
+		formatter.ColorableStdOut = io.MultiWriter(progress, log)
 	}
 	f.property.Replay = f.replay
-	scenarios.Use(env, scenarios.Options{Progress: stdout, Strict: f.strict, Property: f.property})
+	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: f.strict, Property: f.property})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: testing %s at %s through Toxiproxy (run %s, seed %d)\n",
@@ -133,17 +152,22 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
 		Version: version, RunID: env.RunID, LabelFilter: f.labelFilter, Strict: f.strict,
 		Target: reports.Target{
-			Name: target.Name, Source: target.Source, BaseURL: target.Redact(target.BaseURL.String()),
+			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
 			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(),
 		},
+		Redact: target.Redact,
 	})
 	paths, err := reports.WriteAll(f.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	s := rep.Summary
-	if s.Total == s.Skip {
+	if s.Total == s.Skip && rep.Run.Complete {
 		return fail(stderr, errors.New("no check was run: the label filter selected none (see `idemspec list`)"))
+	}
+	progress.Flush()
+	if !rep.Run.Complete {
+		fmt.Fprintf(stdout, "\nthe run is incomplete (%s): the reports hold the checks that finished\n", rep.Run.Incomplete)
 	}
 	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
 		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))
