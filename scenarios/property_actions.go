@@ -3,7 +3,10 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"net/http"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -48,6 +51,10 @@ var actionCatalogue = []action{
 	// the other five together.
 	{name: "malformed-key", draw: drawMalformedKey, run: (*sequence).malformedKey},
 	{name: "two-key-headers", draw: drawTwoKeyHeaders, run: (*sequence).malformedKey},
+	{name: "restart", supported: func(e *harness.Env) bool { return e.Target.CannotRestart() == "" },
+		draw: func(*rapid.T) planned { return planned{} }, run: (*sequence).restart},
+	{name: "crash", supported: func(e *harness.Env) bool { return e.Target.CannotCrash() == "" },
+		draw: drawKeyPayload, run: (*sequence).crash},
 }
 
 // availableActions is the catalogue filtered by what the target supports.
@@ -123,7 +130,7 @@ func (s *sequence) submit(st *history.Step, k *poolKey, p planned) error {
 func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 	e := s.r.env
 	var fault harness.Fault = harness.ResetPeer{}
-	if s.counts[k.name] == 0 && s.model.WillCreate(k.name, p.payload) {
+	if _, crashed := s.crashedAt[k.name]; !crashed && s.counts[k.name] == 0 && s.model.WillCreate(k.name, p.payload) {
 		fault = harness.ResponseLoss{}
 	}
 	st.Action, st.Fault, st.Expected = "submit, answer lost", fault.Name(), s.model.Expect(k.name, p.payload)
@@ -261,4 +268,50 @@ func (s *sequence) malformedKey(st *history.Step, k *poolKey, p planned) error {
 	s.pending = append(s.pending, s.model.OddKey(model.OddKey{Case: c.name, InFormat: inFormat, X: x})...)
 	finish(st, []history.Exchange{x})
 	return nil
+}
+
+// restart restarts the target gracefully: a correct server keeps every
+// key's record and resource.
+func (s *sequence) restart(st *history.Step, _ *poolKey, _ planned) error {
+	st.Action, st.Expected = "restart", "every key's record and resource kept"
+	rec, err := s.r.env.Restart(s.r.ctx)
+	s.restarts = append(s.restarts, rec)
+	if err != nil {
+		return err
+	}
+	st.Outcome, st.Observed = "restarted", fmt.Sprintf("down for %s", rec.Down.Round(time.Millisecond))
+	return nil
+}
+
+// crash sends one request and kills the target while it is being
+// processed (harness.CrashMidRequest), then starts it again. The crashed
+// request may or may not have taken effect; its key may stay claimed
+// until the target's in-progress timeout, after which a retry completes.
+func (s *sequence) crash(st *history.Step, k *poolKey, p planned) error {
+	e := s.r.env
+	st.Action, st.Fault = "submit, crash mid-request", "crash"
+	st.Expected = s.model.Expect(k.name, p.payload) + ", or no answer (the crash)"
+	a := harness.Attempt{Step: fmt.Sprintf("#%d submit %s %s (crashed)", st.N, k.name, p.payload),
+		Lane: e.Clean, Key: k.key, Body: k.bodies[p.payload], Variant: p.payload}
+	x, rec, err := e.CrashMidRequest(s.r.ctx, s.h, a, s.crashRand())
+	s.restarts = append(s.restarts, rec)
+	if err != nil {
+		return err
+	}
+	s.crashedAt[k.name], s.crashed[k.name] = rec.At, p.payload
+	s.judge(k, p.payload, x, false, false)
+	finish(st, []history.Exchange{x})
+	st.Observed += "; crashed " + rec.Point
+	return nil
+}
+
+// crashRand draws the crash delay on targets without crash points. It is
+// seeded from the actions taken so far, not drawn by rapid: the same
+// sequence crashes at the same delay, and shrinking does not spend runs
+// (each waits out an in-progress timeout) minimising a delay the fakes
+// never use.
+func (s *sequence) crashRand() *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(planKey(s.plan[:s.done])))
+	return rand.New(rand.NewPCG(h.Sum64(), 0xc4a5))
 }

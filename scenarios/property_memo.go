@@ -23,7 +23,7 @@ func (p planned) cost() int {
 	switch p.action.name {
 	case "burst":
 		return p.n
-	case "lookup":
+	case "lookup", "restart":
 		return 0
 	}
 	return 1

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -40,6 +41,8 @@ type propertyRun struct {
 	replayed    int // of which the memo answered without the target
 	skipped     int // sequences the budget left no request for
 	unpaid      int // actions the budget could not pay for
+	crashes     int // crashes that landed in a request's work while searching
+	held        int // restarts and crashes not taken (see hold)
 	spent       int // create requests sent
 	steps       int
 	drawn       map[string]int
@@ -87,7 +90,16 @@ type sequence struct {
 	counts   map[string]int // the oracle's last count per key
 	readings map[string]check.Reading
 	bursts   []history.Burst
-	pending  []model.Finding // the current step's answers broke these
+	restarts []history.Restart
+	// crashedAt is when a request with the key was crashed (crashed, its
+	// payload): its claim may block the key until the target's
+	// in-progress timeout, and the reconciliation retries it after that.
+	crashedAt map[string]time.Time
+	crashed   map[string]string
+	// landed: a crash landed in a request's work; the sequence takes no
+	// more actions. restarted: the sequence restarted the target.
+	landed, restarted bool
+	pending   []model.Finding // the current step's answers broke these
 	failed   []check.Violation
 	// noted are the findings of the other level, by step number.
 	noted   []check.Violation
@@ -122,6 +134,7 @@ func (r *propertyRun) newSequence() (*sequence, error) {
 	s := &sequence{
 		r: r, model: model.New(r.model), keys: map[string]*poolKey{}, h: &history.History{},
 		counts: map[string]int{}, readings: map[string]check.Reading{}, notedAt: map[int][]string{},
+		crashedAt: map[string]time.Time{}, crashed: map[string]string{},
 	}
 	for _, name := range append(slices.Clone(keyNames), model.NoKey, model.OddKeys) {
 		k := &poolKey{name: name, marker: r.env.NewMarker("P"), bodies: map[string][]byte{}}
@@ -210,8 +223,15 @@ func (s *sequence) take(t *rapid.T) string {
 	for s.done < len(s.plan) {
 		p := s.plan[s.done]
 		s.done++
+		if s.landed {
+			continue
+		}
 		if !s.r.afford(p.cost()) {
 			s.r.unpaid++
+			continue
+		}
+		if s.hold(p) {
+			s.r.held++
 			continue
 		}
 		if err := s.step(p); err != nil {
@@ -258,15 +278,54 @@ func (s *sequence) markNoted() {
 	}
 }
 
+// maxSearchCrashes bounds the crashes that land in a request's work while
+// searching: each leaves its key claimed until the target's in-progress
+// timeout, which the reconciliation waits out (seconds on the fakes, on
+// every run).
+const maxSearchCrashes = 1
+
+// hold says whether to leave out a restart or a crash the sequence has
+// no room for. A sequence restarts the target once at most (a managed
+// process takes a while to come back). A crash that would land in a
+// request's work (the key is free, so the request runs its work) blocks
+// its key for the in-progress timeout: while searching, the run takes
+// maxSearchCrashes of them; while shrinking, a sequence takes one if the
+// counterexample being shrunk had one, so that shrinking keeps to what
+// the search saw. A crash that lands ends the sequence: the
+// reconciliation retries its key once the claim expired.
+func (s *sequence) hold(p planned) bool {
+	if p.action.name == "restart" {
+		held := s.restarted
+		s.restarted = true
+		return held
+	}
+	if p.action.name != "crash" || !s.model.WillCreate(p.key, p.payload) {
+		return false
+	}
+	switch {
+	case s.landed:
+		return true
+	case s.r.best == nil && s.r.crashes >= maxSearchCrashes:
+		return true
+	case s.r.best != nil && !s.r.best.landed:
+		return true
+	}
+	s.landed = true
+	if s.r.best == nil {
+		s.r.crashes++
+	}
+	return false
+}
+
 // step takes one planned action and records it.
 func (s *sequence) step(p planned) error {
-	k := s.keys[p.key]
-	if !slices.Contains(s.touched, k.name) {
+	k := s.keys[p.key] // nil for an action on the whole target (restart)
+	if k != nil && !slices.Contains(s.touched, k.name) {
 		s.touched = append(s.touched, k.name)
 		slices.Sort(s.touched)
 	}
 	s.pending = nil
-	s.steps = append(s.steps, history.Step{N: len(s.steps) + 1, Key: k.name, Payload: p.payload})
+	s.steps = append(s.steps, history.Step{N: len(s.steps) + 1, Key: p.key, Payload: p.payload})
 	st := &s.steps[len(s.steps)-1]
 	s.r.drawn[p.action.name]++
 	s.r.steps++
@@ -320,9 +379,15 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	busy := func(x history.Exchange) bool {
 		return x.Headers["Retry-After"] != "" || (x.Status == prof.InFlight && !ambiguous)
 	}
+	wait := e.Target.InProgressTimeout + e.Settings.RequestTimeout
+	if at, crashed := s.crashedAt[k.name]; crashed {
+		// As S5b: the claim the crash abandoned blocks the key until the
+		// in-progress timeout; a retry after it must complete.
+		wait = time.Until(at.Add(e.Target.InProgressTimeout + settleMargin))
+	}
 	xs := e.SendUntil(s.r.ctx, s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
-	}, e.Target.InProgressTimeout+e.Settings.RequestTimeout, busy)
+	}, wait, busy)
 	s.r.spent += len(xs) - 1 // the first was paid for by afford
 	for i, x := range xs {
 		s.judge(k, payload, x, i == len(xs)-1, false)
@@ -440,7 +505,7 @@ func (s *sequence) reconcile() ([]model.Finding, error) {
 	st := &s.steps[len(s.steps)-1]
 	s.pending = nil
 	var xs []history.Exchange
-	for _, p := range s.model.Unsettled() {
+	for _, p := range s.toReconcile() {
 		if !s.r.afford(1) {
 			continue // still open: the final count may go either way
 		}
@@ -475,9 +540,22 @@ func (s *sequence) reconcile() ([]model.Finding, error) {
 	return fs, s.r.ctx.Err()
 }
 
+// toReconcile is every key a lost answer left open, and every key a crash
+// hit (retried, as S5b does, once the claim it abandoned has expired),
+// each with the payload to resend.
+func (s *sequence) toReconcile() []model.Pending {
+	out := s.model.Unsettled()
+	for _, name := range slices.Sorted(maps.Keys(s.crashed)) {
+		if !slices.ContainsFunc(out, func(p model.Pending) bool { return p.Key == name }) {
+			out = append(out, model.Pending{Key: name, Payload: s.crashed[name]})
+		}
+	}
+	return out
+}
+
 // evidence is a counterexample as the report shows it.
 func (s *sequence) evidence() check.Evidence {
-	ev := check.Evidence{Steps: s.steps, History: s.h.Exchanges(), Bursts: s.bursts}
+	ev := check.Evidence{Steps: s.steps, History: s.h.Exchanges(), Bursts: s.bursts, Restarts: s.restarts}
 	for _, name := range s.touched {
 		if r, ok := s.readings[name]; ok {
 			ev.Readings = append(ev.Readings, r)

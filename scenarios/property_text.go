@@ -69,6 +69,9 @@ func (r *propertyRun) notes() []string {
 	if missing := unsupportedActions(r.env); len(missing) > 0 {
 		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, ", "))
 	}
+	if r.held > 0 {
+		out = append(out, fmt.Sprintf("%d restarts and crashes not taken: a sequence restarts once, a search lands %d crash mid-request (each blocks its key for the in-progress timeout)", r.held, maxSearchCrashes))
+	}
 	if r.skipped+r.unpaid > 0 {
 		out = append(out, fmt.Sprintf("the request budget (%d) ran out: %d sequences skipped, %d actions not taken",
 			r.cfg.Budget, r.skipped, r.unpaid))
