@@ -99,8 +99,8 @@ type sequence struct {
 	// landed: a crash landed in a request's work; the sequence takes no
 	// more actions. restarted: the sequence restarted the target.
 	landed, restarted bool
-	pending   []model.Finding // the current step's answers broke these
-	failed   []check.Violation
+	pending           []model.Finding // the current step's answers broke these
+	failed            []check.Violation
 	// noted are the findings of the other level, by step number.
 	noted   []check.Violation
 	notedAt map[int][]string
