@@ -31,7 +31,10 @@ const (
 
 // Mutant is the reference server plus exactly one named bug, with the
 // checks that must catch it. The detection matrix holds the harness to
-// Catches: every listed check fails, every other check passes.
+// Catches: every listed check fails, every other check passes. The
+// properties catch every mutant by themselves: P1 each one that breaks a
+// MUST check, P2 each one that breaks only SHOULD checks (P2 is skipped
+// when P1 fails).
 type Mutant struct {
 	Name    string
 	Bug     string   // what is wrong, in one sentence
@@ -50,25 +53,25 @@ var mutants = []Mutant{
 	{
 		Name:    "nodedup",
 		Bug:     "ignores the idempotency key: every request executes",
-		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "K1", "K2a", "K3", "K4", "K6"},
+		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "K1", "K2a", "K3", "K4", "K6", "P1"},
 		bug:     bugNoDedup,
 	},
 	{
 		Name:    "check-then-insert",
 		Bug:     "looks the key up, then inserts without a unique constraint: concurrent requests race through the gap",
-		Catches: []string{"S4"},
+		Catches: []string{"S4", "P1"},
 		bug:     bugCheckThenInsert,
 	},
 	{
 		Name:    "ignore-payload",
 		Bug:     "never compares the payload hash: a reused key with another payload replays the first answer",
-		Catches: []string{"S3", "K3"},
+		Catches: []string{"S3", "K3", "P1"},
 		bug:     bugIgnorePayload,
 	},
 	{
 		Name:    "memory-records",
 		Bug:     "keeps the idempotency records in memory (resources in SQLite): a restart forgets every key",
-		Catches: []string{"S5a"},
+		Catches: []string{"S5a", "P1"},
 		// The crash point of the built-in fake is inside the work, before
 		// anything is written, so nothing is lost; a managed process is
 		// killed at a drawn delay that may fall after its commit, and then
@@ -80,61 +83,61 @@ var mutants = []Mutant{
 	{
 		Name:    "split-commit",
 		Bug:     "commits the resource, then completes the key record in a second transaction: a crash between the two leaves a resource behind an in-flight key",
-		Catches: []string{"S5b"},
+		Catches: []string{"S5b", "P1"},
 		bug:     bugSplitCommit,
 	},
 	{
 		Name:    "stuck-inflight",
 		Bug:     "never expires an in-flight record: after a crash mid-request the key answers 409 forever",
-		Catches: []string{"S5b"},
+		Catches: []string{"S5b", "P1"},
 		bug:     bugStuckInFlight,
 	},
 	{
 		Name:    "key-optional",
 		Bug:     "runs a create without the key, unprotected, although the key is declared required",
-		Catches: []string{"K1"},
+		Catches: []string{"K1", "P1"},
 		bug:     bugKeyOptional,
 	},
 	{
 		Name:    "missing-key-422",
 		Bug:     "refuses a create without the key, but with 422 instead of the draft's 400",
-		Catches: []string{"K1a"},
+		Catches: []string{"K1a", "P2"},
 		bug:     bugMissingKey422,
 	},
 	{
 		Name:    "uuid-only-500",
 		Bug:     "parses every key as a UUID and answers 500 when that fails, instead of validating it",
-		Catches: []string{"K2"},
+		Catches: []string{"K2", "P1"},
 		bug:     bugUUIDOnly,
 	},
 	{
 		Name:    "first-of-duplicate-keys",
 		Bug:     "takes the first of two Idempotency-Key headers instead of refusing the request",
-		Catches: []string{"K2a"},
+		Catches: []string{"K2a", "P2"},
 		bug:     bugFirstOfDuplicates,
 	},
 	{
 		Name:    "query-scoped-keys",
 		Bug:     "scopes the key by the request's query string: the same key with another query parameter executes again",
-		Catches: []string{"K3"},
+		Catches: []string{"K3", "P1"},
 		bug:     bugQueryScopedKeys,
 	},
 	{
 		Name:    "replay-drops-location",
 		Bug:     "stores the status and body for replay but not the Location header",
-		Catches: []string{"K4"},
+		Catches: []string{"K4", "P2"},
 		bug:     bugReplayDropsLocation,
 	},
 	{
 		Name:    "in-flight-429",
 		Bug:     "answers a duplicate of a request still in flight with 429 Too Many Requests instead of 409",
-		Catches: []string{"K5"},
+		Catches: []string{"K5", "P2"},
 		bug:     bugInFlight429,
 	},
 	{
 		Name:    "commit-before-fail",
 		Bug:     "commits the work before the step that fails, then answers the failure: the failed attempt leaves a resource behind",
-		Catches: []string{"K6"},
+		Catches: []string{"K6", "P1"},
 		bug:     bugCommitBeforeFail,
 	},
 }

@@ -139,9 +139,10 @@ func property(c check.Check) func(context.Context, *harness.Env, *history.Histor
 
 // CheckProperty searches the Env's target for sequences that break the
 // model's rules: first the MUST rules (P1), noting where the SHOULD rules
-// (P2) break; then, if they did, once more from the same seed with the
-// SHOULD rules failing, to shrink that counterexample too. An error means
-// the harness could not run the search (flags, oracle, context).
+// (P2) break; then, if they did and P1 held, once more from the same seed
+// with the SHOULD rules failing, to shrink that counterexample too. An
+// error means the harness could not run the search (flags, oracle,
+// context).
 func CheckProperty(ctx context.Context, e *harness.Env, cfg PropertyConfig) (PropertyResults, error) {
 	cfg = cfg.withDefaults()
 	must, err := search(ctx, e, cfg, check.MUST)
@@ -149,6 +150,13 @@ func CheckProperty(ctx context.Context, e *harness.Env, cfg PropertyConfig) (Pro
 		return PropertyResults{}, err
 	}
 	out := PropertyResults{Must: must.result(check.P1)}
+	if must.best != nil {
+		// The conventions are judged on a target that keeps the core
+		// guarantee; one that breaks it has that to mend first.
+		out.Should = PropertyResult{Verdict: check.Skip(check.P2.ID,
+			"P1 failed: the SHOULD rules are judged once the MUST rules hold")}
+		return out, nil
+	}
 	seen := must.shouldSeen
 	if seen == nil {
 		out.Should = PropertyResult{Verdict: check.Judge(check.P2.ID)}

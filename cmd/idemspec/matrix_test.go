@@ -19,11 +19,8 @@ import (
 // lists (MayCatch may go either way, and no other check may fail). Each
 // target is run several times; one miss or one false alarm fails it.
 //
-// The properties must catch every mutant by themselves, without being
-// listed in its entry: P1 (MUST) fails against a mutant that breaks a
-// MUST check, P2 (SHOULD) warns of one that breaks only SHOULD checks
-// (and may warn of the others too: their answers break SHOULD rules on
-// the way). They have their own pass (property_test.go); this one runs
+// The properties catch every mutant by themselves (each entry lists P1 or
+// P2); they have their own pass (property_test.go), and this one runs
 // everything else.
 
 // matrixRuns is how many times each fake runs (IDEMSPEC_MATRIX_RUNS
@@ -59,28 +56,14 @@ func matrixEntries() []matrixEntry {
 	return entries
 }
 
-// withProperties adds to a mutant's entry what the properties must show
-// (the reference stays as it is: it passes them).
-func withProperties(m fakes.Mutant) fakes.Mutant {
-	if m.Name == fakes.Reference {
-		return m
-	}
-	m.Catches, m.MayCatch = slices.Clone(m.Catches), slices.Clone(m.MayCatch)
-	if breaksMust(m) {
-		m.Catches = append(m.Catches, check.P1.ID)
-		m.MayCatch = append(m.MayCatch, check.P2.ID)
-	} else {
-		m.Catches = append(m.Catches, check.P2.ID)
-	}
-	return m
-}
+// properties are the property checks: they have their own pass
+// (property_test.go), and this one runs everything else.
+var properties = []string{check.P1.ID, check.P2.ID}
 
-// breaksMust says whether a mutant breaks a MUST check.
-func breaksMust(m fakes.Mutant) bool {
-	return slices.ContainsFunc(m.Catches, func(id string) bool {
-		c, _ := check.Get(id)
-		return c.Level == check.MUST
-	})
+// withoutProperties is m's entry for a run that filters the properties out.
+func withoutProperties(m fakes.Mutant) fakes.Mutant {
+	m.Catches = slices.DeleteFunc(slices.Clone(m.Catches), func(id string) bool { return slices.Contains(properties, id) })
+	return m
 }
 
 // caught is the verdict a check that catches a bug gives: FAIL for a
@@ -100,6 +83,7 @@ func TestDetectionMatrix(t *testing.T) {
 			if slices.Contains(m.Catches, "S4") {
 				runs = matrixRuns(t, 10) // races are where misses hide
 			}
+			m.Mutant = withoutProperties(m.Mutant)
 			wantCode := wantExit(t, m.Mutant)
 			for i := 0; i < runs; i++ {
 				r := run(t, "--target", m.target, "--label-filter", "!property")
@@ -158,12 +142,41 @@ func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
 	}
 }
 
+// TestPropertiesCatchEveryMutant holds the entries to the properties'
+// rule: P1 catches every mutant that breaks a MUST check, P2 every
+// mutant that breaks only SHOULD checks (and is skipped where P1 fails).
+func TestPropertiesCatchEveryMutant(t *testing.T) {
+	for _, m := range fakes.Mutants() {
+		want := check.P2.ID
+		if breaksMust(withoutProperties(m)) {
+			want = check.P1.ID
+		}
+		var listed []string
+		for _, id := range m.Catches {
+			if slices.Contains(properties, id) {
+				listed = append(listed, id)
+			}
+		}
+		if !slices.Equal(listed, []string{want}) {
+			t.Errorf("%s lists the properties %v, want [%s]", m.Name, listed, want)
+		}
+	}
+}
+
+// breaksMust says whether a mutant breaks a MUST check.
+func breaksMust(m fakes.Mutant) bool {
+	return slices.ContainsFunc(m.Catches, func(id string) bool {
+		c, _ := check.Get(id)
+		return c.Level == check.MUST
+	})
+}
+
 // TestEveryCheckHasAMutant holds the catalogue to its rule: a check no
 // mutant catches is a check nobody has seen fail.
 func TestEveryCheckHasAMutant(t *testing.T) {
 	caughtBy := map[string]bool{}
 	for _, m := range fakes.Mutants() {
-		for _, id := range withProperties(m).Catches {
+		for _, id := range m.Catches {
 			caughtBy[id] = true
 		}
 	}
@@ -182,7 +195,6 @@ func TestStrictTurnsWarnIntoFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = withProperties(m) // P2 warns of it too
 	for _, id := range m.Catches {
 		if c, _ := check.Get(id); c.Level == check.MUST {
 			t.Fatalf("%s breaks the MUST check %s: it cannot show strict mode", mutant, id)
