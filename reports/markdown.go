@@ -113,6 +113,9 @@ func (md *markdown) finding(c CheckResult) {
 	for _, n := range ev.Notes {
 		md.linef("- note: %s", inline(n))
 	}
+	if len(ev.Steps) > 0 {
+		md.steps(ev)
+	}
 	for _, t := range ev.Tables {
 		md.line("")
 		md.linef("**%s**", inline(t.Title))
@@ -149,6 +152,28 @@ func (md *markdown) finding(c CheckResult) {
 		}
 		md.line("")
 		md.line("</details>")
+	}
+}
+
+// steps is a property's counterexample: one row per step, and the line
+// that replays it.
+func (md *markdown) steps(ev check.Evidence) {
+	md.line("")
+	md.linef("**Counterexample, shrunk to %d %s**", len(ev.Steps), plural(len(ev.Steps), "step", "steps"))
+	md.line("")
+	md.line("| # | action | key | payload | fault | outcome | expected | observed |")
+	md.line("|---|---|---|---|---|---|---|---|")
+	for _, st := range ev.Steps {
+		observed := cell(st.Observed)
+		for _, b := range st.Broken {
+			observed += "<br>**broken:** " + cell(b)
+		}
+		md.linef("| %d | %s | %s | %s | %s | %s | %s | %s |", st.N, cell(st.Action), cell(st.Key), cell(st.Payload),
+			cell(st.Fault), cell(st.Outcome), cell(st.Expected), observed)
+	}
+	if ev.Replay != "" {
+		md.line("")
+		md.linef("Replay: `%s`", code(ev.Replay))
 	}
 }
 
