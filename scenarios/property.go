@@ -50,6 +50,12 @@ type PropertyConfig struct {
 	Seed uint64
 	// ShrinkTime bounds the search for a shorter counterexample.
 	ShrinkTime time.Duration
+	// Crashes is how many crashes may land in a request's work in one
+	// search (on a target that can be crashed): each leaves its key
+	// claimed for the target's in-progress timeout, which is waited out.
+	// Crashes that hit a request doing no work cost nothing and are not
+	// counted. Negative: none.
+	Crashes int
 	// Replay renders the command line that runs the properties again from
 	// a failing sequence's seed (nil: the report gives the seed alone).
 	Replay func(seed int64, c PropertyConfig) string
@@ -59,7 +65,7 @@ type PropertyConfig struct {
 
 // DefaultPropertyConfig is tuned to catch every mutant in seconds.
 func DefaultPropertyConfig() PropertyConfig {
-	return PropertyConfig{Checks: 25, Steps: 25, ShrinkTime: 10 * time.Second}
+	return PropertyConfig{Checks: 25, Steps: 25, ShrinkTime: 10 * time.Second, Crashes: 1}
 }
 
 // withDefaults fills the fields left zero.
@@ -74,6 +80,10 @@ func (c PropertyConfig) withDefaults() PropertyConfig {
 	if c.ShrinkTime == 0 {
 		c.ShrinkTime = d.ShrinkTime
 	}
+	if c.Crashes == 0 {
+		c.Crashes = d.Crashes
+	}
+	c.Crashes = max(c.Crashes, 0)
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
@@ -170,17 +180,18 @@ func CheckProperty(ctx context.Context, e *harness.Env, cfg PropertyConfig) (Pro
 	if err != nil {
 		return PropertyResults{}, err
 	}
+	again := "searched again with them failing: " + should.summary()
 	if should.best == nil {
 		// Not seen again (a race that did not recur): the sequence that
 		// showed it, unshrunk, is the counterexample.
 		should.best, should.failingSeed = seen, 0
 		seen.failed = seen.noted
 		seen.markNoted()
+		again = "searched again with them failing, no sequence broke them (a race that did not recur): the sequence that did is shown unshrunk"
 	}
 	out.Should = should.result(check.P2)
 	out.Should.FirstCounterexample, out.Should.FirstSequence = must.shouldAt, must.shouldIndex+1
-	out.Should.Evidence.Notes = append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; searched again with them failing: %s",
-		must.shouldIndex+1, should.summary()))
+	out.Should.Evidence.Notes = append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; %s", must.shouldIndex+1, again))
 	return out, nil
 }
 
@@ -197,6 +208,7 @@ func search(ctx context.Context, e *harness.Env, cfg PropertyConfig, level check
 		},
 		actions: availableActions(e),
 		drawn:   map[string]int{},
+		crashes: cfg.Crashes,
 	}
 	tb := &rapidTB{name: "idemspec-property-" + string(level) + "-" + e.RunID, log: cfg.Log}
 	rapid.Check(tb, r.sequence)
@@ -225,7 +237,14 @@ func (r *propertyRun) result(c check.Check) PropertyResult {
 	res.Evidence = r.best.evidence()
 	res.Evidence.Notes = r.notes()
 	if r.failingSeed != 0 && r.cfg.Replay != nil {
-		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), r.cfg)
+		// The replay draws the failing sequence first, with the crashes
+		// it had left.
+		replay := r.cfg
+		replay.Crashes = r.best.startCrashes
+		if replay.Crashes == 0 {
+			replay.Crashes = -1
+		}
+		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay)
 	}
 	return res
 }

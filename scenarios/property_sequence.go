@@ -41,7 +41,7 @@ type propertyRun struct {
 	replayed    int // of which the memo answered without the target
 	skipped     int // sequences the budget left no request for
 	unpaid      int // actions the budget could not pay for
-	crashes     int // crashes that landed in a request's work while searching
+	crashes     int // crashes the search may still land in a request's work
 	held        int // restarts and crashes not taken (see hold)
 	spent       int // create requests sent
 	steps       int
@@ -51,6 +51,8 @@ type propertyRun struct {
 	memo        memo
 
 	best          *sequence
+	improved      time.Time // when the counterexample last got shorter or changed
+	stale         int       // sequences not run: shrinking had stopped improving
 	failingSeed   uint64
 	first         time.Duration
 	firstSequence int
@@ -99,6 +101,9 @@ type sequence struct {
 	// landed: a crash landed in a request's work; the sequence takes no
 	// more actions. restarted: the sequence restarted the target.
 	landed, restarted bool
+	// crashes is how many crashes may still land in a request's work;
+	// startCrashes what the sequence started with (a replay needs it).
+	crashes, startCrashes int
 	pending           []model.Finding // the current step's answers broke these
 	failed            []check.Violation
 	// noted are the findings of the other level, by step number.
@@ -111,7 +116,7 @@ type sequence struct {
 // the model's rules after it; then every key is reconciled.
 func (r *propertyRun) sequence(t *rapid.T) {
 	r.sequences++
-	if r.err != nil {
+	if r.err != nil || r.shrunk() {
 		return
 	}
 	if r.exhausted(1) {
@@ -121,6 +126,16 @@ func (r *propertyRun) sequence(t *rapid.T) {
 	s, err := r.newSequence()
 	if err != nil {
 		r.fail(t, err)
+	}
+	// While searching, the sequence may land the search's next crash;
+	// while shrinking, what the counterexample's sequence could.
+	s.crashes = r.crashes
+	if r.best != nil {
+		s.crashes = r.best.startCrashes
+	}
+	s.startCrashes = s.crashes
+	if a, ok := r.action("crash"); ok && rapid.IntRange(0, 1).Draw(t, "open with a crash") == 1 {
+		s.draw(t, a)
 	}
 	acts := map[string]func(*rapid.T){"": s.invariant}
 	for _, a := range r.actions {
@@ -151,6 +166,33 @@ func (r *propertyRun) newSequence() (*sequence, error) {
 		s.keys[name] = k
 	}
 	return s, nil
+}
+
+// shrinkStale is how long shrinking goes on without the counterexample
+// getting shorter or changing. rapid's shrinker keeps minimising bits
+// nobody sees until its deadline, which the memo makes cheap but not
+// free, and it checks the deadline only between blocks.
+const shrinkStale = 2 * time.Second
+
+// shrunk says whether shrinking has stopped paying: from then on every
+// sequence passes at once, without the target, and rapid's shrinker,
+// which keeps only failing candidates, runs out quickly.
+func (r *propertyRun) shrunk() bool {
+	if r.best == nil || time.Since(r.improved) < shrinkStale {
+		return false
+	}
+	r.stale++
+	return true
+}
+
+// action finds an available action by name.
+func (r *propertyRun) action(name string) (action, bool) {
+	for _, a := range r.actions {
+		if a.name == name {
+			return a, true
+		}
+	}
+	return action{}, false
 }
 
 // fail stops the run: the harness, not the target, went wrong. rapid
@@ -226,7 +268,7 @@ func (s *sequence) take(t *rapid.T) string {
 		if s.landed {
 			continue
 		}
-		if !s.r.afford(p.cost()) {
+		if s.r.exhausted(p.cost()) {
 			s.r.unpaid++
 			continue
 		}
@@ -234,6 +276,7 @@ func (s *sequence) take(t *rapid.T) string {
 			s.r.held++
 			continue
 		}
+		s.r.spent += p.cost()
 		if err := s.step(p); err != nil {
 			s.r.fail(t, err)
 		}
@@ -278,21 +321,17 @@ func (s *sequence) markNoted() {
 	}
 }
 
-// maxSearchCrashes bounds the crashes that land in a request's work while
-// searching: each leaves its key claimed until the target's in-progress
-// timeout, which the reconciliation waits out (seconds on the fakes, on
-// every run).
-const maxSearchCrashes = 1
-
 // hold says whether to leave out a restart or a crash the sequence has
 // no room for. A sequence restarts the target once at most (a managed
 // process takes a while to come back). A crash that would land in a
-// request's work (the key is free, so the request runs its work) blocks
-// its key for the in-progress timeout: while searching, the run takes
-// maxSearchCrashes of them; while shrinking, a sequence takes one if the
-// counterexample being shrunk had one, so that shrinking keeps to what
-// the search saw. A crash that lands ends the sequence: the
-// reconciliation retries its key once the claim expired.
+// request's work (the key is free, so the request runs its work) leaves
+// its key claimed until the target's in-progress timeout, which the
+// reconciliation waits out: it lands only as a sequence's first action,
+// and only while the search has crashes left (PropertyConfig.Crashes);
+// then it ends the sequence, so that its counterexample is that crash and
+// the retry, nothing to shrink away at seconds a try. Crashes on a key
+// whose request does no work (replayed, refused) cost nothing and go
+// anywhere.
 func (s *sequence) hold(p planned) bool {
 	if p.action.name == "restart" {
 		held := s.restarted
@@ -302,17 +341,12 @@ func (s *sequence) hold(p planned) bool {
 	if p.action.name != "crash" || !s.model.WillCreate(p.key, p.payload) {
 		return false
 	}
-	switch {
-	case s.landed:
-		return true
-	case s.r.best == nil && s.r.crashes >= maxSearchCrashes:
-		return true
-	case s.r.best != nil && !s.r.best.landed:
+	if len(s.steps) > 0 || s.crashes == 0 {
 		return true
 	}
-	s.landed = true
+	s.landed, s.crashes = true, s.crashes-1
 	if s.r.best == nil {
-		s.r.crashes++
+		s.r.crashes--
 	}
 	return false
 }
@@ -448,6 +482,9 @@ func (r *propertyRun) keep(s *sequence, msg string) {
 		r.first, r.firstSequence, r.firstSteps = time.Since(r.start), r.sequences, len(s.steps)
 	}
 	if r.best == nil || len(s.steps) <= len(r.best.steps) {
+		if r.best == nil || planKey(s.plan[:s.done]) != planKey(r.best.plan[:r.best.done]) {
+			r.improved = time.Now()
+		}
 		r.best = s
 	}
 }

@@ -70,7 +70,7 @@ func (r *propertyRun) notes() []string {
 		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, ", "))
 	}
 	if r.held > 0 {
-		out = append(out, fmt.Sprintf("%d restarts and crashes not taken: a sequence restarts once, a search lands %d crash mid-request (each blocks its key for the in-progress timeout)", r.held, maxSearchCrashes))
+		out = append(out, fmt.Sprintf("%d restarts and crashes not taken: a sequence restarts once, and a search lands %d crashes in a request's work (--crashes), each as a sequence's first action", r.held, r.cfg.Crashes))
 	}
 	if r.skipped+r.unpaid > 0 {
 		out = append(out, fmt.Sprintf("the request budget (%d) ran out: %d sequences skipped, %d actions not taken",
@@ -94,6 +94,9 @@ func (r *propertyRun) summary() string {
 	s += fmt.Sprintf(", shrunk from %d to %d steps", r.firstSteps, len(r.best.steps))
 	if r.replayed > 0 {
 		s += fmt.Sprintf("; %d sequences identical to one already run were answered from memory while shrinking", r.replayed)
+	}
+	if r.stale > 0 {
+		s += fmt.Sprintf("; shrinking stopped %v after the counterexample last changed", shrinkStale)
 	}
 	return s
 }

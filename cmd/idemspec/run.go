@@ -58,6 +58,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.property.Checks, "checks", f.property.Checks, "random sequences the property (P1) tries")
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
 	fs.IntVar(&f.property.Budget, "budget", 0, "create requests the property may send in all (0: no cap), for targets where requests cost")
+	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -77,8 +78,11 @@ func (f *runFlags) validate() error {
 	if f.settings.RequestTimeout <= 0 {
 		return fmt.Errorf("--request-timeout must be positive")
 	}
-	if f.property.Checks < 1 || f.property.Steps < 1 || f.property.Budget < 0 {
-		return fmt.Errorf("--checks and --steps must be at least 1, --budget at least 0")
+	if f.property.Checks < 1 || f.property.Steps < 1 || f.property.Budget < 0 || f.property.Crashes < 0 {
+		return fmt.Errorf("--checks and --steps must be at least 1, --budget and --crashes at least 0")
+	}
+	if f.property.Crashes == 0 {
+		f.property.Crashes = -1 // none: 0 in PropertyConfig means the default
 	}
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)
@@ -177,7 +181,8 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 // replay is the command line that runs the property alone from a failing
 // sequence's seed, which rapid draws first: one check is enough.
 func (f *runFlags) replay(seed int64, c scenarios.PropertyConfig) string {
-	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d", shellQuote(f.target), seed, c.Steps)
+	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d --crashes %d",
+		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
 	if c.Budget > 0 {
 		cmd += fmt.Sprintf(" --budget %d", c.Budget)
 	}
