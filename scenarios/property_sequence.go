@@ -104,8 +104,8 @@ type sequence struct {
 	// crashes is how many crashes may still land in a request's work;
 	// startCrashes what the sequence started with (a replay needs it).
 	crashes, startCrashes int
-	pending           []model.Finding // the current step's answers broke these
-	failed            []check.Violation
+	pending               []model.Finding // the current step's answers broke these
+	failed                []check.Violation
 	// noted are the findings of the other level, by step number.
 	noted   []check.Violation
 	notedAt map[int][]string
