@@ -1,9 +1,7 @@
 package scenarios
 
 import (
-	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -23,48 +21,6 @@ var (
 	keyNames = []string{"k1", "k2", "k3"}
 	payloads = []string{"100", "200"}
 )
-
-// propertyRun is one rapid search: the sequences it drew, the requests
-// spent, and the shortest counterexample seen.
-type propertyRun struct {
-	ctx     context.Context
-	env     *harness.Env
-	cfg     PropertyConfig
-	model   model.Convention
-	actions []action
-	start   time.Time
-	// level is the strength of the rules that fail a sequence; the
-	// others are noted and the sequence goes on.
-	level check.Level
-
-	sequences   int // sequences rapid asked for
-	replayed    int // of which the memo answered without the target
-	skipped     int // sequences the budget left no request for
-	unpaid      int // actions the budget could not pay for
-	crashes     int // crashes the search may still land in a request's work
-	held        int // restarts and crashes not taken (see hold)
-	spent       int // create requests sent
-	steps       int
-	drawn       map[string]int
-	freshBursts int // bursts on a key no request had bound yet: the race window
-	err         error
-	memo        memo
-
-	best          *sequence
-	improved      time.Time // when the counterexample last got shorter or changed
-	stale         int       // sequences not run: shrinking had stopped improving
-	failingSeed   uint64
-	first         time.Duration
-	firstSequence int
-	firstSteps    int
-
-	// shouldSeen is the first sequence, while searching, that broke a
-	// SHOULD rule (when MUST rules fail sequences): rapid drew it as
-	// sequence shouldIndex (from 0), shouldAt after the start.
-	shouldSeen  *sequence
-	shouldIndex int
-	shouldAt    time.Duration
-}
 
 // poolKey is one key of a sequence: its name in the pool, the real key,
 // its marker, and the exact bytes of each payload (retries resend them).
@@ -167,60 +123,6 @@ func (r *propertyRun) newSequence() (*sequence, error) {
 	}
 	return s, nil
 }
-
-// shrinkStale is how long shrinking goes on without the counterexample
-// getting shorter or changing. rapid's shrinker keeps minimising bits
-// nobody sees until its deadline, which the memo makes cheap but not
-// free, and it checks the deadline only between blocks.
-const shrinkStale = 2 * time.Second
-
-// shrunk says whether shrinking has stopped paying: from then on every
-// sequence passes at once, without the target, and rapid's shrinker,
-// which keeps only failing candidates, runs out quickly.
-func (r *propertyRun) shrunk() bool {
-	if r.best == nil || time.Since(r.improved) < shrinkStale {
-		return false
-	}
-	r.stale++
-	return true
-}
-
-// action finds an available action by name.
-func (r *propertyRun) action(name string) (action, bool) {
-	for _, a := range r.actions {
-		if a.name == name {
-			return a, true
-		}
-	}
-	return action{}, false
-}
-
-// fail stops the run: the harness, not the target, went wrong. rapid
-// cannot reproduce it (every later sequence returns at once), so it stops
-// searching.
-func (r *propertyRun) fail(t *rapid.T, err error) {
-	if r.err == nil {
-		r.err = err
-	}
-	t.Fatalf("the harness could not run the sequence")
-}
-
-// exhausted says whether cost more create requests would break the budget.
-func (r *propertyRun) exhausted(cost int) bool {
-	return r.cfg.Budget > 0 && r.spent+cost > r.cfg.Budget
-}
-
-// afford reserves cost create requests, or says the budget is spent.
-func (r *propertyRun) afford(cost int) bool {
-	if r.exhausted(cost) {
-		return false
-	}
-	r.spent += cost
-	return true
-}
-
-// maxSteps bounds a sequence: rapid draws its length with no upper bound.
-func (r *propertyRun) maxSteps() int { return 4 * r.cfg.Steps }
 
 // draw adds an action to the plan, unless the sequence is at its bound.
 func (s *sequence) draw(t *rapid.T, a action) {
@@ -471,132 +373,4 @@ func merged(vs []check.Violation) []check.Violation {
 		out[i].Seqs = append(slices.Clone(out[i].Seqs), v.Seqs...)
 	}
 	return out
-}
-
-// keep remembers a failing sequence in the memo and, if it is the
-// shortest yet (the later one on a tie: shrinking only ever accepts
-// smaller ones), as the counterexample.
-func (r *propertyRun) keep(s *sequence, msg string) {
-	r.memo.fail(s.plan[:s.done], s.reconciled(), msg)
-	if r.first == 0 {
-		r.first, r.firstSequence, r.firstSteps = time.Since(r.start), r.sequences, len(s.steps)
-	}
-	if r.best == nil || len(s.steps) <= len(r.best.steps) {
-		if r.best == nil || planKey(s.plan[:s.done]) != planKey(r.best.plan[:r.best.done]) {
-			r.improved = time.Now()
-		}
-		r.best = s
-	}
-}
-
-// conclude ends a sequence: the actions still planned are taken, then
-// every key is reconciled. Failures are raised on one line, as in
-// invariant.
-func (s *sequence) conclude(t *rapid.T) {
-	if msg := s.settleAll(t); msg != "" {
-		t.Fatalf("%s", msg)
-	}
-}
-
-func (s *sequence) settleAll(t *rapid.T) string {
-	if s.r.best != nil {
-		if msg, ok := s.r.memo.failedAtEnd(s.plan); ok {
-			s.r.replayed++
-			return msg
-		}
-		if s.r.memo.passed(s.plan) {
-			s.r.replayed++
-			return ""
-		}
-	}
-	if msg := s.take(t); msg != "" {
-		return msg
-	}
-	if len(s.steps) == 0 {
-		return ""
-	}
-	fs, err := s.reconcile()
-	if err != nil {
-		s.r.fail(t, err)
-	}
-	if vs := s.sort(fs); len(vs) > 0 {
-		return s.stop(vs)
-	}
-	if s.r.best != nil {
-		s.r.memo.pass(s.plan)
-	}
-	return ""
-}
-
-// reconciled says whether the sequence got as far as the reconciliation.
-func (s *sequence) reconciled() bool {
-	return len(s.steps) > 0 && s.steps[len(s.steps)-1].Action == "reconcile"
-}
-
-// reconcile settles every key a lost answer left open by resending the
-// lost payload, then holds the oracle's final counts to what was
-// acknowledged or found.
-func (s *sequence) reconcile() ([]model.Finding, error) {
-	s.steps = append(s.steps, history.Step{N: len(s.steps) + 1, Action: "reconcile",
-		Expected: "every key acknowledged or found has one resource, every other key none"})
-	st := &s.steps[len(s.steps)-1]
-	s.pending = nil
-	var xs []history.Exchange
-	for _, p := range s.toReconcile() {
-		if !s.r.afford(1) {
-			continue // still open: the final count may go either way
-		}
-		xs = append(xs, s.settle(s.keys[p.Key], p.Payload, fmt.Sprintf("#%d reconcile %s", st.N, p.Key))...)
-	}
-	finish(st, xs)
-	fs := s.pending
-	total, want, open := 0, 0, 0
-	for _, name := range s.touched {
-		obs, err := s.observe(name, "after the reconciliation")
-		if err != nil {
-			return nil, err
-		}
-		fs = append(fs, s.model.Read(model.Reading{Key: name, Count: obs.Count, IDs: obs.IDs}, true)...)
-		if !slices.Contains(keyNames, name) {
-			continue
-		}
-		total += obs.Count
-		if n := s.model.Settled(name); n < 0 {
-			open++
-		} else {
-			want += n
-		}
-	}
-	if st.Observed != "" {
-		st.Observed += "; "
-	}
-	st.Observed += fmt.Sprintf("oracle counts %d resources; %d keys acknowledged or found", total, want)
-	if open > 0 {
-		st.Observed += fmt.Sprintf(", %d still open", open)
-	}
-	return fs, s.r.ctx.Err()
-}
-
-// toReconcile is every key a lost answer left open, and every key a crash
-// hit (retried, as S5b does, once the claim it abandoned has expired),
-// each with the payload to resend.
-func (s *sequence) toReconcile() []model.Pending {
-	out := s.model.Unsettled()
-	for _, name := range slices.Sorted(maps.Keys(s.crashed)) {
-		if !slices.ContainsFunc(out, func(p model.Pending) bool { return p.Key == name }) {
-			out = append(out, model.Pending{Key: name, Payload: s.crashed[name]})
-		}
-	}
-	return out
-}
-
-// evidence is a counterexample as the report shows it.
-func (s *sequence) evidence() check.Evidence {
-	ev := check.Evidence{Steps: s.steps, History: s.h.Exchanges(), Bursts: s.bursts, Restarts: s.restarts}
-	for _, name := range s.touched {
-		if r, ok := s.readings[name]; ok {
-			ev.Readings = append(ev.Readings, r)
-		}
-	}
-	return ev
 }

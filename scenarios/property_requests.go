@@ -1,0 +1,91 @@
+package scenarios
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/harness/model"
+)
+
+// The actions that send a request in another form than a plain submit:
+// a variation of it, one made to fail, one without a key, one with a
+// malformed key.
+
+// variation submits a request and, once it succeeded, the same request in
+// another form (another query string, an added header, reordered or
+// reindented JSON): the target must replay it or refuse it, never run it
+// again.
+func (s *sequence) variation(st *history.Step, k *poolKey, p planned) error {
+	v := sameRequestVariations()[p.n]
+	st.Action, st.Expected = "submit, then "+v.name, s.model.Expect(k.name, p.payload)
+	xs := s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s", st.N, k.name, p.payload))
+	if last := xs[len(xs)-1]; last.Is2xx() {
+		e := s.r.env
+		a := harness.Attempt{Step: fmt.Sprintf("#%d %s %s: %s", st.N, k.name, p.payload, v.name), Lane: e.Clean,
+			Key: k.key, Body: k.bodies[p.payload], Variant: p.payload}
+		na, err := v.vary(e, &a, k.marker)
+		if err != nil {
+			return err
+		}
+		if na == "" && s.r.afford(1) {
+			st.Expected += "; then " + s.model.ExpectVariation(k.name)
+			x := e.Send(s.r.ctx, s.h, a)
+			s.pending = append(s.pending, s.model.Variation(k.name, v.name, x)...)
+			xs = append(xs, x)
+		}
+	}
+	finish(st, xs)
+	return nil
+}
+
+// submitFailing sends one request carrying the target's fail trigger: it
+// fails with a 5xx before it takes effect, and must leave nothing behind.
+func (s *sequence) submitFailing(st *history.Step, k *poolKey, p planned) error {
+	e := s.r.env
+	trigger := e.Target.FailTrigger
+	st.Action, st.Fault = "submit, made to fail", "fail trigger "+trigger.Header
+	st.Expected = s.model.Expect(k.name, p.payload) + " (a 5xx if the trigger strikes: nothing created)"
+	x := e.Send(s.r.ctx, s.h, harness.Attempt{
+		Step: fmt.Sprintf("#%d submit %s %s (made to fail)", st.N, k.name, p.payload), Lane: e.Clean,
+		Key: k.key, Body: k.bodies[p.payload], Variant: p.payload,
+		Header: http.Header{http.CanonicalHeaderKey(trigger.Header): {trigger.Value}},
+	})
+	s.judge(k, p.payload, x, false, true)
+	finish(st, []history.Exchange{x})
+	return nil
+}
+
+// keyless sends a create without the key the target requires.
+func (s *sequence) keyless(st *history.Step, k *poolKey, p planned) error {
+	st.Action, st.Expected = "submit without a key", s.model.ExpectKeyless()
+	x := s.r.env.Send(s.r.ctx, s.h, harness.Attempt{
+		Step: fmt.Sprintf("#%d submit %s without a key", st.N, p.payload), Lane: s.r.env.Clean,
+		Body: k.bodies[p.payload], Variant: p.payload,
+	})
+	s.pending = append(s.pending, s.model.Keyless(x)...)
+	finish(st, []history.Exchange{x})
+	return nil
+}
+
+// malformedKeyCases is how many malformed keys malformedKeys makes, the
+// duplicated header last (a test holds them to it).
+const malformedKeyCases = 6
+
+// malformedKey sends a create with a malformed key (or two key headers),
+// made from fresh keys so that an accepted one binds nothing in the pool.
+func (s *sequence) malformedKey(st *history.Step, k *poolKey, p planned) error {
+	e := s.r.env
+	c := malformedKeys(e)[p.n]
+	inFormat := c.inFormat(e)
+	st.Action, st.Payload, st.Expected = "submit with a malformed key ("+c.name+")", "", s.model.ExpectOddKey(inFormat)
+	x := e.Send(s.r.ctx, s.h, harness.Attempt{
+		Step: fmt.Sprintf("#%d key: %s", st.N, c.name), Lane: e.Clean, Key: c.values[0],
+		Body: k.bodies[p.payload], Variant: p.payload,
+		Header: http.Header{http.CanonicalHeaderKey(e.Target.Key.Header): c.values},
+	})
+	s.pending = append(s.pending, s.model.OddKey(model.OddKey{Case: c.name, InFormat: inFormat, X: x})...)
+	finish(st, []history.Exchange{x})
+	return nil
+}

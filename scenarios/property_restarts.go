@@ -1,0 +1,60 @@
+package scenarios
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// The actions on the target's process: a graceful restart, and a crash
+// in the middle of a request.
+
+// restart restarts the target gracefully: a correct server keeps every
+// key's record and resource.
+func (s *sequence) restart(st *history.Step, _ *poolKey, _ planned) error {
+	st.Action, st.Expected = "restart", "every key's record and resource kept"
+	rec, err := s.r.env.Restart(s.r.ctx)
+	s.restarts = append(s.restarts, rec)
+	if err != nil {
+		return err
+	}
+	st.Outcome, st.Observed = "restarted", fmt.Sprintf("down for %s", rec.Down.Round(time.Millisecond))
+	return nil
+}
+
+// crash sends one request and kills the target while it is being
+// processed (harness.CrashMidRequest), then starts it again. The crashed
+// request may or may not have taken effect; its key may stay claimed
+// until the target's in-progress timeout, after which a retry completes.
+func (s *sequence) crash(st *history.Step, k *poolKey, p planned) error {
+	e := s.r.env
+	st.Action, st.Fault = "submit, crash mid-request", "crash"
+	st.Expected = s.model.Expect(k.name, p.payload) + ", or no answer (the crash)"
+	a := harness.Attempt{Step: fmt.Sprintf("#%d submit %s %s (crashed)", st.N, k.name, p.payload),
+		Lane: e.Clean, Key: k.key, Body: k.bodies[p.payload], Variant: p.payload}
+	x, rec, err := e.CrashMidRequest(s.r.ctx, s.h, a, s.crashRand())
+	s.restarts = append(s.restarts, rec)
+	if err != nil {
+		return err
+	}
+	s.crashedAt[k.name], s.crashed[k.name] = rec.At, p.payload
+	s.judge(k, p.payload, x, false, false)
+	finish(st, []history.Exchange{x})
+	st.Observed += "; crashed " + rec.Point
+	return nil
+}
+
+// crashRand draws the crash delay on targets without crash points. It is
+// seeded from the actions taken so far, not drawn by rapid: the same
+// sequence crashes at the same delay, and shrinking does not spend runs
+// (each waits out an in-progress timeout) minimising a delay the fakes
+// never use.
+func (s *sequence) crashRand() *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(planKey(s.plan[:s.done])))
+	return rand.New(rand.NewPCG(h.Sum64(), 0xc4a5))
+}

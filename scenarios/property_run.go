@@ -1,0 +1,124 @@
+package scenarios
+
+import (
+	"context"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/model"
+)
+
+// propertyRun is one rapid search: the sequences it drew, the requests
+// spent, and the shortest counterexample seen.
+type propertyRun struct {
+	ctx     context.Context
+	env     *harness.Env
+	cfg     PropertyConfig
+	model   model.Convention
+	actions []action
+	start   time.Time
+	// level is the strength of the rules that fail a sequence; the
+	// others are noted and the sequence goes on.
+	level check.Level
+
+	sequences   int // sequences rapid asked for
+	replayed    int // of which the memo answered without the target
+	skipped     int // sequences the budget left no request for
+	unpaid      int // actions the budget could not pay for
+	crashes     int // crashes the search may still land in a request's work
+	held        int // restarts and crashes not taken (see hold)
+	spent       int // create requests sent
+	steps       int
+	drawn       map[string]int
+	freshBursts int // bursts on a key no request had bound yet: the race window
+	err         error
+	memo        memo
+
+	best          *sequence
+	improved      time.Time // when the counterexample last got shorter or changed
+	stale         int       // sequences not run: shrinking had stopped improving
+	failingSeed   uint64
+	first         time.Duration
+	firstSequence int
+	firstSteps    int
+
+	// shouldSeen is the first sequence, while searching, that broke a
+	// SHOULD rule (when MUST rules fail sequences): rapid drew it as
+	// sequence shouldIndex (from 0), shouldAt after the start.
+	shouldSeen  *sequence
+	shouldIndex int
+	shouldAt    time.Duration
+}
+
+// shrinkStale is how long shrinking goes on without the counterexample
+// getting shorter or changing. rapid's shrinker keeps minimising bits
+// nobody sees until its deadline, which the memo makes cheap but not
+// free, and it checks the deadline only between blocks.
+const shrinkStale = 2 * time.Second
+
+// shrunk says whether shrinking has stopped paying: from then on every
+// sequence passes at once, without the target, and rapid's shrinker,
+// which keeps only failing candidates, runs out quickly.
+func (r *propertyRun) shrunk() bool {
+	if r.best == nil || time.Since(r.improved) < shrinkStale {
+		return false
+	}
+	r.stale++
+	return true
+}
+
+// action finds an available action by name.
+func (r *propertyRun) action(name string) (action, bool) {
+	for _, a := range r.actions {
+		if a.name == name {
+			return a, true
+		}
+	}
+	return action{}, false
+}
+
+// fail stops the run: the harness, not the target, went wrong. rapid
+// cannot reproduce it (every later sequence returns at once), so it stops
+// searching.
+func (r *propertyRun) fail(t *rapid.T, err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	t.Fatalf("the harness could not run the sequence")
+}
+
+// exhausted says whether cost more create requests would break the budget.
+func (r *propertyRun) exhausted(cost int) bool {
+	return r.cfg.Budget > 0 && r.spent+cost > r.cfg.Budget
+}
+
+// afford reserves cost create requests, or says the budget is spent.
+func (r *propertyRun) afford(cost int) bool {
+	if r.exhausted(cost) {
+		return false
+	}
+	r.spent += cost
+	return true
+}
+
+// maxSteps bounds a sequence: rapid draws its length with no upper bound.
+func (r *propertyRun) maxSteps() int { return 4 * r.cfg.Steps }
+
+// keep remembers a failing sequence in the memo and, if it is the
+// shortest yet (the later one on a tie: shrinking only ever accepts
+// smaller ones), as the counterexample.
+func (r *propertyRun) keep(s *sequence, msg string) {
+	r.memo.fail(s.plan[:s.done], s.reconciled(), msg)
+	if r.first == 0 {
+		r.first, r.firstSequence, r.firstSteps = time.Since(r.start), r.sequences, len(s.steps)
+	}
+	if r.best == nil || len(s.steps) <= len(r.best.steps) {
+		if r.best == nil || planKey(s.plan[:s.done]) != planKey(r.best.plan[:r.best.done]) {
+			r.improved = time.Now()
+		}
+		r.best = s
+	}
+}
