@@ -65,7 +65,7 @@ type PropertyConfig struct {
 
 // DefaultPropertyConfig is tuned to catch every mutant in seconds.
 func DefaultPropertyConfig() PropertyConfig {
-	return PropertyConfig{Checks: 25, Steps: 25, ShrinkTime: 10 * time.Second, Crashes: 1}
+	return PropertyConfig{Checks: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1}
 }
 
 // withDefaults fills the fields left zero.

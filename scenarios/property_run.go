@@ -38,8 +38,8 @@ type propertyRun struct {
 	memo        memo
 
 	best          *sequence
-	improved      time.Time // when the counterexample last got shorter or changed
-	stale         int       // sequences not run: shrinking had stopped improving
+	idle          int // sequences run against the target since the counterexample last changed
+	stale         int // sequences not run: shrinking had stopped paying
 	failingSeed   uint64
 	first         time.Duration
 	firstSequence int
@@ -53,22 +53,25 @@ type propertyRun struct {
 	shouldAt    time.Duration
 }
 
-// shrinkStale is how long shrinking goes on without the counterexample
-// getting shorter or changing. rapid's shrinker keeps minimising bits
-// nobody sees until its deadline, which the memo makes cheap but not
-// free, and it checks the deadline only between blocks.
-const shrinkStale = 2 * time.Second
-
-// shrunk says whether shrinking has stopped paying: from then on every
-// sequence passes at once, without the target, and rapid's shrinker,
-// which keeps only failing candidates, runs out quickly.
+// shrunk says whether shrinking has stopped paying: rapid's shrinker
+// keeps minimising bits nobody sees until its deadline (and checks the
+// deadline only between blocks); the memo answers most of those tries,
+// but not those that change a drawn key or payload. Once as many
+// sequences as idleLimit have run against the target since the
+// counterexample last got shorter or changed, every sequence passes at
+// once, without the target, and the shrinker, which keeps only failing
+// candidates, runs out quickly.
 func (r *propertyRun) shrunk() bool {
-	if r.best == nil || time.Since(r.improved) < shrinkStale {
+	if r.best == nil || r.idle < r.idleLimit() {
 		return false
 	}
 	r.stale++
 	return true
 }
+
+// idleLimit lets each step of the counterexample be tried away a few
+// times over.
+func (r *propertyRun) idleLimit() int { return 10 + 3*len(r.best.steps) }
 
 // action finds an available action by name.
 func (r *propertyRun) action(name string) (action, bool) {
@@ -117,7 +120,7 @@ func (r *propertyRun) keep(s *sequence, msg string) {
 	}
 	if r.best == nil || len(s.steps) <= len(r.best.steps) {
 		if r.best == nil || planKey(s.plan[:s.done]) != planKey(r.best.plan[:r.best.done]) {
-			r.improved = time.Now()
+			r.idle = 0
 		}
 		r.best = s
 	}

@@ -83,11 +83,16 @@ func (r *propertyRun) sequence(t *rapid.T) {
 	if err != nil {
 		r.fail(t, err)
 	}
-	// While searching, the sequence may land the search's next crash;
-	// while shrinking, what the counterexample's sequence could.
+	// While searching, the sequence may land the search's next crash.
+	// While shrinking, a sequence lands one if the counterexample did:
+	// shrinking keeps to what failed, and a crash that lands costs the
+	// target's in-progress timeout.
 	s.crashes = r.crashes
 	if r.best != nil {
-		s.crashes = r.best.startCrashes
+		s.crashes = 0
+		if r.best.landed {
+			s.crashes = 1
+		}
 	}
 	s.startCrashes = s.crashes
 	if a, ok := r.action("crash"); ok && rapid.IntRange(0, 1).Draw(t, "open with a crash") == 1 {
@@ -265,6 +270,9 @@ func (s *sequence) step(p planned) error {
 	st := &s.steps[len(s.steps)-1]
 	s.r.drawn[p.action.name]++
 	s.r.steps++
+	if len(s.steps) == 1 && s.r.best != nil {
+		s.r.idle++ // one more sequence run against the target while shrinking
+	}
 	if err := p.action.run(s, st, k, p); err != nil {
 		return err
 	}

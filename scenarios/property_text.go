@@ -96,7 +96,7 @@ func (r *propertyRun) summary() string {
 		s += fmt.Sprintf("; %d sequences identical to one already run were answered from memory while shrinking", r.replayed)
 	}
 	if r.stale > 0 {
-		s += fmt.Sprintf("; shrinking stopped %v after the counterexample last changed", shrinkStale)
+		s += fmt.Sprintf("; shrinking stopped after %d sequences without a change", r.idleLimit())
 	}
 	return s
 }
