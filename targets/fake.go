@@ -76,6 +76,8 @@ func FakeTarget(baseURL, name string) *Target {
 		Key:               Key{Header: fakes.DefaultKeyHeader, Format: "uuid"},
 		Headers:           http.Header{},
 		LookupPath:        "/idempotency-keys/{{.Key}}",
+		LookupIDField:     "resource_id",
+		Reconcile:         ReconcileLookup,
 		Profile:           profiles["ietf"],
 		InProgressTimeout: fakes.DefaultInProgressTimeout,
 		Direct:            newDirectClient(),
