@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -25,6 +26,10 @@ type Settings struct {
 	// CommitWait bounds how long a scenario waits for the oracle to show
 	// a commit whose answer was lost.
 	CommitWait time.Duration
+	// Retry is the reference retrying client's policy while S6 holds a
+	// fault on the faulty lane. Every attempt is going to time out, so
+	// attempts are short.
+	Retry retry.Policy
 }
 
 // DefaultSettings are tuned to find the core bugs in seconds on 2 cores.
@@ -35,6 +40,13 @@ func DefaultSettings() Settings {
 		RequestTimeout: 10 * time.Second,
 		ContinueWait:   time.Second,
 		CommitWait:     10 * time.Second,
+		Retry: retry.Policy{
+			MaxAttempts:    3,
+			AttemptTimeout: 250 * time.Millisecond,
+			Deadline:       5 * time.Second,
+			BaseBackoff:    20 * time.Millisecond,
+			MaxBackoff:     200 * time.Millisecond,
+		},
 	}
 }
 
@@ -81,13 +93,7 @@ func (e *Env) Close() error {
 func (e *Env) ClearFaults() { e.proxies.resetAll() }
 
 // NewKey makes a fresh idempotency key in the target's format.
-func (e *Env) NewKey() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	b[6] = (b[6] & 0x0f) | 0x40 // version 4
-	b[8] = (b[8] & 0x3f) | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func (e *Env) NewKey() string { return retry.NewUUID() }
 
 // NewMarker makes a marker unique to this run and scenario, so the oracle
 // counts only the resources this scenario created.

@@ -93,7 +93,7 @@ func TestRunDefaultPassesAndWritesReports(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, id := range []string{"S1", "S2", "S3", "S4"} {
+	for _, id := range []string{"S1", "S2", "S3", "S4", "S6"} {
 		if !strings.Contains(r.stdout, "PASS  "+id) {
 			t.Errorf("no PASS line for %s in:\n%s", id, r.stdout)
 		}
@@ -157,6 +157,8 @@ func TestBadFlagsExitTwo(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--burst", "0"},
 		{"run", "--label-filter", "S1 &&"},
+		{"run", "--retry-attempts", "0"},
+		{"run", "--retry-timeout", "0s"},
 		{"run", "--target", "fake:no-such-mutant"},
 		{"frobnicate"},
 	} {

@@ -90,6 +90,7 @@ type Evidence struct {
 	History  []history.Exchange `json:"history,omitempty"`
 	Readings []Reading          `json:"oracle,omitempty"`
 	Bursts   []history.Burst    `json:"bursts,omitempty"`
+	Retries  []RetryOp          `json:"retries,omitempty"`
 	Faults   []string           `json:"faults,omitempty"`
 	Notes    []string           `json:"notes,omitempty"`
 	Elapsed  time.Duration      `json:"elapsed_ns,omitempty"`

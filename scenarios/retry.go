@@ -1,0 +1,177 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/harness/retry"
+)
+
+// S6: the reference retrying client (harness/retry) against the target,
+// through persistent faults, then resumed from its journal.
+var _ = Describe("retry", func() {
+	It(check.S6.Title, labels(check.S6), SpecTimeout(specTimeout), run(check.S6, boundedRetries))
+})
+
+// deadlineSlack is the scheduling delay S6 allows past a client's
+// deadline: the client bounds itself, the machine may be busy.
+const deadlineSlack = 500 * time.Millisecond
+
+// persistentFault is one fault S6 holds on the faulty lane while the
+// client works.
+type persistentFault struct {
+	fault harness.Fault
+	// reads: the client's look-ups go through the fault too, so it cannot
+	// reconcile until the fault clears.
+	reads bool
+	// lands: the creates reach the target, which commits them, before
+	// the answer is lost.
+	lands bool
+}
+
+func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	dir, err := os.MkdirTemp("", "idemspec-s6-")
+	if err != nil {
+		return check.Verdict{}, fmt.Errorf("journal directory: %w", err)
+	}
+	DeferCleanup(os.RemoveAll, dir)
+	run := check.RetryRun{Reconcile: e.Target.Reconcile, Slack: deadlineSlack}
+	faults := []persistentFault{
+		// Creates are swallowed; the client can still read, finds nothing
+		// each time, and resubmits with its one key until the budget.
+		{fault: harness.Blackhole{}},
+		// Creates land and commit but every answer, look-ups included, is
+		// lost: the client cannot learn anything until the fault clears.
+		{fault: harness.ResponseLoss{}, reads: true, lands: true},
+	}
+	for _, f := range faults {
+		op, err := retryThrough(ctx, e, h, ev, dir, f)
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		run.Ops = append(run.Ops, op)
+	}
+	run.History = h.Exchanges()
+	ev.Retries = run.Ops
+	return check.BoundedRetries(run), nil
+}
+
+// retryThrough runs one operation under f, clears f, and resumes the
+// operation in a new client over the same journal, as a restarted
+// process would.
+func retryThrough(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, dir string, f persistentFault) (check.RetryOp, error) {
+	marker := e.NewMarker("S6")
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return check.RetryOp{}, err
+	}
+	op := check.RetryOp{Name: f.fault.Name(), Fault: f.fault.Name()}
+	journal := filepath.Join(dir, marker+".db")
+	reads := e.Clean
+	if f.reads {
+		reads = e.Faulty
+	}
+	remove, err := e.Faulty.Apply(f.fault)
+	if err != nil {
+		return op, err
+	}
+	DeferCleanup(remove)
+	what := "the client's creates"
+	if f.reads {
+		what = "every request of the client"
+	}
+	ev.Faults = append(ev.Faults, fmt.Sprintf("%s on the faulty lane for %s until the budget or the deadline", f.fault.Name(), what))
+
+	s := clientSpec{journal: journal, id: marker, body: body, marker: marker, creates: e.Faulty, reads: reads}
+	s.phase, s.label, s.policy = "under the fault", op.Name, e.Settings.Retry
+	if op.Key, op.Faulted, err = runClient(ctx, e, h, s); err != nil {
+		return op, err
+	}
+	remove()
+	if f.lands {
+		// The lost answers' requests finish on the target; resume once
+		// the oracle shows the commit (an event, not a timer).
+		if _, err := e.AwaitCommit(ctx, marker); err != nil {
+			ev.Notes = append(ev.Notes, fmt.Sprintf("%s: no commit seen before the resumed run: %v", op.Name, err))
+		}
+	}
+	s.phase, s.label, s.policy = "resumed", op.Name+", resumed", resumePolicy(e.Settings)
+	if _, op.Resumed, err = runClient(ctx, e, h, s); err != nil {
+		return op, err
+	}
+	if op.Reading, err = reading(ctx, e, ev, marker, "after the "+op.Name+" run and the resumed run"); err != nil {
+		return op, err
+	}
+	ev.Notes = append(ev.Notes, describeOp(op))
+	return op, nil
+}
+
+// clientSpec is one run of the reference client.
+type clientSpec struct {
+	phase, label   string
+	journal        string
+	id             string
+	body           []byte
+	marker         string
+	creates, reads *harness.Lane
+	policy         retry.Policy
+}
+
+// runClient opens the journal, begins (or finds) the operation, runs it
+// through the lanes and closes the journal, as one process would. The
+// key it returns was journaled before anything was sent.
+func runClient(ctx context.Context, e *harness.Env, h *history.History, s clientSpec) (string, check.ClientRun, error) {
+	j, err := retry.OpenJournal(s.journal)
+	if err != nil {
+		return "", check.ClientRun{}, err
+	}
+	defer j.Close()
+	creates := e.Through(s.creates, h, s.label+": create")
+	reads := e.Through(s.reads, h, s.label+": look-up")
+	client, err := harness.ReferenceClient(harness.ClientSetup{
+		Target: e.Target, Create: creates, Reconcile: reads, Journal: j, Policy: s.policy, Marker: s.marker,
+	})
+	if err != nil {
+		return "", check.ClientRun{}, err
+	}
+	op, err := client.Begin(ctx, s.id, s.body)
+	if err != nil {
+		return "", check.ClientRun{}, err
+	}
+	start := time.Now()
+	res, err := client.Run(ctx, s.id)
+	elapsed := time.Since(start)
+	if err != nil {
+		return "", check.ClientRun{}, fmt.Errorf("reference client %s: %w", s.phase, err)
+	}
+	return op.Key, check.ClientRun{
+		Phase: s.phase, State: string(res.State), Reason: res.Reason,
+		Budget: res.Budget, Deadline: res.Deadline.Sub(res.Started), Elapsed: elapsed,
+		ResourceID: res.ResourceID, Creates: creates.Seqs(), Lookups: reads.Seqs(),
+	}, nil
+}
+
+// resumePolicy is the restarted client's: the same budget, but ordinary
+// request timeouts, since the fault is gone and the target may be slow.
+func resumePolicy(s harness.Settings) retry.Policy {
+	p := s.Retry
+	p.AttemptTimeout = s.RequestTimeout
+	p.Deadline = time.Duration(2*max(p.MaxAttempts, 1)+1) * s.RequestTimeout
+	return p
+}
+
+func describeOp(op check.RetryOp) string {
+	run := func(c check.ClientRun) string {
+		return fmt.Sprintf("%s: %d create attempt(s) of a budget of %d and %d look-up(s), %s after %v (deadline %v): %s",
+			c.Phase, len(c.Creates), c.Budget, len(c.Lookups), c.State, c.Elapsed.Round(time.Millisecond), c.Deadline, c.Reason)
+	}
+	return fmt.Sprintf("%s, key %s; %s; %s", op.Name, op.Key, run(op.Faulted), run(op.Resumed))
+}
