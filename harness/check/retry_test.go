@@ -68,7 +68,9 @@ func TestBoundedRetries(t *testing.T) {
 		},
 		{
 			name: "a final failure under a fault", want: check.FAIL, reason: "blackhole: the client reported a final failure",
-			change: func(r *check.RetryRun) { r.Ops[0].Faulted.State, r.Ops[0].Faulted.Reason = "FAILED_FINAL", "refused (400)" },
+			change: func(r *check.RetryRun) {
+				r.Ops[0].Faulted.State, r.Ops[0].Faulted.Reason = "FAILED_FINAL", "refused (400)"
+			},
 		},
 		{
 			name: "success under a persistent fault cannot be right", want: check.FAIL, reason: "did not end with an unknown outcome",

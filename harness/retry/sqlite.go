@@ -5,17 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // pure-Go SQLite: no cgo for library users
+	"github.com/idemspec/idemspec/internal/sqlitedb"
 )
 
 // SQLiteJournal keeps operations in a SQLite file, so a restarted
-// process resumes the same operation with the same key. A commit is
-// durable before the call returns (WAL, synchronous=FULL).
+// process resumes the same operation with the same key. A write is
+// durable before the call returns, and two processes sharing the file
+// wait for each other instead of failing.
 type SQLiteJournal struct {
 	db   *sql.DB
 	path string
@@ -34,23 +32,9 @@ CREATE TABLE IF NOT EXISTS operations (
 
 // OpenJournal opens (creating if needed) the journal at path.
 func OpenJournal(path string) (*SQLiteJournal, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("journal directory: %w", err)
-	}
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	// Two processes resuming one journal wait for each other's write
-	// instead of failing with SQLITE_BUSY.
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sqlitedb.Open(path, journalSchema)
 	if err != nil {
-		return nil, fmt.Errorf("open journal %s: %w", path, err)
-	}
-	if _, err := db.ExecContext(context.Background(), journalSchema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("journal %s: create schema: %w", path, err)
+		return nil, fmt.Errorf("journal: %w", err)
 	}
 	return &SQLiteJournal{db: db, path: path}, nil
 }
