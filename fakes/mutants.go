@@ -16,6 +16,14 @@ const (
 	bugNoDedup
 	bugCheckThenInsert
 	bugIgnorePayload
+	bugKeyOptional
+	bugMissingKey422
+	bugUUIDOnly
+	bugFirstOfDuplicates
+	bugQueryScopedKeys
+	bugReplayDropsLocation
+	bugInFlight429
+	bugCommitBeforeFail
 )
 
 // Mutant is the reference server plus exactly one named bug, with the
@@ -42,7 +50,7 @@ var mutants = []Mutant{
 		// S6: it keeps no key record, so after a lost answer the client's
 		// look-up finds nothing and its same-key resubmission executes
 		// again: two resources.
-		Catches: []string{"S1", "S2", "S3", "S4", "S6"},
+		Catches: []string{"S1", "S2", "S3", "S4", "S6", "K1", "K2a", "K3", "K4", "K6"},
 		bug:     bugNoDedup,
 	},
 	{
@@ -54,8 +62,56 @@ var mutants = []Mutant{
 	{
 		Name:    "ignore-payload",
 		Bug:     "never compares the payload hash: a reused key with another payload replays the first answer",
-		Catches: []string{"S3"},
+		Catches: []string{"S3", "K3"},
 		bug:     bugIgnorePayload,
+	},
+	{
+		Name:    "key-optional",
+		Bug:     "runs a create without the key, unprotected, although the key is declared required",
+		Catches: []string{"K1"},
+		bug:     bugKeyOptional,
+	},
+	{
+		Name:    "missing-key-422",
+		Bug:     "refuses a create without the key, but with 422 instead of the draft's 400",
+		Catches: []string{"K1a"},
+		bug:     bugMissingKey422,
+	},
+	{
+		Name:    "uuid-only-500",
+		Bug:     "parses every key as a UUID and answers 500 when that fails, instead of validating it",
+		Catches: []string{"K2"},
+		bug:     bugUUIDOnly,
+	},
+	{
+		Name:    "first-of-duplicate-keys",
+		Bug:     "takes the first of two Idempotency-Key headers instead of refusing the request",
+		Catches: []string{"K2a"},
+		bug:     bugFirstOfDuplicates,
+	},
+	{
+		Name:    "query-scoped-keys",
+		Bug:     "scopes the key by the request's query string: the same key with another query parameter executes again",
+		Catches: []string{"K3"},
+		bug:     bugQueryScopedKeys,
+	},
+	{
+		Name:    "replay-drops-location",
+		Bug:     "stores the status and body for replay but not the Location header",
+		Catches: []string{"K4"},
+		bug:     bugReplayDropsLocation,
+	},
+	{
+		Name:    "in-flight-429",
+		Bug:     "answers a duplicate of a request still in flight with 429 Too Many Requests instead of 409",
+		Catches: []string{"K5"},
+		bug:     bugInFlight429,
+	},
+	{
+		Name:    "commit-before-fail",
+		Bug:     "commits the work before the step that fails, then answers the failure: the failed attempt leaves a resource behind",
+		Catches: []string{"K6"},
+		bug:     bugCommitBeforeFail,
 	},
 }
 

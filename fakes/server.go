@@ -35,6 +35,9 @@ type Options struct {
 	InProgressTimeout time.Duration
 	// KeyHeader is the request header carrying the key.
 	KeyHeader string
+	// Convention sets the codes and behaviours conventions disagree on;
+	// nil is IETF, the reference's.
+	Convention *Convention
 	// Log, when set, gets one line per request.
 	Log io.Writer
 }
@@ -58,6 +61,7 @@ const (
 type Server struct {
 	opts   Options
 	mutant Mutant
+	conv   Convention
 	db     *sql.DB
 	tmpDir string
 
@@ -89,7 +93,10 @@ func Open(opts Options) (*Server, error) {
 	if opts.KeyHeader == "" {
 		opts.KeyHeader = DefaultKeyHeader
 	}
-	s := &Server{opts: opts, mutant: m}
+	s := &Server{opts: opts, mutant: m, conv: IETF}
+	if opts.Convention != nil {
+		s.conv = *opts.Convention
+	}
 	if opts.DBPath == "" {
 		s.tmpDir, err = os.MkdirTemp("", "idemspec-fake-")
 		if err != nil {
@@ -166,25 +173,36 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if len(keys) > 0 {
 		key = keys[0]
 	}
+	if s.mutant.bug == bugQueryScopedKeys && r.URL.RawQuery != "" {
+		key += "?" + r.URL.RawQuery
+	}
+	ctx := withFailure(r.Context(), r.Header.Get(FailHeader))
 	var a answer
 	switch {
 	case s.mutant.bug == bugNoDedup:
-		a = s.execute(r.Context(), tenant, body)
+		a = s.execute(ctx, tenant, body)
+	case len(keys) == 0 && (s.conv.KeyOptional || s.mutant.bug == bugKeyOptional):
+		a = s.execute(ctx, tenant, body)
 	case len(keys) == 0:
-		a = problem(http.StatusBadRequest, "missing "+s.opts.KeyHeader+" header")
-	case len(keys) > 1:
+		a = s.missingKey()
+	case len(keys) > 1 && s.mutant.bug != bugFirstOfDuplicates:
 		a = problem(http.StatusBadRequest, "more than one "+s.opts.KeyHeader+" header")
+	case s.mutant.bug == bugUUIDOnly && !isUUID(key):
+		a = serverError(fmt.Errorf("invalid UUID %q", key))
 	case !validKey(key):
 		a = problem(http.StatusBadRequest, "the key must be 1 to 255 visible ASCII characters")
 	default:
 		// The client may give up (a lost response looks like that to us);
 		// the work it asked for must still finish and be recorded.
-		a = s.createOnce(context.WithoutCancel(r.Context()), tenant, key, hash, body)
+		a = s.createOnce(context.WithoutCancel(ctx), tenant, key, hash, body)
 	}
 	s.reply(w, r, arrived, key, tenant, hash, a)
 }
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key, tenant, hash string, a answer) {
+	if a.retry {
+		a = s.inFlight(a)
+	}
 	s.mu.Lock()
 	s.seen = append(s.seen, Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status})
 	s.mu.Unlock()
@@ -197,8 +215,8 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key
 	if a.location != "" {
 		h.Set("Location", a.location)
 	}
-	if a.replayed {
-		h.Set(ReplayHeader, "true")
+	if a.replayed && s.conv.ReplayHeader != "" {
+		h.Set(s.conv.ReplayHeader, "true")
 	}
 	if a.retry {
 		h.Set("Retry-After", "1")
@@ -251,7 +269,10 @@ func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body 
 // the record is an abandoned claim that the caller may take over.
 func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
 	if rec.Hash != hash && s.mutant.bug != bugIgnorePayload {
-		return problem(http.StatusUnprocessableEntity, "this key was used with a different request payload"), true
+		return problem(s.conv.Mismatch, "this key was used with a different request payload"), true
+	}
+	if rec.State == stateComplete && s.mutant.bug == bugReplayDropsLocation {
+		return answer{status: rec.Status, body: rec.Body, replayed: true}, true
 	}
 	if rec.State == stateComplete {
 		return answer{status: rec.Status, body: rec.Body, location: rec.Location, replayed: true}, true
@@ -275,7 +296,7 @@ func (s *Server) executeClaimed(ctx context.Context, tenant, key string, lockedA
 	defer tx.Rollback()
 	a, err := insertResource(ctx, tx, tenant, body)
 	if err != nil {
-		return serverError(err)
+		return s.failClaimed(ctx, tx, tenant, key, lockedAt, err)
 	}
 	res, err := tx.ExecContext(ctx,
 		`UPDATE idempotency_keys SET state = ?, resource_id = ?, status = ?, body = ?, location = ?
@@ -366,6 +387,9 @@ func insertResource(ctx context.Context, tx execer, tenant string, body []byte) 
 	if _, err := tx.ExecContext(ctx,
 		`INSERT INTO resources (id, tenant, marker, payload, created_at) VALUES (?, ?, ?, ?, ?)`,
 		id, tenant, marker, body, now.UnixNano()); err != nil {
+		return created{}, err
+	}
+	if err := injectedFailure(ctx); err != nil {
 		return created{}, err
 	}
 	out, err := json.Marshal(resourceJSON(resourceRow{ID: id, Tenant: tenant, Marker: marker, Payload: body, CreatedAt: now}))
@@ -471,7 +495,12 @@ func inFlight() answer {
 	return a
 }
 
+// serverError answers a failure: an injected one with its own status.
 func serverError(err error) answer {
+	var f failure
+	if errors.As(err, &f) {
+		return problem(f.status, err.Error())
+	}
 	return problem(http.StatusInternalServerError, err.Error())
 }
 

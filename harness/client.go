@@ -33,6 +33,7 @@ func ReferenceClient(s ClientSetup) (*retry.Client, error) {
 		Doer:     s.Create,
 		Journal:  s.Journal,
 		Policy:   s.Policy,
+		NewKey:   t.Key.NewKey,
 	}
 	switch t.Reconcile {
 	case targets.ReconcileLookup:

@@ -92,8 +92,8 @@ func (e *Env) Close() error {
 // ClearFaults removes every fault from every lane.
 func (e *Env) ClearFaults() { e.proxies.resetAll() }
 
-// NewKey makes a fresh idempotency key in the target's format.
-func (e *Env) NewKey() string { return retry.NewUUID() }
+// NewKey makes a fresh idempotency key in the target's declared format.
+func (e *Env) NewKey() string { return e.Target.Key.NewKey() }
 
 // NewMarker makes a marker unique to this run and scenario, so the oracle
 // counts only the resources this scenario created.

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -29,13 +30,19 @@ type Attempt struct {
 	Timeout time.Duration
 	// Header adds or overrides request headers for this attempt.
 	Header http.Header
+	// Query is added to the create path's query string ("name=value").
+	Query string
 	// Cancel, when closed, abandons the attempt early (the scenario has
 	// seen what it waited for, e.g. the oracle shows the commit).
 	Cancel <-chan struct{}
 }
 
 // headersKept are the answer headers checks read.
-var headersKept = []string{"Content-Type", "Location", "Retry-After", "Idempotent-Replayed"}
+var headersKept = append([]string{"Content-Type", "Location", "Retry-After"}, ReplayMarkers...)
+
+// ReplayMarkers are the headers implementations use to mark a replayed
+// answer (Stripe's first); K4 reports which one a target sends.
+var ReplayMarkers = []string{"Idempotent-Replayed", "Idempotency-Replayed", "X-Idempotent-Replayed", "X-Idempotency-Replayed"}
 
 const bodyKept = 16 << 10
 
@@ -67,6 +74,9 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	}
 	for name, vals := range a.Header {
 		req.Header[name] = vals
+	}
+	if a.Query != "" {
+		req.URL.RawQuery = strings.TrimPrefix(req.URL.RawQuery+"&"+a.Query, "&")
 	}
 	e.roundTrip(h, &x, a.Lane, req)
 	return x

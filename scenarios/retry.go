@@ -60,7 +60,7 @@ func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev 
 		run.Ops = append(run.Ops, op)
 	}
 	run.History = h.Exchanges()
-	ev.Retries = run.Ops
+	ev.Tables = append(ev.Tables, clientTable(run.Ops))
 	return check.BoundedRetries(run), nil
 }
 
@@ -110,7 +110,6 @@ func retryThrough(ctx context.Context, e *harness.Env, h *history.History, ev *c
 	if op.Reading, err = reading(ctx, e, ev, marker, "after the "+op.Name+" run and the resumed run"); err != nil {
 		return op, err
 	}
-	ev.Notes = append(ev.Notes, describeOp(op))
 	return op, nil
 }
 
@@ -168,10 +167,21 @@ func resumePolicy(s harness.Settings) retry.Policy {
 	return p
 }
 
-func describeOp(op check.RetryOp) string {
-	run := func(c check.ClientRun) string {
-		return fmt.Sprintf("%s: %d create attempt(s) of a budget of %d and %d look-up(s), %s after %v (deadline %v): %s",
-			c.Phase, len(c.Creates), c.Budget, len(c.Lookups), c.State, c.Elapsed.Round(time.Millisecond), c.Deadline, c.Reason)
+// clientTable lays out each run of the reference client: the attempt
+// count against the budget, the time against the deadline, the key.
+func clientTable(ops []check.RetryOp) check.Table {
+	t := check.Table{
+		Title:   "the reference retrying client's runs",
+		Columns: []string{"fault", "run", "key", "creates / budget", "look-ups", "elapsed / deadline", "end state", "why", "resource"},
 	}
-	return fmt.Sprintf("%s, key %s; %s; %s", op.Name, op.Key, run(op.Faulted), run(op.Resumed))
+	for _, op := range ops {
+		for _, c := range []check.ClientRun{op.Faulted, op.Resumed} {
+			t.Rows = append(t.Rows, []string{
+				op.Fault, c.Phase, op.Key,
+				fmt.Sprintf("%d / %d", len(c.Creates), c.Budget), fmt.Sprint(len(c.Lookups)),
+				fmt.Sprintf("%v / %v", c.Elapsed.Round(time.Millisecond), c.Deadline), c.State, c.Reason, c.ResourceID,
+			})
+		}
+	}
+	return t
 }

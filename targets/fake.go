@@ -14,7 +14,7 @@ import (
 // FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
 const FakePrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D]"
+// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P]"
 // starts a built-in fake in this process; anything else is a target file.
 func Load(ref string) (*Target, error) {
 	if strings.HasPrefix(ref, FakePrefix) {
@@ -24,6 +24,8 @@ func Load(ref string) (*Target, error) {
 }
 
 // StartFake starts a built-in fake on a loopback port and describes it.
+// With profile=P the fake answers by that profile's convention and the
+// target declares it, so every profile is proven against a real server.
 func StartFake(ref string) (*Target, error) {
 	spec, query, _ := strings.Cut(strings.TrimPrefix(ref, FakePrefix), "?")
 	opts := fakes.Options{Mutant: spec}
@@ -31,7 +33,15 @@ func StartFake(ref string) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
+	profile := profiles[DefaultProfile]
 	for name, vals := range q {
+		if name == "profile" {
+			if profile, err = LookupProfile(vals[0]); err != nil {
+				return nil, fmt.Errorf("%s: %w", ref, err)
+			}
+			opts.Convention = conventionOf(profile)
+			continue
+		}
 		d, err := time.ParseDuration(vals[0])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %q is not a duration", ref, name, vals[0])
@@ -42,7 +52,7 @@ func StartFake(ref string) (*Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile)", ref, name)
 		}
 	}
 	in, err := fakes.Start(opts, "127.0.0.1:0")
@@ -50,9 +60,25 @@ func StartFake(ref string) (*Target, error) {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	t := FakeTarget(in.URL, ref)
+	t.Profile = profile
+	t.Key.Required = profile.KeyRequired
 	t.InProgressTimeout = in.InProgressTimeout()
 	t.Lifecycle = in
 	return t, nil
+}
+
+// conventionOf is how a fake answers when it follows profile p. The ietf
+// profile is the reference's own convention (fakes.IETF), which also
+// marks replays although the draft names no header.
+func conventionOf(p Profile) *fakes.Convention {
+	if p.Name == DefaultProfile {
+		return nil
+	}
+	return &fakes.Convention{
+		Mismatch: p.Mismatch, InFlight: p.InFlight, MissingKey: p.MissingKey,
+		KeyOptional: !p.KeyRequired, ReplayHeader: p.ReplayHeader,
+		StoreFailures: p.FailedAttempt == FailureReplayed,
+	}
 }
 
 // FakeTarget describes the API every fake serves, at baseURL. It is also
@@ -73,12 +99,13 @@ func FakeTarget(baseURL, name string) *Target {
 			IDField:     "id",
 			Body:        template.Must(template.New("body").Parse(`{"marker":"{{.Marker}}","amount":{{.Variant}}}`)),
 		},
-		Key:               Key{Header: fakes.DefaultKeyHeader, Format: "uuid"},
+		Key:               Key{Header: fakes.DefaultKeyHeader, Format: FormatUUID, Required: true},
 		Headers:           http.Header{},
 		LookupPath:        "/idempotency-keys/{{.Key}}",
 		LookupIDField:     "resource_id",
 		Reconcile:         ReconcileLookup,
-		Profile:           profiles["ietf"],
+		Profile:           profiles[DefaultProfile],
+		FailTrigger:       &FailTrigger{Header: fakes.FailHeader, Value: "503"},
 		InProgressTimeout: fakes.DefaultInProgressTimeout,
 		Direct:            newDirectClient(),
 	}

@@ -26,8 +26,10 @@ type fileSpec struct {
 	Lookup            *lookupSpec       `yaml:"lookup"`
 	Reconcile         string            `yaml:"reconcile"`
 	Profile           string            `yaml:"profile"`
+	Statuses          statusSpec        `yaml:"statuses"`
 	Volatile          []string          `yaml:"volatile_fields"`
 	InProgressTimeout string            `yaml:"in_progress_timeout"`
+	FailTrigger       *failSpec         `yaml:"fail_trigger"`
 }
 
 type createSpec struct {
@@ -39,8 +41,22 @@ type createSpec struct {
 }
 
 type keySpec struct {
-	Header string `yaml:"header"`
-	Format string `yaml:"format"`
+	Header   string `yaml:"header"`
+	Format   string `yaml:"format"`
+	Pattern  string `yaml:"pattern"`
+	Required *bool  `yaml:"required"`
+}
+
+// statusSpec overrides single codes of the profile; nil keeps its code.
+type statusSpec struct {
+	Mismatch   *int `yaml:"mismatch"`
+	InFlight   *int `yaml:"in_flight"`
+	MissingKey *int `yaml:"missing_key"`
+}
+
+type failSpec struct {
+	Header string `yaml:"header" required:"true"`
+	Value  string `yaml:"value" required:"true"`
 }
 
 type oracleSpec struct {
@@ -126,9 +142,8 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
 	}
 
-	t.Key = Key{Header: or(s.Key.Header, "Idempotency-Key"), Format: or(s.Key.Format, "uuid")}
-	if t.Key.Format != "uuid" {
-		return nil, d.errorf("key.format", "unknown format %q (known: uuid)", t.Key.Format)
+	if t.Key, err = d.key(s.Key); err != nil {
+		return nil, err
 	}
 
 	t.Headers = http.Header{}
@@ -138,6 +153,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 			return nil, err
 		}
 		t.Headers.Add(name, val)
+		if SecretHeader(name) {
+			t.Secrets = append(t.Secrets, headerSecrets(val)...)
+		}
 	}
 
 	l := s.Oracle.List
@@ -150,8 +168,18 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if err := d.buildReconcile(t, s); err != nil {
 		return nil, err
 	}
-	if t.Profile, err = LookupProfile(or(s.Profile, "ietf")); err != nil {
-		return nil, d.errorf("profile", "%v", err)
+	if t.Profile, err = d.profile(s.Profile, s.Statuses); err != nil {
+		return nil, err
+	}
+	t.Key.Required = t.Profile.KeyRequired
+	if s.Key.Required != nil {
+		t.Key.Required = *s.Key.Required
+	}
+	if f := s.FailTrigger; f != nil {
+		if !validHeaderName(f.Header) {
+			return nil, d.errorf("fail_trigger.header", "%q is not a header name", f.Header)
+		}
+		t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
 	}
 	t.Volatile = s.Volatile
 	t.InProgressTimeout = 30 * time.Second

@@ -66,8 +66,11 @@ volatile_fields: [created_at, meta.request_id]
 	if err != nil || string(body) != `{"marker":"m1","amount":7}` {
 		t.Errorf("Body = %q, %v", body, err)
 	}
-	if tg.Key != (targets.Key{Header: "Idempotency-Key", Format: "uuid"}) {
-		t.Errorf("Key = %+v, want the defaults Idempotency-Key / uuid", tg.Key)
+	if tg.Key != (targets.Key{Header: "Idempotency-Key", Format: "uuid", Required: true}) {
+		t.Errorf("Key = %+v, want the defaults Idempotency-Key / uuid / required (ietf)", tg.Key)
+	}
+	if tg.FailTrigger != nil {
+		t.Errorf("FailTrigger = %+v, want none unless the file declares one", tg.FailTrigger)
 	}
 	if tg.Profile.Name != "ietf" || tg.Profile.Mismatch != 422 || tg.Profile.InFlight != 409 || tg.Profile.MissingKey != 400 {
 		t.Errorf("Profile = %+v, want the ietf default", tg.Profile)
@@ -501,9 +504,9 @@ create:
 oracle:
   list:
     path: /things?marker={{.Marker}}
-profile: stripe
+profile: paypal
 `,
-			want: []string{`t.yaml:9: profile: unknown profile "stripe" (known: ietf)`},
+			want: []string{`t.yaml:9: profile: unknown profile "paypal" (known: brandur, ietf, powertools, stripe)`},
 		},
 		{
 			name: "unknown key format",
@@ -519,7 +522,7 @@ oracle:
   list:
     path: /things?marker={{.Marker}}
 `,
-			want: []string{`t.yaml:7: key.format: unknown format "ulid" (known: uuid)`},
+			want: []string{`t.yaml:7: key.format: unknown format "ulid" (known: uuid, pattern)`},
 		},
 		{
 			name: "in_progress_timeout not a duration",

@@ -50,6 +50,8 @@ type Target struct {
 	Profile           Profile
 	Volatile          []string // answer fields that may differ between replays
 	InProgressTimeout time.Duration
+	// FailTrigger, when set, makes a create fail on purpose (K6).
+	FailTrigger *FailTrigger
 
 	// Lifecycle is set when idemspec owns the target's process (the
 	// built-in fakes, managed processes); nil for a target it only calls.
@@ -72,7 +74,21 @@ type Create struct {
 // Key describes the idempotency key.
 type Key struct {
 	Header string
-	Format string // "uuid"
+	Format string // FormatUUID or FormatPattern
+	// Pattern is the regular expression keys are generated from (and
+	// judged against) when Format is FormatPattern.
+	Pattern string
+	// Required says a create without the key is refused (the profile's
+	// default unless the target file says).
+	Required bool
+}
+
+// FailTrigger is how the harness makes one create fail with a 5xx before
+// it takes effect (a header the target honours in a test deployment; the
+// built-in fakes honour fakes.FailHeader). K6 needs it.
+type FailTrigger struct {
+	Header string
+	Value  string
 }
 
 // Payload is what varies between create requests: Marker ties resources

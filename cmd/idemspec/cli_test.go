@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
 )
 
@@ -93,12 +94,12 @@ func TestRunDefaultPassesAndWritesReports(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, id := range []string{"S1", "S2", "S3", "S4", "S6"} {
-		if !strings.Contains(r.stdout, "PASS  "+id) {
-			t.Errorf("no PASS line for %s in:\n%s", id, r.stdout)
+	for _, c := range check.All() {
+		if !strings.Contains(r.stdout, fmt.Sprintf("PASS  %-4s %s", c.ID, c.Title)) {
+			t.Errorf("no PASS line for %s in:\n%s", c.ID, r.stdout)
 		}
 	}
-	for _, f := range []string{"report.json", "junit.xml"} {
+	for _, f := range []string{"report.json", "junit.xml", "report.md", "report.html", "ginkgo.log"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s not written: %v", f, err)
 		}
@@ -111,6 +112,8 @@ func TestBadTargetFileExitsTwoNamingFileLineField(t *testing.T) {
 	}{
 		{"misspelled", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  bdy: '{}'\n", ":4: create.bdy: unknown field (did you mean \"body\"?)"},
 		{"missing", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  body: '{\"m\":\"{{.Marker}}\"}'\n  id_field: id\n", ":1: oracle: missing required field"},
+		{"status override", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  body: '{\"m\":\"{{.Marker}}\"}'\n  id_field: id\noracle:\n  list:\n    path: /r\nstatuses:\n  in_flight: 201\n",
+			":10: statuses.in_flight: 201 is not an error status (400-599)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -164,6 +167,26 @@ func TestBadFlagsExitTwo(t *testing.T) {
 	} {
 		if r := idemspec(t, args...); r.code != 2 {
 			t.Errorf("idemspec %v: exit %d, want 2\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestListShowsTheCatalogue(t *testing.T) {
+	r := idemspec(t, "list")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, c := range check.All() {
+		line := ""
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(l, c.ID+" ") {
+				line = l
+			}
+		}
+		for _, want := range []string{string(c.Level), c.Group, c.Clause, c.Title} {
+			if !strings.Contains(line, want) {
+				t.Errorf("%s: line %q lacks %q", c.ID, line, want)
+			}
 		}
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // The detection matrix: the harness is right only if the reference
@@ -29,17 +31,57 @@ func matrixRuns(t *testing.T, fallback int) int {
 	return fallback
 }
 
+// matrixEntry is one fake the matrix runs: the reference (under each
+// profile's convention) or a mutant.
+type matrixEntry struct {
+	target string
+	fakes.Mutant
+}
+
+func matrixEntries() []matrixEntry {
+	entries := []matrixEntry{{target: "fake:" + fakes.Reference, Mutant: fakes.Mutant{Name: fakes.Reference}}}
+	for _, p := range targets.ProfileNames() {
+		if p != targets.DefaultProfile {
+			entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?profile=" + p, Mutant: fakes.Mutant{Name: fakes.Reference}})
+		}
+	}
+	for _, m := range fakes.Mutants() {
+		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
+	}
+	return entries
+}
+
+// caught is the verdict a check that catches a bug gives: FAIL for a
+// MUST, WARN for a SHOULD or MAY.
+func caught(c check.Check) check.Status {
+	if c.Level == check.MUST {
+		return check.FAIL
+	}
+	return check.WARN
+}
+
 func TestDetectionMatrix(t *testing.T) {
-	entries := append([]fakes.Mutant{{Name: fakes.Reference}}, fakes.Mutants()...)
-	for _, m := range entries {
-		t.Run(m.Name, func(t *testing.T) {
+	for _, m := range matrixEntries() {
+		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
 			t.Parallel()
 			runs := matrixRuns(t, 3)
 			if slices.Contains(m.Catches, "S4") {
 				runs = matrixRuns(t, 10) // races are where misses hide
 			}
+			// A run exits 1 only when a MUST is broken: a WARN alone
+			// passes without --strict.
+			wantCode := 0
+			for _, id := range m.Catches {
+				c, ok := check.Get(id)
+				if !ok {
+					t.Fatalf("%s catches unknown check %s", m.Name, id)
+				}
+				if c.Level == check.MUST {
+					wantCode = 1
+				}
+			}
 			for i := 0; i < runs; i++ {
-				r := run(t, "--target", "fake:"+m.Name)
+				r := run(t, "--target", m.target)
 				verdicts := map[string]check.Status{}
 				for _, c := range r.report.Checks {
 					verdicts[c.ID] = c.Verdict
@@ -51,7 +93,7 @@ func TestDetectionMatrix(t *testing.T) {
 					case !ran:
 						t.Errorf("run %d: check %s missing from the report", i+1, c.ID)
 					case slices.Contains(m.MayCatch, c.ID):
-					case slices.Contains(m.Catches, c.ID) && v != check.FAIL:
+					case slices.Contains(m.Catches, c.ID) && v != caught(c):
 						missed = append(missed, c.ID+"="+string(v))
 					case !slices.Contains(m.Catches, c.ID) && v != check.PASS && v != check.SKIP:
 						falseAlarms = append(falseAlarms, c.ID+"="+string(v))
@@ -62,14 +104,60 @@ func TestDetectionMatrix(t *testing.T) {
 				if len(missed)+len(falseAlarms) > 0 {
 					t.Fatalf("run %d of %d: missed %v, false alarms %v\n%s", i+1, runs, missed, falseAlarms, r.stdout)
 				}
-				wantCode := 1
-				if len(m.Catches) == 0 {
-					wantCode = 0
-				}
 				if r.code != wantCode {
 					t.Fatalf("run %d: exit %d, want %d\n%s%s", i+1, r.code, wantCode, r.stdout, r.stderr)
 				}
 			}
 		})
+	}
+}
+
+// TestEveryCheckHasAMutant holds the catalogue to its rule: a check no
+// mutant catches is a check nobody has seen fail.
+func TestEveryCheckHasAMutant(t *testing.T) {
+	caughtBy := map[string]bool{}
+	for _, m := range fakes.Mutants() {
+		for _, id := range m.Catches {
+			caughtBy[id] = true
+		}
+	}
+	for _, c := range check.All() {
+		if !caughtBy[c.ID] {
+			t.Errorf("check %s (%s) is caught by no mutant", c.ID, c.Title)
+		}
+	}
+}
+
+// TestStrictTurnsWarnIntoFailure: a mutant that breaks only a SHOULD
+// check gives WARN and exit 0; with --strict the same WARN exits 1.
+func TestStrictTurnsWarnIntoFailure(t *testing.T) {
+	const mutant = "fake:first-of-duplicate-keys"
+	m, err := fakes.LookupMutant(strings.TrimPrefix(mutant, "fake:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range m.Catches {
+		if c, _ := check.Get(id); c.Level == check.MUST {
+			t.Fatalf("%s breaks the MUST check %s: it cannot show strict mode", mutant, id)
+		}
+	}
+	for _, tc := range []struct {
+		strict bool
+		code   int
+	}{{false, 0}, {true, 1}} {
+		args := []string{"--target", mutant}
+		if tc.strict {
+			args = append(args, "--strict")
+		}
+		r := run(t, args...)
+		if r.code != tc.code {
+			t.Errorf("strict=%t: exit %d, want %d\n%s", tc.strict, r.code, tc.code, r.stdout)
+		}
+		if r.report.Summary.Warn != len(m.Catches) || r.report.Summary.Fail != 0 || r.report.Run.Strict != tc.strict {
+			t.Errorf("strict=%t: summary %+v, strict recorded %t", tc.strict, r.report.Summary, r.report.Run.Strict)
+		}
+		if !strings.Contains(r.stdout, "WARN  K2a") {
+			t.Errorf("strict=%t: no WARN line for K2a:\n%s", tc.strict, r.stdout)
+		}
 	}
 }

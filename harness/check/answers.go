@@ -163,3 +163,6 @@ func listed(items []string) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:3], ", "), len(items)-3)
 }
+
+// is4xx reports a client-error status: the server refused the request.
+func is4xx(status int) bool { return status >= 400 && status < 500 }

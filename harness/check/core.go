@@ -35,6 +35,8 @@ var S3 = Register(Check{
 
 // S4: "N requests with one key released at the same instant: exactly one
 // resource; every 2xx carries the same id; the others are 409 or replays".
+// The others must be refusals (4xx, or the profile's in-flight status);
+// which refusal status they carry is judged by K5, not here.
 var S4 = Register(Check{
 	ID: "S4", Group: "core", Level: MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.7 (concurrent requests)",
 	Title: "should execute a burst of concurrent same-key requests exactly once",
@@ -187,11 +189,13 @@ func NoRaceDuplicates(runs ...BurstRun) Verdict {
 		}
 		xs := append(append([]history.Exchange(nil), r.Sends...), r.FollowUp)
 		vs = append(vs, unanswered(xs)...)
+		// A refusal (4xx) executed nothing, which is all S4 asks; whether
+		// it carried the profile's in-flight status is K5's judgement.
 		for _, x := range r.Sends {
-			if x.Outcome == history.OK && !x.Is2xx() && x.Status != r.InFlight {
+			if x.Outcome == history.OK && !x.Is2xx() && !is4xx(x.Status) && x.Status != r.InFlight {
 				vs = append(vs, Violation{
-					What:     fmt.Sprintf("%s: %s was neither a success nor an in-flight answer", label, x.Step),
-					Expected: fmt.Sprintf("2xx or %d", r.InFlight),
+					What:     fmt.Sprintf("%s: %s was neither a success nor a refusal", label, x.Step),
+					Expected: fmt.Sprintf("2xx, 4xx or %d", r.InFlight),
 					Observed: fmt.Sprint(x.Status),
 					Seqs:     []int{x.Seq},
 				})

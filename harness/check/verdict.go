@@ -90,10 +90,18 @@ type Evidence struct {
 	History  []history.Exchange `json:"history,omitempty"`
 	Readings []Reading          `json:"oracle,omitempty"`
 	Bursts   []history.Burst    `json:"bursts,omitempty"`
-	Retries  []RetryOp          `json:"retries,omitempty"`
 	Faults   []string           `json:"faults,omitempty"`
 	Notes    []string           `json:"notes,omitempty"`
+	Tables   []Table            `json:"tables,omitempty"`
 	Elapsed  time.Duration      `json:"elapsed_ns,omitempty"`
+}
+
+// Table is evidence laid out in rows, such as K3's table of which
+// variations a target treats as "the same request".
+type Table struct {
+	Title   string     `json:"title"`
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
 }
 
 // Result is a verdict with its evidence: what each spec reports.

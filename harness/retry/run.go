@@ -67,6 +67,11 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 				continue
 			}
 		}
+		if r.remaining() <= 0 {
+			// The look-up took what was left: an attempt with no time
+			// could only add doubt.
+			return r.end(ctx, r.open(), "deadline reached", nil)
+		}
 		if r.res.Sent >= r.p.MaxAttempts && r.c.bug != bugUnbounded {
 			return r.end(ctx, r.open(), fmt.Sprintf("attempt budget (%d) spent", r.p.MaxAttempts), nil)
 		}

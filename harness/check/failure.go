@@ -1,0 +1,100 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// FailedFirstRun is what K6 observed: a first attempt made to fail with a
+// 5xx before it took effect, then the same request (without the trigger)
+// until it settled, and once more.
+type FailedFirstRun struct {
+	First    history.Exchange
+	Retries  []history.Exchange
+	Again    history.Exchange
+	Reading  Reading
+	InFlight int
+	Volatile []string
+	// Convention is what the profile does after a failed attempt
+	// ("replayed" or "retried"); the evidence says whether it matched.
+	Convention string
+}
+
+// FailedFirstAttempt judges K6 and says, for the evidence, whether the
+// target stored and replayed the failure or retried afresh.
+func FailedFirstAttempt(run FailedFirstRun) (Verdict, []string) {
+	all := append([]history.Exchange{run.First}, run.Retries...)
+	all = append(all, run.Again)
+	if err := unreached(all); err != nil {
+		return Errored(K6.ID, err), nil
+	}
+	f := run.First
+	if f.Outcome != history.OK || f.Status < 500 {
+		return Errored(K6.ID, fmt.Errorf("the fail trigger did not make the first attempt fail with a 5xx (%s), so K6 cannot run", answerOf(f))), nil
+	}
+	later := append(append([]history.Exchange(nil), run.Retries...), run.Again)
+	vs := unanswered(later)
+	if len(vs) > 0 || len(run.Retries) == 0 {
+		return Judge(K6.ID, vs...), nil
+	}
+	final := run.Retries[len(run.Retries)-1]
+	replayed, _ := SameAnswer(f, final, run.Volatile)
+	var mode string
+	switch {
+	case final.Is2xx():
+		mode = "retried"
+		id, idv := sameID(later)
+		vs = append(vs, idv...)
+		vs = append(vs, oneResource(run.Reading, id)...)
+	case replayed:
+		mode = "replayed"
+		if run.Reading.Count != 0 {
+			vs = append(vs, Violation{
+				What:     fmt.Sprintf("every answer says the create failed, yet the oracle (%s) counts %d resources: a client that believes it will create again under a new key", run.Reading.Oracle, run.Reading.Count),
+				Expected: "0", Observed: fmt.Sprint(run.Reading.Count), Seqs: []int{f.Seq, final.Seq},
+			})
+		}
+	case final.Status == run.InFlight:
+		vs = append(vs, Violation{
+			What: "the key stayed in flight after the failed attempt: the operation cannot complete", Expected: "the stored failure, or a fresh execution",
+			Observed: answerOf(final), Seqs: []int{final.Seq},
+		})
+	default:
+		vs = append(vs, Violation{
+			What: "the retry after the failed attempt got neither the stored failure nor a fresh execution", Expected: fmt.Sprintf("%d replayed, or 2xx", f.Status),
+			Observed: answerOf(final), Seqs: []int{final.Seq},
+		})
+	}
+	// Once settled, the outcome stays: another success with the same id
+	// (its exact bytes are K4's business), or the same stored failure.
+	if again := run.Again; (mode == "retried" && !again.Is2xx()) || (mode == "replayed" && again.Status != f.Status) {
+		vs = append(vs, Violation{
+			What: "a second retry got another answer than the first", Expected: answerOf(final),
+			Observed: answerOf(again), Seqs: []int{final.Seq, again.Seq},
+		})
+	}
+	if mode != "retried" && run.Reading.Count > 1 {
+		vs = append(vs, Violation{
+			What:     fmt.Sprintf("the oracle (%s) counts %d resources for one key", run.Reading.Oracle, run.Reading.Count),
+			Expected: "at most 1", Observed: fmt.Sprint(run.Reading.Count),
+		})
+	}
+	return Judge(K6.ID, vs...), []string{failureNote(mode, f.Status, run.Convention)}
+}
+
+func failureNote(mode string, status int, convention string) string {
+	var note string
+	switch mode {
+	case "replayed":
+		note = fmt.Sprintf("the target stored the failed attempt's %d and replays it to retries (as Stripe does)", status)
+	case "retried":
+		note = fmt.Sprintf("the target kept no record of the failed attempt (%d) and executed the retry afresh (as Brandur Leach's design and Powertools do)", status)
+	default:
+		return fmt.Sprintf("after the failed attempt (%d) the target neither replayed it nor executed afresh", status)
+	}
+	if convention != "" && convention != mode {
+		note += fmt.Sprintf("; the profile's convention is %q (either is acceptable)", convention)
+	}
+	return note
+}
