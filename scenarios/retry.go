@@ -64,53 +64,71 @@ func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev 
 	return check.BoundedRetries(run), nil
 }
 
+// landingTries bounds how often S6 repeats an operation whose creates
+// were meant to land but did not reach the target before the client gave
+// up (a busy machine): without a commit, "the answer was lost after the
+// target committed" would go untested.
+const landingTries = 3
+
 // retryThrough runs one operation under f, clears f, and resumes the
 // operation in a new client over the same journal, as a restarted
 // process would.
 func retryThrough(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, dir string, f persistentFault) (check.RetryOp, error) {
-	marker := e.NewMarker("S6")
-	body, err := e.Body(marker, "100")
-	if err != nil {
-		return check.RetryOp{}, err
-	}
-	op := check.RetryOp{Name: f.fault.Name(), Fault: f.fault.Name()}
-	journal := filepath.Join(dir, marker+".db")
-	reads := e.Clean
-	if f.reads {
-		reads = e.Faulty
-	}
-	remove, err := e.Faulty.Apply(f.fault)
-	if err != nil {
-		return op, err
-	}
-	DeferCleanup(remove)
 	what := "the client's creates"
 	if f.reads {
 		what = "every request of the client"
 	}
 	ev.Faults = append(ev.Faults, fmt.Sprintf("%s on the faulty lane for %s until the budget or the deadline", f.fault.Name(), what))
-
-	s := clientSpec{journal: journal, id: marker, body: body, marker: marker, creates: e.Faulty, reads: reads}
-	s.phase, s.label, s.policy = "under the fault", op.Name, e.Settings.Retry
-	if op.Key, op.Faulted, err = runClient(ctx, e, h, s); err != nil {
-		return op, err
-	}
-	remove()
-	if f.lands {
-		// The lost answers' requests finish on the target; resume once
-		// the oracle shows the commit (an event, not a timer).
-		if _, err := e.AwaitCommit(ctx, marker); err != nil {
-			ev.Notes = append(ev.Notes, fmt.Sprintf("%s: no commit seen before the resumed run: %v", op.Name, err))
+	for try := 1; ; try++ {
+		op, s, err := underFault(ctx, e, h, dir, f)
+		if err != nil {
+			return op, err
 		}
+		if f.lands {
+			// The lost answers' requests finish on the target; resume
+			// once the oracle shows the commit (an event, not a timer).
+			if _, err := e.AwaitCommit(ctx, s.marker); err != nil {
+				note := fmt.Sprintf("%s, try %d: no create reached the target before the client gave up (%v)", op.Name, try, err)
+				if try < landingTries {
+					ev.Notes = append(ev.Notes, note+"; again with a new operation")
+					continue
+				}
+				ev.Notes = append(ev.Notes, note+"; a longer --retry-timeout may help")
+			}
+		}
+		s.phase, s.label, s.policy = "resumed", op.Name+", resumed", resumePolicy(e.Settings)
+		if _, op.Resumed, err = runClient(ctx, e, h, s); err != nil {
+			return op, err
+		}
+		if op.Reading, err = reading(ctx, e, ev, s.marker, "after the "+op.Name+" run and the resumed run"); err != nil {
+			return op, err
+		}
+		return op, nil
 	}
-	s.phase, s.label, s.policy = "resumed", op.Name+", resumed", resumePolicy(e.Settings)
-	if _, op.Resumed, err = runClient(ctx, e, h, s); err != nil {
-		return op, err
+}
+
+// underFault runs a new operation while f is on the faulty lane, and
+// returns it with the spec to resume it by.
+func underFault(ctx context.Context, e *harness.Env, h *history.History, dir string, f persistentFault) (check.RetryOp, clientSpec, error) {
+	marker := e.NewMarker("S6")
+	op := check.RetryOp{Name: f.fault.Name(), Fault: f.fault.Name()}
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return op, clientSpec{}, err
 	}
-	if op.Reading, err = reading(ctx, e, ev, marker, "after the "+op.Name+" run and the resumed run"); err != nil {
-		return op, err
+	s := clientSpec{journal: filepath.Join(dir, marker+".db"), id: marker, body: body, marker: marker, creates: e.Faulty, reads: e.Clean}
+	if f.reads {
+		s.reads = e.Faulty
 	}
-	return op, nil
+	remove, err := e.Faulty.Apply(f.fault)
+	if err != nil {
+		return op, s, err
+	}
+	DeferCleanup(remove)
+	defer remove()
+	s.phase, s.label, s.policy = "under the fault", op.Name, e.Settings.Retry
+	op.Key, op.Faulted, err = runClient(ctx, e, h, s)
+	return op, s, err
 }
 
 // clientSpec is one run of the reference client.
