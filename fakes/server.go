@@ -65,8 +65,11 @@ type Server struct {
 	db     *sql.DB
 	tmpDir string
 
-	mu   sync.Mutex
-	seen []Arrival // every create request received, in arrival order
+	mu       sync.Mutex
+	seen     []Arrival // every create request received, in arrival order
+	requests []Arrival // every create and look-up, in arrival order
+	failNext int       // FailNext: creates still to answer failStatus
+	failWith int
 }
 
 // Arrival is one create request as the server saw it.
@@ -76,6 +79,9 @@ type Arrival struct {
 	Tenant string
 	Hash   string
 	Status int
+	// Path is the request's path: the create path, or a look-up's
+	// (which is how a client's reconciliation shows in the log).
+	Path string
 }
 
 // Open creates the server and its database.
@@ -136,6 +142,34 @@ func (s *Server) Arrivals() []Arrival {
 	return append([]Arrival(nil), s.seen...)
 }
 
+// Requests returns every create and look-up received so far, in arrival
+// order: a client's whole conversation with the server.
+func (s *Server) Requests() []Arrival {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Arrival(nil), s.requests...)
+}
+
+// FailNext makes the next n creates answer status at once, without doing
+// any work, as a gateway in front of the server would. Client mode uses
+// it to give a client a refusal (4xx) or an outage (5xx) it must handle;
+// the reference server never sets it by itself.
+func (s *Server) FailNext(n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext, s.failWith = n, status
+}
+
+func (s *Server) takeFailure() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failNext <= 0 {
+		return 0, false
+	}
+	s.failNext--
+	return s.failWith, true
+}
+
 // Handler routes the server's endpoints.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -178,7 +212,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := withFailure(r.Context(), r.Header.Get(FailHeader))
 	var a answer
+	status, failing := s.takeFailure()
 	switch {
+	case failing:
+		a = problem(status, "failed on purpose (FailNext)")
 	case s.mutant.bug == bugNoDedup:
 		a = s.execute(ctx, tenant, body)
 	case len(keys) == 0 && (s.conv.KeyOptional || s.mutant.bug == bugKeyOptional):
@@ -204,7 +241,9 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key
 		a = s.inFlight(a)
 	}
 	s.mu.Lock()
-	s.seen = append(s.seen, Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status})
+	arrival := Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status, Path: r.URL.Path}
+	s.seen = append(s.seen, arrival)
+	s.requests = append(s.requests, arrival)
 	s.mu.Unlock()
 	if s.opts.Log != nil {
 		fmt.Fprintf(s.opts.Log, "%s %s %s key=%q tenant=%q status=%d replayed=%t\n",
@@ -431,7 +470,18 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 
 // lookup tells a reconciling client whether a key is known, and its resource.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	rec, err := loadRecord(r.Context(), s.db, tenantOf(r), r.PathValue("key"))
+	status := http.StatusOK
+	switch {
+	case errors.Is(err, errNoRecord):
+		status = http.StatusNotFound
+	case err != nil:
+		status = http.StatusInternalServerError
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Arrival{At: at, Key: r.PathValue("key"), Tenant: tenantOf(r), Status: status, Path: r.URL.Path})
+	s.mu.Unlock()
 	switch {
 	case errors.Is(err, errNoRecord):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown key"})
