@@ -137,3 +137,6 @@ func (l *limitedWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// Exited is closed when the client has exited.
+func (p *ClientProcess) Exited() <-chan struct{} { return p.done }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,17 @@ type Options struct {
 	Progress io.Writer
 	// Strict makes a WARN fail its spec, as h2spec's strict mode does.
 	Strict bool
+	// Client is client mode: the report and the progress lines hold the
+	// client checks only; otherwise they hold every check but those.
+	Client bool
+}
+
+// clientGroup is the label of the client checks (check.C1..C7's group).
+const clientGroup = "client"
+
+// inMode reports whether a spec belongs to the run's mode.
+func inMode(r types.SpecReport, o Options) bool {
+	return slices.Contains(r.Labels(), clientGroup) == o.Client
 }
 
 var (
@@ -68,12 +80,21 @@ func current() (*harness.Env, Options) {
 var _ = ReportAfterSuite("idemspec", func(r types.Report) {
 	mu.Lock()
 	defer mu.Unlock()
+	// The other mode's specs are not this run's checks, not even skipped
+	// ones: they stay out of its reports.
+	var specs types.SpecReports
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || inMode(s, opts) {
+			specs = append(specs, s)
+		}
+	}
+	r.SpecReports = specs
 	report = r
 })
 
 var _ = ReportAfterEach(func(r types.SpecReport) {
 	_, o := current()
-	if o.Progress == nil {
+	if o.Progress == nil || !inMode(r, o) {
 		return
 	}
 	res, ok := ResultOf(r)

@@ -103,10 +103,33 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, target.Redact(err.Error()))
 	}
-	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
+	return runSuite(suiteRun{
+		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
+		seed: f.seed, strict: f.strict, verbose: f.verbose,
+		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
+	}, stdout, stderr)
+}
+
+// suiteRun is one run of the embedded suite: `idemspec run` against a
+// target, or `idemspec client` against a client command.
+type suiteRun struct {
+	env             *harness.Env
+	target          *targets.Target
+	reportDir       string
+	labelFilter     string
+	seed            int64
+	strict, verbose bool
+	client          bool
+	banner          string
+}
+
+// runSuite runs the specs the label filter selects and writes the reports.
+func runSuite(r suiteRun, stdout, stderr io.Writer) int {
+	target, env := r.target, r.env
+	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
-	logFile, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
+	logFile, err := os.Create(filepath.Join(r.reportDir, "ginkgo.log"))
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -118,33 +141,33 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	defer progress.Flush()
 
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.LabelFilter = f.labelFilter
-	if f.seed != 0 {
-		suiteConfig.RandomSeed = f.seed
+	suiteConfig.LabelFilter = r.labelFilter
+	if r.seed != 0 {
+		suiteConfig.RandomSeed = r.seed
 	}
 	reporterConfig.NoColor = true
 	// Ginkgo's reporter writes to formatter.ColorableStdOut; the terminal
 	// gets idemspec's one line per check instead, the log gets Ginkgo's.
 	formatter.ColorableStdOut = log
-	if f.verbose {
+	if r.verbose {
 		formatter.ColorableStdOut = io.MultiWriter(progress, log)
 	}
-	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: f.strict})
+	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: r.strict, Client: r.client})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
-	fmt.Fprintf(stdout, "idemspec %s: testing %s at %s through Toxiproxy (run %s, seed %d)\n",
-		version, target.Name, target.Redact(target.BaseURL.String()), env.RunID, suiteConfig.RandomSeed)
+	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
+		version, r.banner, env.RunID, suiteConfig.RandomSeed)
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 
 	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
-		Version: version, RunID: env.RunID, LabelFilter: f.labelFilter, Strict: f.strict,
+		Version: version, RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reports.Target{
 			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
 			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(),
 		},
 		Redact: target.Redact,
 	})
-	paths, err := reports.WriteAll(f.reportDir, rep)
+	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
 	}
