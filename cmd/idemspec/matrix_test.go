@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets"
 )
@@ -87,7 +88,7 @@ func TestDetectionMatrix(t *testing.T) {
 					verdicts[c.ID] = c.Verdict
 				}
 				var missed, falseAlarms []string
-				for _, c := range check.All() {
+				for _, c := range serverChecks() {
 					v, ran := verdicts[c.ID]
 					switch {
 					case !ran:
@@ -117,6 +118,11 @@ func TestDetectionMatrix(t *testing.T) {
 func TestEveryCheckHasAMutant(t *testing.T) {
 	caughtBy := map[string]bool{}
 	for _, m := range fakes.Mutants() {
+		for _, id := range m.Catches {
+			caughtBy[id] = true
+		}
+	}
+	for _, m := range agent.Mutants() {
 		for _, id := range m.Catches {
 			caughtBy[id] = true
 		}

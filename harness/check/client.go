@@ -176,6 +176,9 @@ func Bounded(t ClientTrial) Verdict {
 // so a client that says FAILED is wrong, and one that printed no result
 // said nothing a caller could use.
 func NotFailedAfterCommit(t ClientTrial) Verdict {
+	if vs := needCreates(t); vs != nil {
+		return Judge(C4.ID, vs...)
+	}
 	if t.Resources == 0 {
 		return Errored(C4.ID, fmt.Errorf("the server never committed the create, so C4 cannot be judged"))
 	}
