@@ -9,16 +9,23 @@ import (
 	"github.com/idemspec/idemspec/internal/sqlitedb"
 )
 
-// schema returns the DDL. With constrained set, the primary key on
-// (tenant, key) is the arbiter of concurrent requests with one key; without
-// it the table is what an implementation has when it dedupes by look-up.
-func schema(constrained bool) string {
-	keyConstraint := ""
-	if constrained {
-		keyConstraint = ",\n\tPRIMARY KEY (tenant, key)"
+// schema returns the DDL. In the reference the primary key on (tenant,
+// key) is the arbiter of concurrent requests with one key; without it
+// (bugCheckThenInsert) the table is what an implementation has when it
+// dedupes by look-up. A TEMP table (bugMemoryRecords) lives in the
+// connection's memory, not in the file, and dies with the process, while
+// the resources stay in the file: records in memory, resources durable.
+func schema(b bug) string {
+	keyConstraint := ",\n\tPRIMARY KEY (tenant, key)"
+	if b == bugCheckThenInsert {
+		keyConstraint = ""
+	}
+	keysTable := "TABLE"
+	if b == bugMemoryRecords {
+		keysTable = "TEMP TABLE"
 	}
 	return `
-CREATE TABLE IF NOT EXISTS idempotency_keys (
+CREATE ` + keysTable + ` IF NOT EXISTS idempotency_keys (
 	tenant       TEXT    NOT NULL,
 	key          TEXT    NOT NULL,
 	request_hash TEXT    NOT NULL,
@@ -44,15 +51,11 @@ CREATE INDEX IF NOT EXISTS resources_marker ON resources (marker);
 // openDB opens (creating if needed) the SQLite file at path; a commit is
 // durable before the response is written.
 func openDB(path string, ddl string) (*sql.DB, error) {
-	db, err := sqlitedb.Open(path, ddl)
-	if err != nil {
-		return nil, err
-	}
 	// One connection serialises statements inside this process; the
 	// handler's work delay runs outside any transaction, so races between
-	// requests are still possible wherever the design allows them.
-	db.SetMaxOpenConns(1)
-	return db, nil
+	// requests are still possible wherever the design allows them. TEMP
+	// tables (bugMemoryRecords) stay in memory.
+	return sqlitedb.Open(path, ddl, sqlitedb.Options{MaxOpenConns: 1, Pragmas: []string{"temp_store(memory)"}})
 }
 
 // record is one idempotency key record.

@@ -35,6 +35,9 @@ type Attempt struct {
 	// Cancel, when closed, abandons the attempt early (the scenario has
 	// seen what it waited for, e.g. the oracle shows the commit).
 	Cancel <-chan struct{}
+	// Wrote, when set, is called (from the transport's goroutine) once
+	// the whole request was written: the target has the bytes.
+	Wrote func()
 }
 
 // headersKept are the answer headers checks read.
@@ -78,18 +81,24 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	if a.Query != "" {
 		req.URL.RawQuery = strings.TrimPrefix(req.URL.RawQuery+"&"+a.Query, "&")
 	}
-	e.roundTrip(h, &x, a.Lane, req)
+	e.roundTrip(h, &x, a.Lane, req, a.Wrote)
 	return x
 }
 
-// roundTrip sends req once through lane and records it in x and h. With
-// an answer, it returns the response, its body already read (and kept in
+// roundTrip sends req once through lane and records it in x and h;
+// onWrote, if set, is called once the whole request is written. With an
+// answer, it returns the response, its body already read (and kept in
 // memory for the caller).
-func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req *http.Request) (*http.Response, error) {
+func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req *http.Request, onWrote func()) (*http.Response, error) {
 	// The transport reports the write from its own goroutine.
 	var wrote atomic.Bool
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			wrote.Store(true)
+			if onWrote != nil && info.Err == nil {
+				onWrote()
+			}
+		},
 	}))
 	x.Start = time.Now()
 	resp, err := lane.client.Do(req)

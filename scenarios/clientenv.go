@@ -24,7 +24,7 @@ type ClientEnv struct {
 	Env *harness.Env
 	// Server is the reference server behind the lanes: its request log
 	// is what the checks judge, and it fails creates on request.
-	Server *fakes.Server
+	Server *fakes.Instance
 	// Command runs the client (with `sh -c`).
 	Command string
 	// Budget, Deadline and AttemptTimeout are handed to the client; the

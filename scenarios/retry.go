@@ -176,12 +176,15 @@ func runClient(ctx context.Context, e *harness.Env, h *history.History, s client
 	}, nil
 }
 
-// resumePolicy is the restarted client's: the same budget, but ordinary
-// request timeouts, since the fault is gone and the target may be slow.
+// resumePolicy is the restarted client's: the same attempt budget, but
+// ordinary request timeouts, since the fault is gone and the target may
+// be slow, and room to wait out a key the target still has in progress.
 func resumePolicy(s harness.Settings) retry.Policy {
 	p := s.Retry
 	p.AttemptTimeout = s.RequestTimeout
-	p.Deadline = time.Duration(2*max(p.MaxAttempts, 1)+1) * s.RequestTimeout
+	p.MaxLookups = max(p.MaxAttempts, 10)
+	p.BaseBackoff, p.MaxBackoff = 100*time.Millisecond, time.Second
+	p.Deadline = time.Duration(p.MaxAttempts+p.MaxLookups+1)*s.RequestTimeout + 10*p.MaxBackoff
 	return p
 }
 

@@ -96,7 +96,7 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(state)
 	scenarios.UseClient(&scenarios.ClientEnv{
-		Env: env, Server: server.Server, Command: f.command,
+		Env: env, Server: server, Command: f.command,
 		Budget: f.budget, Deadline: f.deadline, AttemptTimeout: f.attemptTimeout, Slack: f.slack, StateRoot: state,
 	})
 	defer scenarios.UseClient(nil)

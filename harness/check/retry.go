@@ -33,29 +33,29 @@ const (
 
 // ClientRun is one run of the reference retrying client as S6 saw it.
 type ClientRun struct {
-	Phase      string        `json:"phase"` // "under the fault", "resumed"
-	State      string        `json:"state"`
-	Reason     string        `json:"reason,omitempty"`
-	Budget     int           `json:"attempt_budget"`
-	Deadline   time.Duration `json:"deadline_ns"`
-	Elapsed    time.Duration `json:"elapsed_ns"`
-	ResourceID string        `json:"resource_id,omitempty"`
+	Phase      string // "under the fault", "resumed"
+	State      string
+	Reason     string
+	Budget     int
+	Deadline   time.Duration
+	Elapsed    time.Duration
+	ResourceID string
 	// Creates and Lookups number the run's create requests and its
 	// reconciliation requests in the history.
-	Creates []int `json:"creates"`
-	Lookups []int `json:"lookups"`
+	Creates []int
+	Lookups []int
 }
 
 // RetryOp is one operation S6 drove: a run under a persistent fault,
 // then, once the fault was cleared and the client restarted from its
 // journal, a resumed run.
 type RetryOp struct {
-	Name    string    `json:"op"`
-	Fault   string    `json:"fault"`
-	Key     string    `json:"key"` // journaled before the first send
-	Faulted ClientRun `json:"under_fault"`
-	Resumed ClientRun `json:"resumed"`
-	Reading Reading   `json:"oracle"`
+	Name    string
+	Fault   string
+	Key     string // journaled before the first send
+	Faulted ClientRun
+	Resumed ClientRun
+	Reading Reading
 }
 
 // RetryRun is what S6 observed.

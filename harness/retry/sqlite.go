@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS operations (
 
 // OpenJournal opens (creating if needed) the journal at path.
 func OpenJournal(path string) (*SQLiteJournal, error) {
-	db, err := sqlitedb.Open(path, journalSchema)
+	db, err := sqlitedb.Open(path, journalSchema, sqlitedb.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
