@@ -45,8 +45,8 @@ func runClient(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.strict, "strict", false, "fail the run on WARN")
 	fs.BoolVar(&f.verbose, "v", false, "stream Ginkgo's own output too")
 	fs.IntVar(&f.budget, "attempt-budget", 3, "the most create requests the client may send in one run (1..100)")
-	fs.DurationVar(&f.deadline, "deadline", 3*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
-	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", 300*time.Millisecond, "the bound on one request suggested to the client")
+	fs.DurationVar(&f.deadline, "deadline", 5*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
+	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code

@@ -72,8 +72,10 @@ func TestClientDetectionMatrix(t *testing.T) {
 			}
 			runs := matrixRuns(t, 5)
 			for i := 0; i < runs; i++ {
-				r := client(t, "--cmd", e.command, "--attempt-budget", "3", "--deadline", "2s",
-					"--attempt-timeout", "250ms", "--slack", e.slack.String())
+				r := client(t, "--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
+					// Generous: a timeout that fires before the request
+					// reaches the server would leave nothing to judge.
+					"--attempt-timeout", "1s", "--slack", e.slack.String())
 				verdicts := map[string]check.Status{}
 				for _, c := range r.report.Checks {
 					verdicts[c.ID] = c.Verdict
