@@ -4,7 +4,7 @@ BIN      := bin/idemspec
 REPORTS  ?= idemspec-report
 TARGET   ?= fake:reference
 
-.PHONY: all build run test vet fmt-check clean
+.PHONY: all build run test vet fmt-check clean bench
 
 all: build
 
@@ -19,6 +19,13 @@ run: build
 test: fmt-check vet
 	$(GO) test -race -count=1 ./...
 
+## bench: the performance benchmarks and their summary table (docs/PERFORMANCE.md);
+## minutes, not seconds. BENCH_COUNT repeats each; raw output in $(BENCH_OUT)/
+BENCH_COUNT ?= 3
+BENCH_OUT   ?= bench-out
+bench:
+	COUNT=$(BENCH_COUNT) GO=$(GO) bench/run $(BENCH_OUT)
+
 vet:
 	$(GO) vet ./...
 
@@ -27,4 +34,4 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin $(REPORTS)
+	rm -rf bin $(REPORTS) $(BENCH_OUT)

@@ -288,7 +288,7 @@ func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
 // stamped lockedAt) and commits the resource together with the answer.
 // If the claim was taken over meanwhile, nothing is committed.
 func (s *Server) executeClaimed(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
-	time.Sleep(s.opts.Delay)
+	Work(s.opts.Delay)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return serverError(err)
@@ -325,7 +325,7 @@ func (s *Server) checkThenInsert(ctx context.Context, tenant, key, hash string, 
 	} else if !errors.Is(err, errNoRecord) {
 		return serverError(err)
 	}
-	time.Sleep(s.opts.Delay)
+	Work(s.opts.Delay)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return serverError(err)
@@ -350,7 +350,7 @@ func (s *Server) checkThenInsert(ctx context.Context, tenant, key, hash string, 
 
 // execute creates a resource with no idempotency at all (bugNoDedup).
 func (s *Server) execute(ctx context.Context, tenant string, body []byte) answer {
-	time.Sleep(s.opts.Delay)
+	Work(s.opts.Delay)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return serverError(err)
