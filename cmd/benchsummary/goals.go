@@ -36,6 +36,8 @@ var Goals = []Goal{
 	{"suite: full default run, wall (s)", "Suite", "wall-p50-s", "<=", 10},
 	{"memory: peak RSS of the default run (MB)", "Suite", "peak-rss-MB", "<=", 150},
 	{"memory: peak RSS, S4 with bursts of 1000 (MB)", "BurstMemory/N=1000", "peak-rss-MB", "<=", 150},
+	{"memory: a 1000-burst through the proxy adds (MB)", "BurstFootprint/N=1000", "clean-peak-MB", "", 0},
+	{"memory: a 1000-burst straight to the fake adds (MB)", "BurstFootprint/N=1000", "direct-peak-MB", "", 0},
 	{"property: time to first counterexample (s)", "FirstCounterexample/*", "first-counterexample-s", "", 0},
 	{"property: runs that found one (%)", "FirstCounterexample/*", "found-%", ">=", 100},
 }
