@@ -4,7 +4,7 @@ BIN      := bin/idemspec
 REPORTS  ?= idemspec-report
 TARGET   ?= fake:reference
 
-.PHONY: all build run test vet fmt-check clean bench
+.PHONY: all build run test vet fmt-check docs clean bench
 
 all: build
 
@@ -14,6 +14,11 @@ build:
 ## run: the full suite against the built-in reference server; reports in $(REPORTS)/
 run: build
 	./$(BIN) run --target $(TARGET) --report-dir $(REPORTS)
+
+## docs: regenerate docs/CONFORMANCE.md from the check registry (a test fails when it is stale)
+docs: build
+	./$(BIN) list --format markdown > docs/CONFORMANCE.md.tmp
+	mv docs/CONFORMANCE.md.tmp docs/CONFORMANCE.md
 
 ## test: formatting, vet, and every test with the race detector
 test: fmt-check vet

@@ -14,7 +14,8 @@ import (
 // the check's id, level and clause as properties. A FAIL is a <failure>
 // (the target broke a requirement), an ERROR an <error> (the harness
 // could not judge), a SKIP <skipped>; a WARN passes but says so in
-// system-out, and is a failure under --strict.
+// system-out, and is a failure under --strict. docs/junit.xsd is the
+// schema this writer keeps to; a test validates its output against it.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -73,8 +74,16 @@ func WriteJUnit(w io.Writer, r Report) error {
 		Timestamp: r.Run.Started.Format("2006-01-02T15:04:05"),
 		Properties: []junitProperty{
 			{"target", r.Target.Source}, {"base_url", r.Target.BaseURL}, {"profile", r.Target.Profile},
+			{"oracle", r.Target.Oracle}, {"tool_version", r.Tool.Version}, {"schema", r.Schema},
 			{"run_id", r.Run.ID}, {"seed", fmt.Sprint(r.Run.Seed)}, {"strict", fmt.Sprint(r.Run.Strict)},
+			{"complete", fmt.Sprint(r.Run.Complete)},
 		},
+	}
+	if r.Run.LabelFilter != "" {
+		suite.Properties = append(suite.Properties, junitProperty{"label_filter", r.Run.LabelFilter})
+	}
+	if !r.Run.Complete {
+		suite.Properties = append(suite.Properties, junitProperty{"incomplete", r.Run.Incomplete})
 	}
 	for _, c := range r.Checks {
 		tc := junitCase{
@@ -82,7 +91,8 @@ func WriteJUnit(w io.Writer, r Report) error {
 			Classname: "idemspec." + c.Group,
 			Time:      seconds(c.DurationMS),
 			Properties: []junitProperty{
-				{"check", c.ID}, {"level", string(c.Level)}, {"clause", c.Clause}, {"verdict", string(c.Verdict)},
+				{"check", c.ID}, {"level", string(c.Level)}, {"clause", c.Clause},
+				{"group", c.Group}, {"verdict", string(c.Verdict)},
 			},
 		}
 		detail := problemText(c)
@@ -118,14 +128,29 @@ func WriteJUnit(w io.Writer, r Report) error {
 	return err
 }
 
-// problemText lists a check's violations, one per line.
+// problemText is what a CI page shows under a failed check: each
+// violation with the exchanges that show it, the faults and what the
+// oracle counted. The full history is in report.json and report.html.
 func problemText(c CheckResult) string {
 	var b strings.Builder
 	for _, v := range c.Violations {
 		fmt.Fprintf(&b, "- %s\n", v)
+		seqs, more := capSeqs(v.Seqs, maxCitedExchanges)
+		for _, x := range exchangesBySeq(c.Evidence.History, seqs) {
+			fmt.Fprintf(&b, "    %s\n", exchangeLine(x))
+		}
+		if more > 0 {
+			fmt.Fprintf(&b, "    ... and %d more exchanges\n", more)
+		}
 	}
 	if b.Len() == 0 {
-		return c.Reason
+		b.WriteString(c.Reason + "\n")
+	}
+	for _, f := range c.Evidence.Faults {
+		fmt.Fprintf(&b, "fault: %s\n", f)
+	}
+	for _, r := range c.Evidence.Readings {
+		fmt.Fprintf(&b, "oracle: %s\n", readingLine(r))
 	}
 	return b.String()
 }

@@ -1,11 +1,17 @@
 // Package reports is the compliance report: one model built from the
 // Ginkgo run plus the recorded evidence, and writers for it (JSON with a
-// stable schema, JUnit XML). A report is what users hand to someone else
-// as proof, so writers never drop a check and never write half a file.
+// stable schema, JUnit XML, Markdown, a self-contained HTML page) and for
+// a matrix comparing several runs. A report is what users hand to someone
+// else as proof, so writers never drop a check, never write half a file,
+// and never see a secret: the model is redacted when it is built.
+//
+// Writers take a Report and nothing else; they know no check by name, so
+// a check added to the catalogue shows up in every format unchanged.
 package reports
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -42,8 +48,9 @@ type Run struct {
 	LabelFilter string    `json:"label_filter,omitempty"`
 	Strict      bool      `json:"strict"`
 	// Complete is false when the run was interrupted: the report holds
-	// what finished.
-	Complete bool `json:"complete"`
+	// what finished, and Incomplete says why.
+	Complete   bool   `json:"complete"`
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // Target describes what was tested, with secrets already redacted.
@@ -82,9 +89,13 @@ type Meta struct {
 	Target      Target
 	LabelFilter string
 	Strict      bool
+	// Redact replaces secrets (values of ${ENV} expansions and secret
+	// headers) in every string of the report; nil redacts nothing.
+	Redact func(string) string
 }
 
 // FromGinkgo builds the report from a finished (or interrupted) suite.
+// Secrets are redacted here, once, so no writer can leak one.
 func FromGinkgo(r types.Report, m Meta) Report {
 	out := Report{
 		Schema: Schema,
@@ -93,15 +104,23 @@ func FromGinkgo(r types.Report, m Meta) Report {
 			ID: m.RunID, Seed: r.SuiteConfig.RandomSeed, Started: r.StartTime.UTC(),
 			DurationMS:  ms(r.RunTime),
 			LabelFilter: m.LabelFilter, Strict: m.Strict,
-			Complete: !r.SuiteConfig.DryRun && len(r.SpecialSuiteFailureReasons) == 0,
+			Complete:   !r.SuiteConfig.DryRun && len(r.SpecialSuiteFailureReasons) == 0,
+			Incomplete: strings.Join(r.SpecialSuiteFailureReasons, "; "),
 		},
 		Target: m.Target,
 		Checks: []CheckResult{},
 	}
+	if r.SuiteConfig.DryRun && out.Run.Incomplete == "" {
+		out.Run.Incomplete = "dry run"
+	}
+	selected, _ := types.ParseLabelFilter(m.LabelFilter)
 	for _, s := range r.SpecReports {
 		res, ok := scenarios.ResultOf(s)
 		if !ok {
 			continue
+		}
+		if !out.Run.Complete {
+			res = unfinished(s, res, selected)
 		}
 		c, _ := check.Get(res.Verdict.Check)
 		out.Checks = append(out.Checks, CheckResult{
@@ -111,7 +130,27 @@ func FromGinkgo(r types.Report, m Meta) Report {
 	}
 	out.sortChecks()
 	out.Summary = summarize(out.Checks)
+	if m.Redact != nil {
+		out = Redact(out, m.Redact)
+	}
 	return out
+}
+
+// unfinished says why a check of an interrupted run has no real verdict:
+// the interrupt may have cut a spec's body short (it then judged a
+// truncated history, or none), and the specs after it never ran (Ginkgo
+// marks them skipped, as it marks the ones the label filter left out).
+// A spec whose body had judged when the interrupt came (it landed in a
+// cleanup or a report node) keeps its verdict.
+func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter) check.Result {
+	id := res.Verdict.Check
+	switch {
+	case s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
+		res.Verdict = check.Skip(id, "not finished: the run was interrupted while it ran")
+	case s.State == types.SpecStateSkipped && !judged(s) && selected != nil && selected(s.Labels()):
+		res.Verdict = check.Skip(id, "not run: the run was interrupted")
+	}
+	return res
 }
 
 func (r *Report) sortChecks() {
@@ -149,6 +188,32 @@ func (r Report) ExitCode() int {
 		return 2
 	}
 	return 0
+}
+
+// Verdict is the run's verdict in one word, as the exit code decides it:
+// PASS, FAIL, INCOMPLETE (interrupted) or ERROR.
+func (r Report) Verdict() string {
+	switch r.ExitCode() {
+	case 0:
+		return "PASS"
+	case 1:
+		return "FAIL"
+	}
+	if !r.Run.Complete && r.Summary.Error == 0 {
+		return "INCOMPLETE"
+	}
+	return "ERROR"
+}
+
+// judged reports whether a spec attached a verdict of its own (a check
+// that skipped for a missing capability did).
+func judged(s types.SpecReport) bool {
+	for _, e := range s.ReportEntries {
+		if e.Name == scenarios.EntryName {
+			return true
+		}
+	}
+	return false
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -2,11 +2,11 @@ package reports
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Writer renders a report in one format.
@@ -19,17 +19,46 @@ type Writer struct {
 var Writers = []Writer{
 	{File: "report.json", Render: WriteJSON},
 	{File: "junit.xml", Render: WriteJUnit},
+	{File: "report.md", Render: WriteMarkdown},
+	{File: "report.html", Render: WriteHTML},
 }
 
 // WriteAll renders every format into dir and returns the paths written.
-func WriteAll(dir string, r Report) ([]string, error) {
+// Formats named in except are left alone (a re-render keeps its JSON).
+func WriteAll(dir string, r Report, except ...string) ([]string, error) {
+	var files []File
+	for _, w := range Writers {
+		if !slices.Contains(except, w.File) {
+			files = append(files, File{Name: w.File, Render: func(out io.Writer) error { return w.Render(out, r) }})
+		}
+	}
+	return WriteFiles(dir, files...)
+}
+
+// WriteComparison writes the matrix as compare.md and compare.html.
+func WriteComparison(dir string, m Matrix) ([]string, error) {
+	return WriteFiles(dir,
+		File{Name: "compare.md", Render: func(w io.Writer) error { return WriteCompareMarkdown(w, m) }},
+		File{Name: "compare.html", Render: func(w io.Writer) error { return WriteCompareHTML(w, m) }},
+	)
+}
+
+// File is one file of a report directory.
+type File struct {
+	Name   string
+	Render func(io.Writer) error
+}
+
+// WriteFiles writes each file atomically into dir, creating dir, and
+// returns the paths written.
+func WriteFiles(dir string, files ...File) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report directory: %w", err)
 	}
 	var paths []string
-	for _, w := range Writers {
-		p := filepath.Join(dir, w.File)
-		if err := WriteFileAtomic(p, func(out io.Writer) error { return w.Render(out, r) }); err != nil {
+	for _, f := range files {
+		p := filepath.Join(dir, f.Name)
+		if err := WriteFileAtomic(p, f.Render); err != nil {
 			return paths, fmt.Errorf("write %s: %w", p, err)
 		}
 		paths = append(paths, p)
@@ -61,27 +90,4 @@ func WriteFileAtomic(path string, render func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// WriteJSON writes the report as indented JSON (schema idemspec/report/v1).
-func WriteJSON(w io.Writer, r Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
-// ReadJSON reads a report written by WriteJSON.
-func ReadJSON(path string) (Report, error) {
-	var r Report
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return r, err
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: not an idemspec report: %w", path, err)
-	}
-	if r.Schema != Schema {
-		return r, fmt.Errorf("%s: schema %q, want %q", path, r.Schema, Schema)
-	}
-	return r, nil
 }

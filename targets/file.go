@@ -150,6 +150,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 			return nil, err
 		}
 		t.Headers.Add(name, val)
+		if SecretHeader(name) {
+			t.Secrets = append(t.Secrets, headerSecrets(val)...)
+		}
 	}
 
 	l := s.Oracle.List

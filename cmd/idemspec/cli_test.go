@@ -99,7 +99,7 @@ func TestRunDefaultPassesAndWritesReports(t *testing.T) {
 			t.Errorf("no PASS line for %s in:\n%s", c.ID, r.stdout)
 		}
 	}
-	for _, f := range []string{"report.json", "junit.xml"} {
+	for _, f := range []string{"report.json", "junit.xml", "report.md", "report.html", "ginkgo.log"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s not written: %v", f, err)
 		}

@@ -16,14 +16,22 @@ func init() {
 
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	format := fs.String("format", "text", "text, or markdown (the conformance document, docs/CONFORMANCE.md)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tLEVEL\tGROUP\tCLAUSE\tTITLE")
-	for _, c := range check.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Level, c.Group, c.Clause, c.Title)
+	switch *format {
+	case "text":
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tLEVEL\tGROUP\tCLAUSE\tTITLE")
+		for _, c := range check.All() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Level, c.Group, c.Clause, c.Title)
+		}
+		tw.Flush()
+	case "markdown":
+		writeConformance(stdout)
+	default:
+		return fail(stderr, fmt.Errorf("list --format %q: want text or markdown", *format))
 	}
-	tw.Flush()
 	return exitOK
 }

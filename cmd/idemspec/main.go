@@ -1,7 +1,9 @@
 // Command idemspec is the conformance harness for idempotency guarantees.
 //
 //	idemspec run    [--target FILE|fake:NAME] [--report-dir DIR] ...
-//	idemspec list
+//	idemspec list   [--format text|markdown]
+//	idemspec report [--out DIR] REPORT.json
+//	idemspec report --compare [--out DIR] A.json B.json ...
 //
 // Exit codes: 0 every check passed, 1 a violation, 2 a configuration or
 // execution error. Bad input is reported as one plain message, never a

@@ -44,7 +44,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	f := runFlags{settings: harness.DefaultSettings()}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
-	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json and junit.xml are written")
+	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
 	fs.StringVar(&f.labelFilter, "label-filter", "", `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
 	fs.Int64Var(&f.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
 	fs.BoolVar(&f.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
@@ -97,11 +97,16 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
-	log, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
+	logFile, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer log.Close()
+	defer logFile.Close()
+	// Ginkgo's log and the progress lines carry failure messages, which
+	// may quote what the target said: secrets are cut from both streams.
+	log, progress := target.RedactWriter(logFile), target.RedactWriter(stdout)
+	defer log.Flush()
+	defer progress.Flush()
 
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = f.labelFilter
@@ -113,9 +118,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	// gets idemspec's one line per check instead, the log gets Ginkgo's.
 	formatter.ColorableStdOut = log
 	if f.verbose {
-		formatter.ColorableStdOut = io.MultiWriter(stdout, log)
+		formatter.ColorableStdOut = io.MultiWriter(progress, log)
 	}
-	scenarios.Use(env, scenarios.Options{Progress: stdout, Strict: f.strict})
+	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: f.strict})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: testing %s at %s through Toxiproxy (run %s, seed %d)\n",
@@ -125,17 +130,22 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
 		Version: version, RunID: env.RunID, LabelFilter: f.labelFilter, Strict: f.strict,
 		Target: reports.Target{
-			Name: target.Name, Source: target.Source, BaseURL: target.Redact(target.BaseURL.String()),
+			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
 			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(),
 		},
+		Redact: target.Redact,
 	})
 	paths, err := reports.WriteAll(f.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	s := rep.Summary
-	if s.Total == s.Skip {
+	if s.Total == s.Skip && rep.Run.Complete {
 		return fail(stderr, errors.New("no check was run: the label filter selected none (see `idemspec list`)"))
+	}
+	progress.Flush()
+	if !rep.Run.Complete {
+		fmt.Fprintf(stdout, "\nthe run is incomplete (%s): the reports hold the checks that finished\n", rep.Run.Incomplete)
 	}
 	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
 		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))

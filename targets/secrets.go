@@ -1,0 +1,49 @@
+package targets
+
+import "strings"
+
+// Secrets come from two places: every ${ENV} expansion in a target file,
+// and the value of every header whose name says it carries a credential,
+// even when the file spells the value out. Both are replaced by
+// "[redacted]" in every report and log.
+
+// secretHeaderWords are the name fragments of credential headers
+// (Authorization, Proxy-Authorization, Cookie, X-Api-Key, X-Auth-Token,
+// X-Client-Secret, ...).
+var secretHeaderWords = []string{"auth", "cookie", "key", "token", "secret", "password", "session", "credential", "signature"}
+
+// minSecretHeaderValue keeps a short literal value such as "1" in a
+// header named like a credential from blanking every "1" in a report.
+const minSecretHeaderValue = 4
+
+// SecretHeader reports whether a header's value is a credential.
+func SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range secretHeaderWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerSecrets are the parts of a credential header's value to redact:
+// the whole value and, for "Scheme credentials" (Bearer, Basic, ...),
+// the credentials alone, which a server may echo without the scheme.
+func headerSecrets(value string) []string {
+	var out []string
+	for _, s := range []string{value, credentialsOf(value)} {
+		if len(s) >= minSecretHeaderValue {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func credentialsOf(value string) string {
+	scheme, creds, ok := strings.Cut(strings.TrimSpace(value), " ")
+	if !ok || strings.ContainsAny(scheme, "=,;") {
+		return ""
+	}
+	return strings.TrimSpace(creds)
+}
