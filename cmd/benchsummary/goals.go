@@ -35,11 +35,14 @@ var Goals = []Goal{
 	{"detection: requests per S4 run", "Detection/window=100us", "requests/run", "", 0},
 	{"suite: full default run, wall (s)", "Suite", "wall-p50-s", "<=", 10},
 	{"memory: peak RSS of the default run (MB)", "Suite", "peak-rss-MB", "<=", 150},
+	{"memory: peak RSS, S4 with bursts of 250 (MB)", "BurstMemory/N=250", "peak-rss-MB", "", 0},
 	{"memory: peak RSS, S4 with bursts of 1000 (MB)", "BurstMemory/N=1000", "peak-rss-MB", "<=", 150},
 	{"memory: a 1000-burst through the proxy adds (MB)", "BurstFootprint/N=1000", "clean-peak-MB", "", 0},
 	{"memory: a 1000-burst straight to the fake adds (MB)", "BurstFootprint/N=1000", "direct-peak-MB", "", 0},
-	{"property: time to first counterexample (s)", "FirstCounterexample/*", "first-counterexample-s", "", 0},
-	{"property: runs that found one (%)", "FirstCounterexample/*", "found-%", ">=", 100},
+	// scenarios.BenchmarkFirstCounterexample (P1, issue 5) fails when a
+	// run misses its mutant, so a figure here means every run found it.
+	{"property: time to first counterexample (ms)", "FirstCounterexample/*", "ms/counterexample", "", 0},
+	{"property: sequences to first counterexample", "FirstCounterexample/*", "sequences/counterexample", "", 0},
 }
 
 // Verdict says how a figure stands against its goal.
