@@ -42,37 +42,42 @@ func injectedFailure(ctx context.Context) error {
 	return nil
 }
 
-// failClaimed ends a claimed request whose work failed. The work's
-// transaction is rolled back (the failed attempt takes no effect); then,
-// by the convention, the failure is stored and replayed to retries, or
-// the claim is released so a retry runs afresh. Either way the key never
-// stays stuck in flight.
-func (s *Server) failClaimed(ctx context.Context, tx *sql.Tx, tenant, key string, lockedAt int64, err error) answer {
+// failing is what the work's transaction does with err: write rolls
+// the work back on any error, the reference's way; the
+// commit-before-fail mutant commits the work before the step that fails.
+func (s *Server) failing(err error) error {
+	if err != nil && s.mutant.bug == bugCommitBeforeFail && errors.As(err, new(failure)) {
+		return keepWork{err}
+	}
+	return err
+}
+
+// finish answers a claimed request whose work was written with err. An
+// injected failure ends the claim by the convention: the failure is
+// stored and replayed to retries, or the claim is released so a retry
+// runs afresh. Either way the key never stays stuck in flight.
+func (s *Server) finish(ctx context.Context, tenant, key string, lockedAt int64, a created, err error) answer {
 	var f failure
 	if !errors.As(err, &f) {
-		return serverError(err)
+		return committed(a, err)
 	}
-	if s.mutant.bug == bugCommitBeforeFail {
-		err = tx.Commit() // the bug: the work is committed before the step that fails
-	} else {
-		err = tx.Rollback()
-	}
+	failed := serverError(f)
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if s.conv.StoreFailures {
+			_, err = tx.ExecContext(ctx,
+				`UPDATE idempotency_keys SET state = ?, status = ?, body = ?
+				  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
+				stateComplete, failed.status, failed.body, tenant, key, stateInFlight, lockedAt)
+		} else {
+			_, err = tx.ExecContext(ctx,
+				`DELETE FROM idempotency_keys WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
+				tenant, key, stateInFlight, lockedAt)
+		}
+		return err
+	})
 	if err != nil {
 		return serverError(err)
 	}
-	a := serverError(f)
-	if s.conv.StoreFailures {
-		_, err = s.db.ExecContext(ctx,
-			`UPDATE idempotency_keys SET state = ?, status = ?, body = ?
-			  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
-			stateComplete, a.status, a.body, tenant, key, stateInFlight, lockedAt)
-	} else {
-		_, err = s.db.ExecContext(ctx,
-			`DELETE FROM idempotency_keys WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
-			tenant, key, stateInFlight, lockedAt)
-	}
-	if err != nil {
-		return serverError(err)
-	}
-	return a
+	return failed
 }

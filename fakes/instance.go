@@ -6,54 +6,214 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
 	"time"
 )
 
-// Instance is a fake server listening on a loopback port.
+// Instance is a fake server listening on a loopback port. It can be
+// restarted gracefully and crashed; either way it comes back on the same
+// port with the same database file, as a restarted process would.
 type Instance struct {
-	*Server
 	URL  string // http://127.0.0.1:PORT
 	Addr string // 127.0.0.1:PORT
+
+	opts   Options // DBPath always set: it outlives every generation
+	tmpDir string  // the database's directory when Start made it
+
+	mu  sync.Mutex
+	gen *generation
+}
+
+// generation is one life of the server, from start to stop or kill.
+type generation struct {
+	*Server
 	http *http.Server
 	done chan error
 }
 
 // Start opens a fake and serves it on addr ("127.0.0.1:0" picks a port).
 func Start(opts Options, addr string) (*Instance, error) {
+	in := &Instance{opts: opts}
+	if opts.DBPath == "" {
+		dir, err := os.MkdirTemp("", "idemspec-fake-")
+		if err != nil {
+			return nil, err
+		}
+		in.tmpDir = dir
+		in.opts.DBPath = filepath.Join(dir, "fake.db")
+	}
+	gen, err := serve(in.opts, addr)
+	if err != nil {
+		in.removeTemp()
+		return nil, err
+	}
+	in.gen = gen
+	in.Addr = gen.addr()
+	in.URL = "http://" + in.Addr
+	return in, nil
+}
+
+func serve(opts Options, addr string) (*generation, error) {
 	s, err := Open(opts)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(addr)
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+		return nil, err
 	}
-	in := &Instance{
+	g := &generation{
 		Server: s,
-		Addr:   ln.Addr().String(),
-		URL:    "http://" + ln.Addr().String(),
-		http:   &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
+		http:   &http.Server{Addr: ln.Addr().String(), Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		done:   make(chan error, 1),
 	}
-	go func() { in.done <- in.http.Serve(ln) }()
-	return in, nil
+	go func() { g.done <- g.http.Serve(ln) }()
+	return g, nil
+}
+
+// listen binds addr, retrying briefly: the port of a generation that
+// just stopped may take a moment to be free again.
+func listen(addr string) (net.Listener, error) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			if err != nil {
+				return nil, fmt.Errorf("listen on %s: %w", addr, err)
+			}
+			return ln, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (g *generation) addr() string { return g.http.Addr }
+
+// stop is a graceful shutdown: requests in flight finish (for a while).
+func (g *generation) stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := g.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = g.http.Close()
+	}
+	if serveErr := <-g.done; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	return errors.Join(err, g.Server.Close())
+}
+
+// crash is the in-process SIGKILL: no more writes, the listener and every
+// connection closed at once, nothing finished. Handlers still running
+// (asleep in their work) answer nobody and write nothing.
+func (g *generation) crash() error {
+	g.kill()
+	err := g.http.Close()
+	g.release()
+	if serveErr := <-g.done; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	return errors.Join(err, g.Server.Close())
+}
+
+// Restart stops the server gracefully (requests in flight finish) and
+// starts it again on the same port and database.
+func (in *Instance) Restart(ctx context.Context) error {
+	return in.replace(ctx, (*generation).stop)
+}
+
+// Crash kills the server (in flight requests die mid-work and never
+// answer) and starts it again on the same port and database.
+func (in *Instance) Crash(ctx context.Context) error {
+	return in.replace(ctx, (*generation).crash)
+}
+
+func (in *Instance) replace(ctx context.Context, end func(*generation) error) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.gen == nil {
+		return errors.New("the fake is stopped")
+	}
+	err := end(in.gen)
+	in.gen = nil
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	gen, serr := serve(in.opts, in.Addr)
+	if serr != nil {
+		return errors.Join(err, fmt.Errorf("start again: %w", serr))
+	}
+	in.gen = gen
+	return nil
 }
 
 // Stop is Close, so an Instance can be a target lifecycle.
 func (in *Instance) Stop() error { return in.Close() }
 
-// Close stops serving, waiting briefly for requests in flight, and closes
-// the database.
+// Close stops serving, waiting briefly for requests in flight, closes the
+// database and removes a database Start created.
 func (in *Instance) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := in.http.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = in.http.Close()
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var err error
+	if in.gen != nil {
+		err = in.gen.stop()
+		in.gen = nil
 	}
-	if serveErr := <-in.done; !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
-	}
-	return errors.Join(err, in.Server.Close())
+	in.removeTemp()
+	return err
 }
+
+func (in *Instance) removeTemp() {
+	if in.tmpDir != "" {
+		os.RemoveAll(in.tmpDir)
+	}
+}
+
+// current is the live generation's server (nil once stopped).
+func (in *Instance) current() *Server {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.gen == nil {
+		return nil
+	}
+	return in.gen.Server
+}
+
+// Arrivals returns every create request the current generation received.
+func (in *Instance) Arrivals() []Arrival {
+	if s := in.current(); s != nil {
+		return s.Arrivals()
+	}
+	return nil
+}
+
+// CrashPoint arms a crash point in the current generation (see
+// Server.CrashPoint).
+func (in *Instance) CrashPoint(key string) <-chan struct{} {
+	if s := in.current(); s != nil {
+		return s.CrashPoint(key)
+	}
+	return make(chan struct{})
+}
+
+// Mutant says which server this is.
+func (in *Instance) Mutant() Mutant {
+	m, _ := LookupMutant(in.opts.Mutant)
+	return m
+}
+
+// InProgressTimeout is how long an abandoned in-flight claim blocks its key.
+func (in *Instance) InProgressTimeout() time.Duration {
+	if in.opts.InProgressTimeout == 0 {
+		return DefaultInProgressTimeout
+	}
+	return in.opts.InProgressTimeout
+}
+
+// DBPath is the database file every generation opens.
+func (in *Instance) DBPath() string { return in.opts.DBPath }

@@ -16,6 +16,9 @@ const (
 	bugNoDedup
 	bugCheckThenInsert
 	bugIgnorePayload
+	bugMemoryRecords
+	bugSplitCommit
+	bugStuckInFlight
 	bugKeyOptional
 	bugMissingKey422
 	bugUUIDOnly
@@ -47,7 +50,7 @@ var mutants = []Mutant{
 	{
 		Name:    "nodedup",
 		Bug:     "ignores the idempotency key: every request executes",
-		Catches: []string{"S1", "S2", "S3", "S4", "K1", "K2a", "K3", "K4", "K6"},
+		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "K1", "K2a", "K3", "K4", "K6"},
 		bug:     bugNoDedup,
 	},
 	{
@@ -61,6 +64,30 @@ var mutants = []Mutant{
 		Bug:     "never compares the payload hash: a reused key with another payload replays the first answer",
 		Catches: []string{"S3", "K3"},
 		bug:     bugIgnorePayload,
+	},
+	{
+		Name:    "memory-records",
+		Bug:     "keeps the idempotency records in memory (resources in SQLite): a restart forgets every key",
+		Catches: []string{"S5a"},
+		// The crash point of the built-in fake is inside the work, before
+		// anything is written, so nothing is lost; a managed process is
+		// killed at a drawn delay that may fall after its commit, and then
+		// the retry creates a second resource.
+		MayCatch: []string{"S5b"},
+		Why:      "S5b fails too when the crash falls after the resource was committed (a managed process is killed at a drawn delay)",
+		bug:      bugMemoryRecords,
+	},
+	{
+		Name:    "split-commit",
+		Bug:     "commits the resource, then completes the key record in a second transaction: a crash between the two leaves a resource behind an in-flight key",
+		Catches: []string{"S5b"},
+		bug:     bugSplitCommit,
+	},
+	{
+		Name:    "stuck-inflight",
+		Bug:     "never expires an in-flight record: after a crash mid-request the key answers 409 forever",
+		Catches: []string{"S5b"},
+		bug:     bugStuckInFlight,
 	},
 	{
 		Name:    "key-optional",

@@ -38,7 +38,7 @@ type Options struct {
 	// Convention sets the codes and behaviours conventions disagree on;
 	// nil is IETF, the reference's.
 	Convention *Convention
-	// Log, when set, gets one line per request.
+	// Log, when set, gets one line per request (not from a killed server).
 	Log io.Writer
 }
 
@@ -65,8 +65,17 @@ type Server struct {
 	db     *sql.DB
 	tmpDir string
 
-	mu   sync.Mutex
-	seen []Arrival // every create request received, in arrival order
+	mu          sync.Mutex
+	seen        []Arrival                // every create request received, in arrival order
+	crashPoints map[string]chan struct{} // armed by CrashPoint, by key
+
+	// life makes a kill honest: every write holds it for reading, kill
+	// takes it for writing, so once kill returns no handler of this
+	// server (still sleeping in its work, say) can change the database,
+	// as a SIGKILLed process cannot.
+	life   sync.RWMutex
+	killed bool
+	dead   chan struct{} // closed by kill
 }
 
 // Arrival is one create request as the server saw it.
@@ -93,7 +102,7 @@ func Open(opts Options) (*Server, error) {
 	if opts.KeyHeader == "" {
 		opts.KeyHeader = DefaultKeyHeader
 	}
-	s := &Server{opts: opts, mutant: m, conv: IETF}
+	s := &Server{opts: opts, mutant: m, conv: IETF, crashPoints: map[string]chan struct{}{}, dead: make(chan struct{})}
 	if opts.Convention != nil {
 		s.conv = *opts.Convention
 	}
@@ -105,7 +114,7 @@ func Open(opts Options) (*Server, error) {
 		opts.DBPath = filepath.Join(s.tmpDir, "fake.db")
 		s.opts.DBPath = opts.DBPath
 	}
-	s.db, err = openDB(opts.DBPath, schema(m.bug != bugCheckThenInsert))
+	s.db, err = openDB(opts.DBPath, schema(m.bug))
 	if err != nil {
 		s.removeTemp()
 		return nil, err
@@ -146,7 +155,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "server": s.mutant.Name})
 	})
-	return mux
+	if s.opts.Log == nil {
+		return mux
+	}
+	return s.logged(mux)
 }
 
 // answer is a response the create endpoint gives, stored for replay.
@@ -163,7 +175,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	w.Header().Set(ArrivalHeader, strconv.FormatInt(arrived.UnixNano(), 10))
 	if err != nil {
-		s.reply(w, r, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
+		s.reply(w, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
 		return
 	}
 	tenant := tenantOf(r)
@@ -180,9 +192,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	var a answer
 	switch {
 	case s.mutant.bug == bugNoDedup:
-		a = s.execute(ctx, tenant, body)
+		a = s.execute(ctx, tenant, key, body)
 	case len(keys) == 0 && (s.conv.KeyOptional || s.mutant.bug == bugKeyOptional):
-		a = s.execute(ctx, tenant, body)
+		a = s.execute(ctx, tenant, key, body)
 	case len(keys) == 0:
 		a = s.missingKey()
 	case len(keys) > 1 && s.mutant.bug != bugFirstOfDuplicates:
@@ -196,20 +208,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		// the work it asked for must still finish and be recorded.
 		a = s.createOnce(context.WithoutCancel(ctx), tenant, key, hash, body)
 	}
-	s.reply(w, r, arrived, key, tenant, hash, a)
+	s.reply(w, arrived, key, tenant, hash, a)
 }
 
-func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key, tenant, hash string, a answer) {
+func (s *Server) reply(w http.ResponseWriter, at time.Time, key, tenant, hash string, a answer) {
 	if a.retry {
 		a = s.inFlight(a)
 	}
 	s.mu.Lock()
 	s.seen = append(s.seen, Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status})
 	s.mu.Unlock()
-	if s.opts.Log != nil {
-		fmt.Fprintf(s.opts.Log, "%s %s %s key=%q tenant=%q status=%d replayed=%t\n",
-			at.Format(time.RFC3339Nano), r.Method, r.URL.Path, key, tenant, a.status, a.replayed)
-	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if a.location != "" {
@@ -233,14 +241,23 @@ func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body 
 		return s.checkThenInsert(ctx, tenant, key, hash, body)
 	}
 	now := time.Now().UnixNano()
-	res, err := s.db.ExecContext(ctx,
-		`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, key) DO NOTHING`,
-		tenant, key, hash, stateInFlight, now, now)
+	claimed := false
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, key) DO NOTHING`,
+			tenant, key, hash, stateInFlight, now, now)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		claimed = n == 1
+		return nil
+	})
 	if err != nil {
 		return serverError(err)
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
+	if claimed {
 		return s.executeClaimed(ctx, tenant, key, now, body)
 	}
 	rec, err := loadRecord(ctx, s.db, tenant, key)
@@ -252,15 +269,18 @@ func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body 
 	}
 	// In flight for longer than the in-progress timeout: the request that
 	// claimed it died. Take the claim over, but only if nobody else did.
-	res, err = s.db.ExecContext(ctx,
-		`UPDATE idempotency_keys SET locked_at = ?
-		  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
-		now, tenant, key, stateInFlight, rec.LockedAt)
-	if err != nil {
-		return serverError(err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE idempotency_keys SET locked_at = ?
+			  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
+			now, tenant, key, stateInFlight, rec.LockedAt)
+		return oneRow(res, err)
+	})
+	switch {
+	case errors.Is(err, errLostClaim):
 		return inFlight()
+	case err != nil:
+		return serverError(err)
 	}
 	return s.executeClaimed(ctx, tenant, key, now, body)
 }
@@ -278,7 +298,7 @@ func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
 		return answer{status: rec.Status, body: rec.Body, location: rec.Location, replayed: true}, true
 	}
 	age := time.Duration(time.Now().UnixNano() - rec.LockedAt)
-	if age < s.opts.InProgressTimeout {
+	if age < s.opts.InProgressTimeout || s.mutant.bug == bugStuckInFlight {
 		return inFlight(), true
 	}
 	return answer{}, false
@@ -288,27 +308,58 @@ func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
 // stamped lockedAt) and commits the resource together with the answer.
 // If the claim was taken over meanwhile, nothing is committed.
 func (s *Server) executeClaimed(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
-	Work(s.opts.Delay)
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return serverError(err)
+	if s.mutant.bug == bugSplitCommit {
+		return s.splitCommit(ctx, tenant, key, lockedAt, body)
 	}
-	defer tx.Rollback()
-	a, err := insertResource(ctx, tx, tenant, body)
+	s.work(key)
+	var a created
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if a, err = insertResource(ctx, tx, tenant, body); err != nil {
+			return s.failing(err)
+		}
+		return complete(ctx, tx, tenant, key, lockedAt, a)
+	})
+	return s.finish(ctx, tenant, key, lockedAt, a, err)
+}
+
+// splitCommit is the bugSplitCommit path: the resource is committed on
+// its own, the work goes on, and the key record is completed in a second
+// transaction. A crash between the two leaves a resource behind an
+// in-flight claim, and the retry that takes the claim over creates
+// another.
+func (s *Server) splitCommit(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
+	var a created
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = insertResource(ctx, tx, tenant, body)
+		return s.failing(err)
+	})
 	if err != nil {
-		return s.failClaimed(ctx, tx, tenant, key, lockedAt, err)
+		return s.finish(ctx, tenant, key, lockedAt, a, err)
 	}
+	s.work(key)
+	return committed(a, s.write(ctx, func(tx *sql.Tx) error {
+		return complete(ctx, tx, tenant, key, lockedAt, a)
+	}))
+}
+
+// complete stores the answer in the key record, if the claim stamped
+// lockedAt still owns it.
+func complete(ctx context.Context, tx *sql.Tx, tenant, key string, lockedAt int64, a created) error {
 	res, err := tx.ExecContext(ctx,
 		`UPDATE idempotency_keys SET state = ?, resource_id = ?, status = ?, body = ?, location = ?
 		  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
 		stateComplete, a.id, a.status, a.body, a.location, tenant, key, stateInFlight, lockedAt)
-	if err != nil {
-		return serverError(err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
+	return oneRow(res, err)
+}
+
+// committed is the answer to a request whose work was written with err.
+func committed(a created, err error) answer {
+	switch {
+	case errors.Is(err, errLostClaim):
 		return inFlight()
-	}
-	if err := tx.Commit(); err != nil {
+	case err != nil:
 		return serverError(err)
 	}
 	return a.answer
@@ -325,45 +376,33 @@ func (s *Server) checkThenInsert(ctx context.Context, tenant, key, hash string, 
 	} else if !errors.Is(err, errNoRecord) {
 		return serverError(err)
 	}
-	Work(s.opts.Delay)
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return serverError(err)
-	}
-	defer tx.Rollback()
-	a, err := insertResource(ctx, tx, tenant, body)
-	if err != nil {
-		return serverError(err)
-	}
-	now := time.Now().UnixNano()
-	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, resource_id, status, body, location, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		tenant, key, hash, stateComplete, now, a.id, a.status, a.body, a.location, now); err != nil {
-		return serverError(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return serverError(err)
-	}
-	return a.answer
+	s.work(key)
+	var a created
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if a, err = insertResource(ctx, tx, tenant, body); err != nil {
+			return err
+		}
+		now := time.Now().UnixNano()
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, resource_id, status, body, location, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			tenant, key, hash, stateComplete, now, a.id, a.status, a.body, a.location, now)
+		return err
+	})
+	return committed(a, err)
 }
 
 // execute creates a resource with no idempotency at all (bugNoDedup).
-func (s *Server) execute(ctx context.Context, tenant string, body []byte) answer {
-	Work(s.opts.Delay)
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return serverError(err)
-	}
-	defer tx.Rollback()
-	a, err := insertResource(ctx, tx, tenant, body)
-	if err != nil {
-		return serverError(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return serverError(err)
-	}
-	return a.answer
+func (s *Server) execute(ctx context.Context, tenant, key string, body []byte) answer {
+	s.work(key)
+	var a created
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = insertResource(ctx, tx, tenant, body)
+		return err
+	})
+	return committed(a, err)
 }
 
 type created struct {

@@ -13,16 +13,23 @@ import (
 	_ "modernc.org/sqlite" // pure-Go SQLite driver: no cgo on CI machines
 )
 
-// schema returns the DDL. With constrained set, the primary key on
-// (tenant, key) is the arbiter of concurrent requests with one key; without
-// it the table is what an implementation has when it dedupes by look-up.
-func schema(constrained bool) string {
-	keyConstraint := ""
-	if constrained {
-		keyConstraint = ",\n\tPRIMARY KEY (tenant, key)"
+// schema returns the DDL. In the reference the primary key on (tenant,
+// key) is the arbiter of concurrent requests with one key; without it
+// (bugCheckThenInsert) the table is what an implementation has when it
+// dedupes by look-up. A TEMP table (bugMemoryRecords) lives in the
+// connection's memory, not in the file, and dies with the process, while
+// the resources stay in the file: records in memory, resources durable.
+func schema(b bug) string {
+	keyConstraint := ",\n\tPRIMARY KEY (tenant, key)"
+	if b == bugCheckThenInsert {
+		keyConstraint = ""
+	}
+	keysTable := "TABLE"
+	if b == bugMemoryRecords {
+		keysTable = "TEMP TABLE"
 	}
 	return `
-CREATE TABLE IF NOT EXISTS idempotency_keys (
+CREATE ` + keysTable + ` IF NOT EXISTS idempotency_keys (
 	tenant       TEXT    NOT NULL,
 	key          TEXT    NOT NULL,
 	request_hash TEXT    NOT NULL,
@@ -57,6 +64,7 @@ func openDB(path string, ddl string) (*sql.DB, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "temp_store(memory)")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {

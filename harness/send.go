@@ -33,6 +33,9 @@ type Attempt struct {
 	// Cancel, when closed, abandons the attempt early (the scenario has
 	// seen what it waited for, e.g. the oracle shows the commit).
 	Cancel <-chan struct{}
+	// Wrote, when set, is called (from the transport's goroutine) once
+	// the whole request was written: the target has the bytes.
+	Wrote func()
 }
 
 // headersKept are the answer headers checks read.
@@ -67,7 +70,12 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	// The transport reports the write from its own goroutine.
 	var wrote atomic.Bool
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			wrote.Store(true)
+			if a.Wrote != nil && info.Err == nil {
+				a.Wrote()
+			}
+		},
 	})
 	req, err := e.Target.NewCreate(ctx, a.Key, a.Body)
 	if err != nil {

@@ -17,6 +17,12 @@ const maxSettleAttempts = 50
 // at a second), until another answer arrives or wait passes. Every send is
 // its own exchange, numbered "step", "step (2)", ...
 func (e *Env) SendUntilSettled(ctx context.Context, h *history.History, a Attempt, wait time.Duration) []history.Exchange {
+	return e.SendUntil(ctx, h, a, wait, func(x history.Exchange) bool { return x.Status == e.Target.Profile.InFlight })
+}
+
+// SendUntil is SendUntilSettled with the caller's idea of an answer that
+// means "not yet, try again": pending sees only answered exchanges.
+func (e *Env) SendUntil(ctx context.Context, h *history.History, a Attempt, wait time.Duration, pending func(history.Exchange) bool) []history.Exchange {
 	until := time.Now().Add(wait)
 	step := a.Step
 	backoff := 50 * time.Millisecond
@@ -27,14 +33,16 @@ func (e *Env) SendUntilSettled(ctx context.Context, h *history.History, a Attemp
 		}
 		x := e.Send(ctx, h, a)
 		out = append(out, x)
-		if x.Outcome != history.OK || x.Status != e.Target.Profile.InFlight {
+		if x.Outcome != history.OK || !pending(x) {
 			return out
 		}
 		pause := backoff
 		if secs, err := strconv.Atoi(x.Headers["Retry-After"]); err == nil {
 			pause = min(time.Duration(secs)*time.Second, time.Second)
 		}
-		backoff = min(2*backoff, 500*time.Millisecond)
+		// The cap grows with the wait, so the attempt bound never ends a
+		// long wait (a 30s in-progress timeout, say) early.
+		backoff = min(2*backoff, max(500*time.Millisecond, 2*wait/maxSettleAttempts))
 		if time.Now().Add(pause).After(until) {
 			return out
 		}

@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -26,6 +27,9 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer target.Close()
+	if err := target.Start(context.Background(), t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
 	env, err := harness.New(target, harness.DefaultSettings())
 	if err != nil {
 		t.Fatal(err)

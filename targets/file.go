@@ -28,6 +28,8 @@ type fileSpec struct {
 	Volatile          []string          `yaml:"volatile_fields"`
 	InProgressTimeout string            `yaml:"in_progress_timeout"`
 	FailTrigger       *failSpec         `yaml:"fail_trigger"`
+	Process           *processSpec      `yaml:"process"`
+	Restart           *restartSpec      `yaml:"restart"`
 }
 
 type createSpec struct {
@@ -110,6 +112,15 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	port := 0
+	if s.Process != nil {
+		if port, err = freePort(); err != nil {
+			return nil, d.errorf("process", "%v", err)
+		}
+	}
+	if raw, err = d.renderBaseURL(raw, port); err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, d.errorf("base_url", "%q is not an http:// or https:// URL", t.Redact(raw))
@@ -185,6 +196,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 			return nil, d.errorf("in_progress_timeout", "%q is not a positive duration such as 30s", s.InProgressTimeout)
 		}
 	}
+	if err := d.lifecycle(s, t, port, expand); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -195,9 +209,11 @@ func or(v, fallback string) string {
 	return v
 }
 
-// expandEnv replaces ${NAME} with the environment variable's value. A
-// bare $ is left alone (it is common in URLs and JSON). The values it
-// substituted are returned as secrets.
+// expandEnv replaces ${NAME} with the environment variable's value, and
+// ${NAME:-default} with the default when the variable is unset or empty.
+// A bare $ is left alone (it is common in URLs and JSON). The values it
+// took from the environment are returned as secrets (a default is in the
+// file already, so it is not one).
 func expandEnv(s string) (string, []string, error) {
 	var out strings.Builder
 	var secrets []string
@@ -211,14 +227,20 @@ func expandEnv(s string) (string, []string, error) {
 		if j < 0 {
 			return "", nil, fmt.Errorf("unclosed ${ in %q", s)
 		}
-		name := s[i+2 : i+j]
+		name, fallback, hasDefault := strings.Cut(s[i+2:i+j], ":-")
 		val, ok := os.LookupEnv(name)
-		if !ok || name == "" {
+		switch {
+		case name == "":
+			return "", nil, fmt.Errorf("empty variable name in %q", s[i:i+j+1])
+		case hasDefault && val == "":
+			val = fallback
+		case !ok:
 			return "", nil, fmt.Errorf("environment variable %q is not set", name)
+		default:
+			secrets = append(secrets, val)
 		}
 		out.WriteString(s[:i])
 		out.WriteString(val)
-		secrets = append(secrets, val)
 		s = s[i+j+1:]
 	}
 }

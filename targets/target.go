@@ -48,8 +48,13 @@ type Target struct {
 	FailTrigger *FailTrigger
 
 	// Lifecycle is set when idemspec owns the target's process (the
-	// built-in fakes, managed processes); nil for a target it only calls.
+	// built-in fakes, managed processes) or can restart it through a
+	// hook; nil for a target it only calls. What it can do beyond Stop
+	// (Restarter, Crasher, CrashPointer) is found by type assertion.
 	Lifecycle Lifecycle
+	// CrashWindow is where, after the request was delivered, a crash
+	// mid-request lands on a target without crash points (drawn in it).
+	CrashWindow Window
 
 	// Direct is the client the oracle and look-ups use: straight to the
 	// target, never through the proxy, so faults never blind the judge.
@@ -91,11 +96,6 @@ type FailTrigger struct {
 type Payload struct {
 	Marker  string
 	Variant string
-}
-
-// Lifecycle is a target process idemspec started and must stop.
-type Lifecycle interface {
-	Stop() error
 }
 
 // Upstream is the host:port the harness proxies to.
@@ -220,6 +220,15 @@ func (t *Target) Redact(s string) string {
 		}
 	}
 	return s
+}
+
+// Start starts a target idemspec manages (a process: section); dir is
+// where its log goes. Other targets are already running.
+func (t *Target) Start(ctx context.Context, dir string) error {
+	if s, ok := t.Lifecycle.(Starter); ok {
+		return s.Start(ctx, dir)
+	}
+	return nil
 }
 
 // Close stops a target idemspec started.

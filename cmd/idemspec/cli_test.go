@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,9 +48,16 @@ type result struct {
 // idemspec runs the CLI with a deadline, so a hang is a test failure.
 func idemspec(t *testing.T, args ...string) result {
 	t.Helper()
+	return idemspecEnv(t, nil, args...)
+}
+
+// idemspecEnv runs the CLI with env added to the environment.
+func idemspecEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -69,14 +77,45 @@ func idemspec(t *testing.T, args ...string) result {
 // run runs the suite and reads its JSON report.
 func run(t *testing.T, args ...string) result {
 	t.Helper()
-	dir := t.TempDir()
-	r := idemspec(t, append([]string{"run", "--report-dir", dir}, args...)...)
+	return runEnv(t, nil, append([]string{"--report-dir", t.TempDir()}, args...)...)
+}
+
+// runEnv runs the suite with env added and reads its JSON report; args
+// must include --report-dir.
+func runEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	dir := ""
+	for i, a := range args {
+		if a == "--report-dir" && i+1 < len(args) {
+			dir = args[i+1]
+		}
+	}
+	r := idemspecEnv(t, env, append([]string{"run"}, args...)...)
 	rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Fatalf("idemspec %v (exit %d): %v\nstdout:\n%s\nstderr:\n%s", args, r.code, err, r.stdout, r.stderr)
 	}
 	r.report = rep
 	return r
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func portOpen(port int) bool {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 func writeFile(t *testing.T, name, content string) string {

@@ -1,6 +1,7 @@
 // Command idemspec is the conformance harness for idempotency guarantees.
 //
 //	idemspec run    [--target FILE|fake:NAME] [--report-dir DIR] ...
+//	idemspec serve  [--mutant NAME] [--addr HOST:PORT] [--db PATH] [--delay D] [--in-progress-timeout D]
 //	idemspec list   [--format text|markdown]
 //	idemspec report [--out DIR] REPORT.json
 //	idemspec report --compare [--out DIR] A.json B.json ...

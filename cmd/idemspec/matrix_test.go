@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -68,47 +69,61 @@ func TestDetectionMatrix(t *testing.T) {
 			if slices.Contains(m.Catches, "S4") {
 				runs = matrixRuns(t, 10) // races are where misses hide
 			}
-			// A run exits 1 only when a MUST is broken: a WARN alone
-			// passes without --strict.
-			wantCode := 0
-			for _, id := range m.Catches {
-				c, ok := check.Get(id)
-				if !ok {
-					t.Fatalf("%s catches unknown check %s", m.Name, id)
-				}
-				if c.Level == check.MUST {
-					wantCode = 1
-				}
-			}
+			wantCode := wantExit(t, m.Mutant)
 			for i := 0; i < runs; i++ {
 				r := run(t, "--target", m.target)
-				verdicts := map[string]check.Status{}
-				for _, c := range r.report.Checks {
-					verdicts[c.ID] = c.Verdict
-				}
-				var missed, falseAlarms []string
-				for _, c := range check.All() {
-					v, ran := verdicts[c.ID]
-					switch {
-					case !ran:
-						t.Errorf("run %d: check %s missing from the report", i+1, c.ID)
-					case slices.Contains(m.MayCatch, c.ID):
-					case slices.Contains(m.Catches, c.ID) && v != caught(c):
-						missed = append(missed, c.ID+"="+string(v))
-					case !slices.Contains(m.Catches, c.ID) && v != check.PASS && v != check.SKIP:
-						falseAlarms = append(falseAlarms, c.ID+"="+string(v))
-					}
-				}
-				sort.Strings(missed)
-				sort.Strings(falseAlarms)
-				if len(missed)+len(falseAlarms) > 0 {
-					t.Fatalf("run %d of %d: missed %v, false alarms %v\n%s", i+1, runs, missed, falseAlarms, r.stdout)
-				}
+				expectDetection(t, m.Mutant, r, fmt.Sprintf("run %d of %d", i+1, runs))
 				if r.code != wantCode {
 					t.Fatalf("run %d: exit %d, want %d\n%s%s", i+1, r.code, wantCode, r.stdout, r.stderr)
 				}
 			}
 		})
+	}
+}
+
+// wantExit is the exit code a run against m must give: 1 only when a
+// MUST is broken (a WARN alone passes without --strict).
+func wantExit(t *testing.T, m fakes.Mutant) int {
+	t.Helper()
+	code := 0
+	for _, id := range m.Catches {
+		c, ok := check.Get(id)
+		if !ok {
+			t.Fatalf("%s catches unknown check %s", m.Name, id)
+		}
+		if c.Level == check.MUST {
+			code = 1
+		}
+	}
+	return code
+}
+
+// expectDetection holds one run's report to m's entry: every listed
+// check caught, no other check failing or warning (SKIP allowed),
+// MayCatch either way.
+func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
+	t.Helper()
+	verdicts := map[string]check.Status{}
+	for _, c := range r.report.Checks {
+		verdicts[c.ID] = c.Verdict
+	}
+	var missed, falseAlarms []string
+	for _, c := range check.All() {
+		v, ran := verdicts[c.ID]
+		switch {
+		case !ran:
+			t.Errorf("%s: check %s missing from the report", which, c.ID)
+		case slices.Contains(m.MayCatch, c.ID):
+		case slices.Contains(m.Catches, c.ID) && v != caught(c):
+			missed = append(missed, c.ID+"="+string(v))
+		case !slices.Contains(m.Catches, c.ID) && v != check.PASS && v != check.SKIP:
+			falseAlarms = append(falseAlarms, c.ID+"="+string(v))
+		}
+	}
+	sort.Strings(missed)
+	sort.Strings(falseAlarms)
+	if len(missed)+len(falseAlarms) > 0 {
+		t.Fatalf("%s: missed %v, false alarms %v\n%s", which, missed, falseAlarms, r.stdout)
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -78,24 +80,36 @@ func (f *runFlags) validate() error {
 }
 
 func (f *runFlags) execute(stdout, stderr io.Writer) int {
+	// From here on SIGINT and SIGTERM do not kill idemspec: they cancel
+	// ctx (start-up) and interrupt the suite (Ginkgo listens too), and
+	// the deferred Close stops any process idemspec started, so nothing
+	// is left behind and the reports cover what ran.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	target, err := targets.Load(f.target)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer target.Close()
+	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
+		return fail(stderr, fmt.Errorf("report directory: %w", err))
+	}
+	if err := target.Start(ctx, f.reportDir); err != nil {
+		return fail(stderr, target.Redact(err.Error()))
+	}
+	if p, ok := target.Lifecycle.(*targets.Process); ok {
+		fmt.Fprintf(stdout, "idemspec: started the target process, pid %d; its output goes to %s\n", p.Pid(), p.LogPath())
+	}
 	env, err := harness.New(target, f.settings)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer env.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err = env.Preflight(ctx)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = env.Preflight(pctx)
 	cancel()
 	if err != nil {
 		return fail(stderr, target.Redact(err.Error()))
-	}
-	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
-		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
 	logFile, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
 	if err != nil {

@@ -90,6 +90,7 @@ type Evidence struct {
 	History  []history.Exchange `json:"history,omitempty"`
 	Readings []Reading          `json:"oracle,omitempty"`
 	Bursts   []history.Burst    `json:"bursts,omitempty"`
+	Restarts []history.Restart  `json:"restarts,omitempty"`
 	Faults   []string           `json:"faults,omitempty"`
 	Notes    []string           `json:"notes,omitempty"`
 	Tables   []Table            `json:"tables,omitempty"`

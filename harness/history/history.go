@@ -107,3 +107,16 @@ type Burst struct {
 	ArrivalKnown  bool          `json:"arrival_known"`
 	Seqs          []int         `json:"seqs"`
 }
+
+// Restart is one restart or crash of the target as the harness did it.
+type Restart struct {
+	Mode string `json:"mode"` // "graceful" (SIGTERM, wait, start) or "crash" (SIGKILL, start)
+	// Point says where a crash landed relative to the request in flight.
+	Point string `json:"point,omitempty"`
+	// Seqs are the exchanges in flight when the target was killed.
+	Seqs []int `json:"seqs,omitempty"`
+	// At is when the stop or kill began; Down is how long until the
+	// target was healthy again.
+	At   time.Time     `json:"at"`
+	Down time.Duration `json:"down_ns"`
+}

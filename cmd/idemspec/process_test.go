@@ -1,0 +1,305 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// processExample is the example target file that runs `idemspec serve`
+// as a managed process; IDEMSPEC_MUTANT picks the server.
+var processExample = filepath.Join("..", "..", "examples", "targets", "process-reference.yaml")
+
+// TestProcessTargetDetection runs the example process target against the
+// reference and the restart mutants: the reference passes S1-S5, each
+// mutant fails exactly its matrix entry, five runs of five, and no
+// process idemspec started is left after any run.
+func TestProcessTargetDetection(t *testing.T) {
+	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight"} {
+		m, err := fakes.LookupMutant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			runs := matrixRuns(t, 5)
+			if name == fakes.Reference {
+				runs = matrixRuns(t, 2)
+			}
+			for i := 0; i < runs; i++ {
+				dir := t.TempDir()
+				r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + name}, "--target", processExample, "--report-dir", dir)
+				which := fmt.Sprintf("run %d of %d", i+1, runs)
+				expectDetection(t, m, r, which)
+				for _, c := range r.report.Checks {
+					// A managed process can restart and crash: S5 must run.
+					if c.Verdict == check.SKIP {
+						t.Fatalf("%s: %s skipped: %s", which, c.ID, c.Reason)
+					}
+				}
+				if want := wantExit(t, m); r.code != want {
+					t.Fatalf("%s: exit %d, want %d\n%s%s", which, r.code, want, r.stdout, r.stderr)
+				}
+				if left := processesUsing(t, dir); len(left) > 0 {
+					t.Fatalf("run %d: processes left behind: %v", i+1, left)
+				}
+				if pids := startedPids(t, dir); len(pids) != 3 {
+					t.Errorf("run %d: %d starts logged in target.log (%v), want 3: start, graceful restart, crash", i+1, len(pids), pids)
+				}
+			}
+		})
+	}
+}
+
+// TestSignalMidRunLeavesNoProcess interrupts idemspec in the middle of
+// a run, while S5b waits out the in-progress timeout of a stuck key:
+// idemspec must stop the process it started, write the reports it can
+// and exit 2.
+func TestSignalMidRunLeavesNoProcess(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, "run", "--target", processExample, "--report-dir", dir)
+			cmd.Env = append(os.Environ(), "IDEMSPEC_MUTANT=stuck-inflight")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until the target runs and S5b has crashed it once.
+			lines := bufio.NewScanner(stdout)
+			var out strings.Builder
+			for lines.Scan() {
+				out.WriteString(lines.Text() + "\n")
+				if strings.HasPrefix(lines.Text(), "idemspec 0") {
+					break
+				}
+			}
+			// Then until the crashed target is back and answering S5b's
+			// retries: the signal must find a healthy process to stop
+			// (one killed while starting is stopped by the failed start).
+			waitFor(t, 30*time.Second, func() bool { return retryingAfterCrash(t, dir) })
+			first := startedPids(t, dir)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			for lines.Scan() {
+				out.WriteString(lines.Text() + "\n")
+			}
+			err = cmd.Wait()
+			exit, ok := err.(*exec.ExitError)
+			if !ok || exit.ExitCode() != 2 {
+				t.Errorf("exit: %v, want code 2 (interrupted)\n%s%s", err, out.String(), errb.String())
+			}
+			for _, pid := range startedPids(t, dir) {
+				if alive(pid) {
+					t.Errorf("target process %d (started by idemspec) is still running", pid)
+				}
+			}
+			if left := processesUsing(t, dir); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+			if len(first) < 2 {
+				t.Errorf("the signal came before the crash: starts %v", first)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
+				t.Errorf("no report after the signal: %v\n%s", err, out.String())
+			}
+		})
+	}
+}
+
+// TestNoRestartCapabilitySkipsS5: a target idemspec only calls gets S5
+// SKIP with a reason, and exit 0 when everything else passes.
+func TestNoRestartCapabilitySkipsS5(t *testing.T) {
+	in, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	p := writeFile(t, "target.yaml", fmt.Sprintf(`
+base_url: %s
+create:
+  path: /resources
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+  id_field: id
+oracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+in_progress_timeout: 2s
+`, in.URL))
+	r := run(t, "--target", p)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		switch {
+		case c.ID == "S5a" || c.ID == "S5b":
+			if c.Verdict != check.SKIP || !strings.Contains(c.Reason, "idemspec does not run it") {
+				t.Errorf("%s: %s %q, want SKIP saying why", c.ID, c.Verdict, c.Reason)
+			}
+		case c.Verdict != check.PASS && c.Verdict != check.SKIP:
+			t.Errorf("%s: %s", c.ID, c.Verdict)
+		}
+	}
+	if !strings.Contains(r.stdout, "SKIP  S5a") {
+		t.Errorf("no SKIP line for S5a:\n%s", r.stdout)
+	}
+}
+
+// TestRestartCommandHook restarts a server idemspec does not own with
+// restart.command: S5a runs through the hook, S5b is skipped (a hook
+// cannot crash a request mid-way).
+func TestRestartCommandHook(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	// The script starts the server detached and records its pid; the
+	// restart command stops it, waits, and starts it again.
+	startScript := fmt.Sprintf(`%q serve --addr 127.0.0.1:%d --db %q/hook.db >>%q/serve.log 2>&1 & echo $! >%q/pid`, binary, port, dir, dir, dir)
+	if out, err := exec.Command("sh", "-c", startScript).CombinedOutput(); err != nil {
+		t.Fatalf("start: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if pid := readPid(t, filepath.Join(dir, "pid")); pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	restart := fmt.Sprintf(`pid=$(cat %q/pid); kill -TERM $pid; while kill -0 $pid 2>/dev/null; do sleep 0.05; done; %s`, dir, startScript)
+	p := writeFile(t, "target.yaml", fmt.Sprintf(`
+base_url: http://127.0.0.1:%d
+create:
+  path: /resources
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+  id_field: id
+oracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+restart:
+  command: '%s'
+  timeout: 20s
+  health:
+    path: /healthz
+    timeout: 10s
+`, port, restart))
+	waitFor(t, 10*time.Second, func() bool { return portOpen(port) })
+	before := readPid(t, filepath.Join(dir, "pid"))
+	r := run(t, "--target", p, "--label-filter", "restart")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	verdicts := map[string]string{}
+	for _, c := range r.report.Checks {
+		verdicts[c.ID] = string(c.Verdict) + " " + c.Reason
+	}
+	if !strings.HasPrefix(verdicts["S5a"], "PASS") {
+		t.Errorf("S5a: %s", verdicts["S5a"])
+	}
+	if !strings.HasPrefix(verdicts["S5b"], "SKIP") || !strings.Contains(verdicts["S5b"], "hook") {
+		t.Errorf("S5b: %s, want SKIP naming the hook", verdicts["S5b"])
+	}
+	if after := readPid(t, filepath.Join(dir, "pid")); after == before {
+		t.Errorf("the server's pid is still %d: the hook did not restart it", before)
+	}
+}
+
+// processesUsing lists live processes whose command line mentions path
+// (every process a run starts has its report directory in its arguments).
+func processesUsing(t *testing.T, path string) []string {
+	t.Helper()
+	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(path)) {
+			continue
+		}
+		pid, _ := strconv.Atoi(strings.Split(p, "/")[2])
+		if alive(pid) {
+			out = append(out, fmt.Sprintf("%d: %s", pid, bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
+}
+
+// startedPids reads the pids idemspec logged as started in target.log.
+func startedPids(t *testing.T, dir string) []int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "target.log"))
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, line := range strings.Split(string(b), "\n") {
+		_, rest, ok := strings.Cut(line, ": started pid ")
+		if !ok {
+			continue
+		}
+		if pid, err := strconv.Atoi(strings.Fields(rest)[0]); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// retryingAfterCrash: target.log shows a second start and a create
+// request answered after it.
+func retryingAfterCrash(t *testing.T, dir string) bool {
+	b, _ := os.ReadFile(filepath.Join(dir, "target.log"))
+	starts := strings.Split(string(b), ": started pid ")
+	return len(starts) >= 3 && strings.Contains(starts[len(starts)-1], "POST /resources")
+}
+
+// alive: the process exists and is not a zombie waiting to be reaped.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+func waitFor(t *testing.T, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s", limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

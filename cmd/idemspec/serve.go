@@ -1,0 +1,59 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/idemspec/idemspec/fakes"
+)
+
+func init() {
+	commands["serve"] = command{summary: "run the reference server or a mutant as a standalone process", run: runServe}
+}
+
+// runServe serves a fake until SIGTERM or SIGINT, then shuts down
+// cleanly: requests in flight finish and the database is closed. Its
+// records live in the --db file (WAL, synchronous commits), so a new
+// process on the same file remembers every key a SIGKILLed one stored.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	var opts fakes.Options
+	var addr string
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&opts.Mutant, "mutant", fakes.Reference, "the reference server, or a mutant (see `idemspec list`)")
+	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "host:port to listen on")
+	fs.StringVar(&opts.DBPath, "db", "idemspec-serve.db", "SQLite database file (created if missing)")
+	fs.DurationVar(&opts.Delay, "delay", fakes.DefaultDelay, "the handler's work time between claiming a key and storing its answer")
+	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
+	if ok, code := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if opts.Delay <= 0 || opts.InProgressTimeout <= 0 {
+		return fail(stderr, "--delay and --in-progress-timeout must be positive")
+	}
+	if _, err := fakes.LookupMutant(opts.Mutant); err != nil {
+		return fail(stderr, err)
+	}
+	// Signals are caught before the server starts, so none is missed.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(stop)
+
+	opts.Log = stdout
+	in, err := fakes.Start(opts, addr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "idemspec serve: %s listening on %s (db %s, delay %s, in-progress timeout %s, pid %d)\n",
+		in.Mutant().Name, in.URL, opts.DBPath, opts.Delay, opts.InProgressTimeout, os.Getpid())
+	sig := <-stop
+	fmt.Fprintf(stdout, "idemspec serve: %s: shutting down\n", sig)
+	if err := in.Close(); err != nil {
+		return fail(stderr, fmt.Errorf("shutdown: %w", err))
+	}
+	fmt.Fprintln(stdout, "idemspec serve: stopped")
+	return exitOK
+}

@@ -1,0 +1,239 @@
+package fakes_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+)
+
+const inProgressTimeout = 300 * time.Millisecond
+
+func startMutant(t *testing.T, mutant string) *fakes.Instance {
+	t.Helper()
+	return start(t, fakes.Options{Mutant: mutant, InProgressTimeout: inProgressTimeout})
+}
+
+// client never reuses a connection, so a restart leaves no stale one.
+var client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+type reply struct {
+	status int
+	id     string
+	err    error
+}
+
+func send(in *fakes.Instance, key, marker string) reply {
+	body := fmt.Sprintf(`{"marker":%q,"amount":1}`, marker)
+	req, _ := http.NewRequest(http.MethodPost, in.URL+"/resources", strings.NewReader(body))
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := client.Do(req)
+	if err != nil {
+		return reply{err: err}
+	}
+	defer resp.Body.Close()
+	var v struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&v)
+	return reply{status: resp.StatusCode, id: v.ID}
+}
+
+func resources(t *testing.T, in *fakes.Instance, marker string) int {
+	t.Helper()
+	resp, err := client.Get(in.URL + "/resources?marker=" + marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct{ Items []any }
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return len(v.Items)
+}
+
+func keyState(t *testing.T, in *fakes.Instance, key string) string {
+	t.Helper()
+	resp, err := client.Get(in.URL + "/idempotency-keys/" + key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return "unknown"
+	}
+	var v struct{ State string }
+	json.NewDecoder(resp.Body).Decode(&v)
+	return v.State
+}
+
+// crashMidRequest sends one create, kills the fake at its crash point
+// (inside the handler's work), and starts it again.
+func crashMidRequest(t *testing.T, in *fakes.Instance, key, marker string) reply {
+	t.Helper()
+	point := in.CrashPoint(key)
+	var first reply
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); first = send(in, key, marker) }()
+	select {
+	case <-point:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request never reached its crash point")
+	}
+	if err := in.Crash(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	return first
+}
+
+// retryAfterTimeout waits out the in-progress timeout and retries.
+func retryAfterTimeout(in *fakes.Instance, key, marker string) reply {
+	time.Sleep(inProgressTimeout + 50*time.Millisecond)
+	return send(in, key, marker)
+}
+
+func TestCrashMidRequest(t *testing.T) {
+	cases := []struct {
+		mutant      string
+		before      int    // resources right after the crash
+		state       string // the key's state right after the crash
+		retryStatus int
+		after       int
+	}{
+		{"reference", 0, "in_flight", http.StatusCreated, 1},
+		{"split-commit", 1, "in_flight", http.StatusCreated, 2},
+		{"stuck-inflight", 0, "in_flight", http.StatusConflict, 0},
+		{"memory-records", 0, "unknown", http.StatusCreated, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.mutant, func(t *testing.T) {
+			t.Parallel()
+			in := startMutant(t, c.mutant)
+			key, marker := "k-"+c.mutant, "m-"+c.mutant
+			if first := crashMidRequest(t, in, key, marker); first.err == nil {
+				t.Errorf("the crashed request got an answer (%d): a killed server must not answer", first.status)
+			}
+			if got := resources(t, in, marker); got != c.before {
+				t.Errorf("after the crash: %d resources, want %d", got, c.before)
+			}
+			if got := keyState(t, in, key); got != c.state {
+				t.Errorf("after the crash: key %s, want %s", got, c.state)
+			}
+			if r := retryAfterTimeout(in, key, marker); r.err != nil || r.status != c.retryStatus {
+				t.Errorf("retry after the in-progress timeout: %d %v, want %d", r.status, r.err, c.retryStatus)
+			}
+			if got := resources(t, in, marker); got != c.after {
+				t.Errorf("after the retry: %d resources, want %d", got, c.after)
+			}
+		})
+	}
+}
+
+// A killed server's handler, woken after the kill, must not write.
+func TestKilledHandlerWritesNothing(t *testing.T) {
+	in, err := fakes.Start(fakes.Options{Delay: 200 * time.Millisecond, InProgressTimeout: time.Hour}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	done := make(chan reply, 1)
+	go func() { done <- send(in, "k", "m") }()
+	deadline := time.Now().Add(5 * time.Second)
+	for keyState(t, in, "k") != "in_flight" {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never claimed its key")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := in.Crash(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.err == nil {
+		t.Errorf("the crashed request got an answer (%d)", r.status)
+	}
+	time.Sleep(300 * time.Millisecond) // past the dead handler's work delay
+	if got, state := resources(t, in, "m"), keyState(t, in, "k"); got != 0 || state != "in_flight" {
+		t.Errorf("after the dead handler woke: %d resources, key %s; want 0 and in_flight", got, state)
+	}
+}
+
+func TestRestartKeepsRecordsUnlessInMemory(t *testing.T) {
+	cases := []struct {
+		mutant    string
+		sameID    bool
+		resources int
+	}{
+		{"reference", true, 1},
+		{"split-commit", true, 1},
+		{"memory-records", false, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.mutant, func(t *testing.T) {
+			t.Parallel()
+			in := startMutant(t, c.mutant)
+			first := send(in, "k", "m")
+			if first.status != http.StatusCreated {
+				t.Fatalf("first create: %d %v", first.status, first.err)
+			}
+			if err := in.Restart(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			again := send(in, "k", "m")
+			if (again.id == first.id) != c.sameID {
+				t.Errorf("after a restart: id %s then %s, want same=%t", first.id, again.id, c.sameID)
+			}
+			if got := resources(t, in, "m"); got != c.resources {
+				t.Errorf("%d resources, want %d", got, c.resources)
+			}
+		})
+	}
+}
+
+func TestLogOneLinePerRequest(t *testing.T) {
+	var log lockedBuffer
+	in, err := fakes.Start(fakes.Options{Log: &log}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	send(in, "k1", "m")
+	send(in, "k1", "m")
+	resources(t, in, "m")
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d log lines, want 3:\n%s", len(lines), log.String())
+	}
+	for i, want := range []string{`POST /resources key="k1" status=201 replayed=false`, `status=201 replayed=true`, `GET /resources?marker=m key="" status=200`} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %q does not contain %q", i+1, lines[i], want)
+		}
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var _ io.Writer = (*lockedBuffer)(nil)

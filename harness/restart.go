@@ -1,0 +1,136 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// Restart modes, as recorded in history.Restart.
+const (
+	Graceful = "graceful"
+	Crash    = "crash"
+)
+
+// Restart restarts the target gracefully (SIGTERM, wait, start, or its
+// restart hook) and returns once it is healthy again.
+func (e *Env) Restart(ctx context.Context) (history.Restart, error) {
+	r, ok := e.Target.Lifecycle.(targets.Restarter)
+	if !ok {
+		return history.Restart{Mode: Graceful}, errors.New(e.Target.CannotRestart())
+	}
+	return e.cycle(ctx, history.Restart{Mode: Graceful}, r.Restart)
+}
+
+// Crash kills the target at once (SIGKILL) and starts it again.
+func (e *Env) Crash(ctx context.Context, point string, inFlight ...int) (history.Restart, error) {
+	c, ok := e.Target.Lifecycle.(targets.Crasher)
+	if !ok {
+		return history.Restart{Mode: Crash}, errors.New(e.Target.CannotCrash())
+	}
+	return e.cycle(ctx, history.Restart{Mode: Crash, Point: point, Seqs: inFlight}, c.Crash)
+}
+
+func (e *Env) cycle(ctx context.Context, rec history.Restart, do func(context.Context) error) (history.Restart, error) {
+	rec.At = time.Now()
+	err := do(ctx)
+	rec.Down = time.Since(rec.At)
+	// Connections kept alive across the restart lead nowhere now, and a
+	// POST sent on one would fail without being sent again.
+	e.Clean.client.CloseIdleConnections()
+	e.Faulty.client.CloseIdleConnections()
+	e.Target.Direct.CloseIdleConnections()
+	if err != nil {
+		return rec, fmt.Errorf("%s restart: %w", rec.Mode, err)
+	}
+	return rec, nil
+}
+
+// CrashMidRequest sends a and crashes the target while the request is
+// being processed, then starts it again. On a target with crash points
+// (the built-in fakes) the crash lands inside the handler's work, after
+// its claim; on others it lands at a delay drawn from the target's crash
+// window after the request was delivered. It returns the crashed
+// request's exchange (normally maybe-applied) and the restart, whose
+// Point says where the crash landed.
+func (e *Env) CrashMidRequest(ctx context.Context, h *history.History, a Attempt, rng *rand.Rand) (history.Exchange, history.Restart, error) {
+	if why := e.Target.CannotCrash(); why != "" {
+		return history.Exchange{}, history.Restart{Mode: Crash}, errors.New(why)
+	}
+	timeout := a.Timeout
+	if timeout == 0 {
+		timeout = e.Settings.RequestTimeout
+	}
+	var point <-chan struct{}
+	if cp, ok := e.Target.Lifecycle.(targets.CrashPointer); ok {
+		point = cp.CrashPoint(a.Key)
+	}
+	wrote := make(chan struct{})
+	a.Wrote = sync.OnceFunc(func() { close(wrote) })
+	done := make(chan history.Exchange, 1)
+	go func() { done <- e.Send(ctx, h, a) }()
+
+	where, answered, err := e.awaitCrashPoint(ctx, point, wrote, done, timeout, rng)
+	if err != nil {
+		x := <-done
+		return x, history.Restart{Mode: Crash}, err
+	}
+	rec, err := e.Crash(ctx, where)
+	if answered != nil {
+		return *answered, rec, err
+	}
+	x := <-done
+	rec.Seqs = []int{x.Seq}
+	return x, rec, err
+}
+
+// awaitCrashPoint waits for the moment to crash and describes it. If the
+// request is answered first, the crash comes after it (a missed point,
+// said so in the description).
+func (e *Env) awaitCrashPoint(ctx context.Context, point, wrote <-chan struct{}, done <-chan history.Exchange, timeout time.Duration, rng *rand.Rand) (string, *history.Exchange, error) {
+	bound := time.NewTimer(timeout)
+	defer bound.Stop()
+	missed := func(x history.Exchange) (string, *history.Exchange, error) {
+		return fmt.Sprintf("after the request was answered (%s %d): the crash came too late to land mid-request", x.Outcome, x.Status), &x, nil
+	}
+	if point != nil {
+		select {
+		case <-point:
+			return "inside the handler's work, after it claimed the key and before it stored the answer (the fake's crash point)", nil, nil
+		case x := <-done:
+			return missed(x)
+		case <-bound.C:
+			return "", nil, fmt.Errorf("the request did not reach the handler's work within %s", timeout)
+		case <-ctx.Done():
+			return "", nil, ctx.Err()
+		}
+	}
+	select {
+	case <-wrote:
+	case x := <-done:
+		return missed(x)
+	case <-bound.C:
+		return "", nil, fmt.Errorf("the request was not delivered within %s", timeout)
+	case <-ctx.Done():
+		return "", nil, ctx.Err()
+	}
+	w := e.Target.CrashWindow
+	offset := w.Min
+	if w.Max > w.Min {
+		offset += time.Duration(rng.Int64N(int64(w.Max - w.Min + 1)))
+	}
+	select {
+	case <-time.After(offset):
+		return fmt.Sprintf("%s after the request was delivered (drawn from the crash window %s)", offset.Round(time.Microsecond), w), nil, nil
+	case x := <-done:
+		return missed(x)
+	case <-ctx.Done():
+		return "", nil, ctx.Err()
+	}
+}

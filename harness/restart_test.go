@@ -1,0 +1,82 @@
+package harness_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// crashOnly can crash the fake but has no crash points, like a managed
+// process: the crash lands at a delay drawn from the crash window.
+type crashOnly struct{ in *fakes.Instance }
+
+func (c crashOnly) Stop() error                     { return c.in.Close() }
+func (c crashOnly) Crash(ctx context.Context) error { return c.in.Crash(ctx) }
+
+func TestCrashMidRequest(t *testing.T) {
+	cases := []struct {
+		name      string
+		lifecycle func(*fakes.Instance) targets.Lifecycle
+		point     string
+	}{
+		{"crash point", func(in *fakes.Instance) targets.Lifecycle { return in }, "the fake's crash point"},
+		{"crash window", func(in *fakes.Instance) targets.Lifecycle { return crashOnly{in} }, "after the request was delivered (drawn from the crash window 40ms-60ms)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env, in := newEnv(t)
+			env.Target.CrashWindow = targets.Window{Min: 40 * time.Millisecond, Max: 60 * time.Millisecond}
+			// The same port again, with a long work delay, so a drawn crash
+			// lands inside the work.
+			if err := in.Close(); err != nil {
+				t.Fatal(err)
+			}
+			slow, err := fakes.Start(fakes.Options{Delay: 500 * time.Millisecond}, in.Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { slow.Close() })
+			env.Target.Lifecycle = c.lifecycle(slow)
+			h := &history.History{}
+			key, marker := env.NewKey(), env.NewMarker("crash")
+			body, _ := env.Body(marker, "1")
+			x, rec, err := env.CrashMidRequest(context.Background(), h, harness.Attempt{Step: "crashed", Lane: env.Clean, Key: key, Body: body}, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Outcome != history.MaybeApplied {
+				t.Errorf("crashed request: %s %d, want maybe-applied (no answer)", x.Outcome, x.Status)
+			}
+			if rec.Mode != harness.Crash || !strings.Contains(rec.Point, c.point) || len(rec.Seqs) != 1 || rec.Seqs[0] != x.Seq || rec.Down <= 0 {
+				t.Errorf("restart %+v, want a crash at %q naming seq %d", rec, c.point, x.Seq)
+			}
+			obs, err := env.Observe(context.Background(), marker)
+			if err != nil || obs.Count != 0 {
+				t.Errorf("after a crash inside the work: %d resources, %v; want 0", obs.Count, err)
+			}
+			// The target is back: the same request is answered (in flight).
+			again := env.Send(context.Background(), h, harness.Attempt{Step: "again", Lane: env.Clean, Key: key, Body: body})
+			if again.Outcome != history.OK || again.Status != 409 {
+				t.Errorf("after the restart: %s %d, want 409 (the crashed claim is still in flight)", again.Outcome, again.Status)
+			}
+		})
+	}
+}
+
+func TestRestartWithoutCapability(t *testing.T) {
+	env, _ := newEnv(t)
+	env.Target.Lifecycle = nil
+	if _, err := env.Restart(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot be restarted") {
+		t.Errorf("Restart: %v", err)
+	}
+	if _, _, err := env.CrashMidRequest(context.Background(), &history.History{}, harness.Attempt{Lane: env.Clean}, nil); err == nil || !strings.Contains(err.Error(), "cannot be crashed") {
+		t.Errorf("CrashMidRequest: %v", err)
+	}
+}

@@ -1,0 +1,214 @@
+package targets
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// processSpec is the process: section: a target idemspec runs itself.
+type processSpec struct {
+	Command     string            `yaml:"command" required:"true"`
+	Args        []string          `yaml:"args"`
+	Env         map[string]string `yaml:"env"`
+	Dir         string            `yaml:"dir"`
+	Health      healthSpec        `yaml:"health"`
+	StopTimeout string            `yaml:"stop_timeout"`
+	CrashWindow string            `yaml:"crash_window"`
+}
+
+type healthSpec struct {
+	Path    string `yaml:"path"`
+	Timeout string `yaml:"timeout"`
+}
+
+// restartSpec is the restart: section: a hook that restarts a target
+// idemspec does not run.
+type restartSpec struct {
+	Command string           `yaml:"command"`
+	HTTP    *restartHTTPSpec `yaml:"http"`
+	Timeout string           `yaml:"timeout"`
+	Health  healthSpec       `yaml:"health"`
+}
+
+type restartHTTPSpec struct {
+	Method  string            `yaml:"method"`
+	URL     string            `yaml:"url" required:"true"`
+	Headers map[string]string `yaml:"headers"`
+}
+
+type expander func(field, v string) (string, error)
+
+// lifecycle builds the target's Lifecycle from process: or restart:.
+func (d *document) lifecycle(s fileSpec, t *Target, port int, expand expander) error {
+	t.CrashWindow = DefaultCrashWindow
+	switch {
+	case s.Process != nil && s.Restart != nil:
+		return d.errorf("restart", "a target has either process: (idemspec runs and restarts it) or restart: (a hook restarts it), not both")
+	case s.Process != nil:
+		p, err := d.process(s.Process, t, port, expand)
+		if err != nil {
+			return err
+		}
+		t.Lifecycle = p
+		if s.Process.CrashWindow != "" {
+			if t.CrashWindow, err = parseWindow(s.Process.CrashWindow); err != nil {
+				return d.errorf("process.crash_window", "%v", err)
+			}
+		}
+	case s.Restart != nil:
+		h, err := d.restartHook(s.Restart, t, expand)
+		if err != nil {
+			return err
+		}
+		t.Lifecycle = h
+	}
+	return nil
+}
+
+func (d *document) process(s *processSpec, t *Target, port int, expand expander) (*Process, error) {
+	p := &Process{target: t, Port: port, Env: map[string]string{}}
+	var err error
+	// ${ENV} is expanded now; templates are checked now (with stand-in
+	// values) and rendered at start, when the report directory is known.
+	field := func(name, v string) (string, error) {
+		out, err := expand(name, v)
+		if err != nil {
+			return "", err
+		}
+		if _, err := renderVars(out, ProcessVars{Port: 1, Idemspec: "idemspec", ReportDir: "."}); err != nil {
+			return "", d.errorf(name, "%v (known: {{.Port}}, {{.Idemspec}}, {{.ReportDir}})", err)
+		}
+		return out, nil
+	}
+	if p.Command, err = field("process.command", s.Command); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return nil, d.errorf("process.command", "must name the program to run")
+	}
+	for i, a := range s.Args {
+		v, err := field(fmt.Sprintf("process.args[%d]", i), a)
+		if err != nil {
+			return nil, err
+		}
+		p.Args = append(p.Args, v)
+	}
+	for k, v := range s.Env {
+		if p.Env[k], err = field("process.env."+k, v); err != nil {
+			return nil, err
+		}
+	}
+	if p.Dir, err = field("process.dir", s.Dir); err != nil {
+		return nil, err
+	}
+	if p.Health, err = d.health("process.health", s.Health); err != nil {
+		return nil, err
+	}
+	if p.StopTimeout, err = d.duration("process.stop_timeout", s.StopTimeout, DefaultStopTimeout); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (d *document) restartHook(s *restartSpec, t *Target, expand expander) (*RestartHook, error) {
+	h := &RestartHook{target: t}
+	var err error
+	switch {
+	case (s.Command == "") == (s.HTTP == nil):
+		return nil, d.errorf("restart", "give exactly one of command: (a script) or http: (an admin endpoint)")
+	case s.HTTP != nil:
+		h.HTTP = &HTTPHook{Method: strings.ToUpper(or(s.HTTP.Method, http.MethodPost)), Header: http.Header{}}
+		if h.HTTP.URL, err = expand("restart.http.url", s.HTTP.URL); err != nil {
+			return nil, err
+		}
+		for name, v := range s.HTTP.Headers {
+			val, err := expand("restart.http.headers."+name, v)
+			if err != nil {
+				return nil, err
+			}
+			h.HTTP.Header.Add(name, val)
+		}
+	default:
+		if h.Command, err = expand("restart.command", s.Command); err != nil {
+			return nil, err
+		}
+	}
+	if h.Timeout, err = d.duration("restart.timeout", s.Timeout, DefaultHookTimeout); err != nil {
+		return nil, err
+	}
+	if h.Health, err = d.health("restart.health", s.Health); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (d *document) health(field string, s healthSpec) (Health, error) {
+	timeout, err := d.duration(field+".timeout", s.Timeout, DefaultHealthTimeout)
+	return Health{Path: s.Path, Timeout: timeout}, err
+}
+
+// duration parses a positive duration field, or gives the fallback.
+func (d *document) duration(field, v string, fallback time.Duration) (time.Duration, error) {
+	if v == "" {
+		return fallback, nil
+	}
+	out, err := time.ParseDuration(v)
+	if err != nil || out <= 0 {
+		return 0, d.errorf(field, "%q is not a positive duration such as 30s", v)
+	}
+	return out, nil
+}
+
+// parseWindow reads "100ms-300ms" (a range) or "100ms" (a fixed delay).
+func parseWindow(v string) (Window, error) {
+	lo, hi, isRange := strings.Cut(v, "-")
+	if !isRange {
+		hi = lo
+	}
+	min, err1 := time.ParseDuration(strings.TrimSpace(lo))
+	max, err2 := time.ParseDuration(strings.TrimSpace(hi))
+	if err1 != nil || err2 != nil || min < 0 || max < min {
+		return Window{}, fmt.Errorf("%q is not a window such as 50ms-200ms", v)
+	}
+	return Window{Min: min, Max: max}, nil
+}
+
+// renderBaseURL fills {{.Port}} in base_url, which only a process target
+// has: idemspec picks the port and gives it to the process too.
+func (d *document) renderBaseURL(raw string, port int) (string, error) {
+	if !strings.Contains(raw, "{{") {
+		return raw, nil
+	}
+	vars := map[string]any{}
+	if port != 0 {
+		vars["Port"] = port
+	}
+	tmpl, err := template.New("base_url").Option("missingkey=error").Parse(raw)
+	if err != nil {
+		return "", d.errorf("base_url", "not a valid template: %v", err)
+	}
+	var b strings.Builder
+	if err := tmpl.Execute(&b, vars); err != nil {
+		if port == 0 {
+			return "", d.errorf("base_url", "{{.Port}} is only known for a target with a process: section (idemspec picks the port)")
+		}
+		return "", d.errorf("base_url", "%v (known: {{.Port}})", err)
+	}
+	return b.String(), nil
+}
+
+// freePort picks a free loopback port for a process target to listen on.
+// Another program could take it before the process binds it; on a
+// loopback port picked by the kernel that is rare.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
