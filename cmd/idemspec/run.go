@@ -54,6 +54,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
+	fs.IntVar(&f.settings.Retry.MaxAttempts, "retry-attempts", f.settings.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
+	fs.DurationVar(&f.settings.Retry.AttemptTimeout, "retry-timeout", f.settings.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
+	fs.DurationVar(&f.settings.Retry.Deadline, "retry-deadline", f.settings.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -72,6 +75,12 @@ func (f *runFlags) validate() error {
 	}
 	if f.settings.RequestTimeout <= 0 {
 		return fmt.Errorf("--request-timeout must be positive")
+	}
+	if r := f.settings.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
+		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
+	}
+	if f.settings.Retry.AttemptTimeout <= 0 || f.settings.Retry.Deadline <= 0 {
+		return fmt.Errorf("--retry-timeout and --retry-deadline must be positive")
 	}
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)
