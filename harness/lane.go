@@ -34,6 +34,9 @@ var toxicSeq atomic.Int64
 // Apply adds a fault's toxics to the lane. The returned function removes
 // them; callers register it as a cleanup in the same place.
 func (l *Lane) Apply(f Fault) (remove func(), err error) {
+	if l.proxy == nil {
+		return func() {}, errNoProxy(l, f)
+	}
 	var names []string
 	remove = func() {
 		for _, n := range names {
