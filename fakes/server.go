@@ -151,6 +151,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /resources", s.create)
 	mux.HandleFunc("GET /resources", s.list)
 	mux.HandleFunc("GET /resources/{id}", s.get)
+	mux.HandleFunc("DELETE /resources/{id}", s.remove)
 	mux.HandleFunc("GET /idempotency-keys/{key}", s.lookup)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "server": s.mutant.Name})
@@ -466,6 +467,21 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		row.CreatedAt = time.Unix(0, at).UTC()
 		writeJSON(w, http.StatusOK, resourceJSON(row))
 	}
+}
+
+// remove deletes one of the caller's resources (what a target file's
+// cleanup step calls); its key record stays, as a real API's would.
+func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
+	res, err := s.db.ExecContext(r.Context(), `DELETE FROM resources WHERE id = ? AND tenant = ?`, r.PathValue("id"), tenantOf(r))
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // lookup tells a reconciling client whether a key is known, and its resource.

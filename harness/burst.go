@@ -64,6 +64,16 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 	if err != nil {
 		return b, nil, err
 	}
+	// A burst is in flight all at once: the concurrency ceiling caps its
+	// size, and it takes its whole share of the budget up front or none.
+	if c := e.Settings.Limits.Concurrency; c > 0 && s.Size > c {
+		s.Size = c
+	}
+	release, err := e.gate.acquire(ctx, s.Size)
+	if err != nil {
+		return b, nil, fmt.Errorf("burst: %w", err)
+	}
+	defer release()
 	conns := make([]*burstConn, 0, s.Size)
 	defer func() {
 		for _, c := range conns {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +26,9 @@ type Settings struct {
 	// CommitWait bounds how long a scenario waits for the oracle to show
 	// a commit whose answer was lost.
 	CommitWait time.Duration
+	// Limits bound what the run sends to the target (budget, rate,
+	// concurrency); the zero value is unlimited.
+	Limits Limits
 }
 
 // DefaultSettings are tuned to find the core bugs in seconds on 2 cores.
@@ -51,12 +55,16 @@ type Env struct {
 	Clean, Faulty *Lane
 
 	proxies *proxies
+	gate    *gate
 	markers atomic.Int64
+
+	mu   sync.Mutex
+	made []string // every marker handed out, for the cleanup
 }
 
 // New starts the proxies in front of t.
 func New(t *targets.Target, s Settings) (*Env, error) {
-	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies()}
+	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize)}
 	var err error
 	if e.Clean, err = e.proxies.lane("clean", t.Upstream()); err != nil {
 		return nil, err
@@ -67,6 +75,11 @@ func New(t *targets.Target, s Settings) (*Env, error) {
 	}
 	e.Clean.client = newLaneClient(e.Clean, true)
 	e.Faulty.client = newLaneClient(e.Faulty, false)
+	// Every request to the target's API passes the gate: the lanes' and
+	// the oracle's (which goes straight to the target).
+	e.gate.gated(e.Clean.client)
+	e.gate.gated(e.Faulty.client)
+	e.gate.gated(t.Direct)
 	return e, nil
 }
 
@@ -77,16 +90,42 @@ func (e *Env) Close() error {
 	return e.proxies.close()
 }
 
+// Sent is how many requests the run has sent (or reserved) so far.
+func (e *Env) Sent() int { return int(e.gate.used.Load()) }
+
+// Refused is how many sends the budget refused so far: a check that met
+// one could not send what it needed, so its verdict cannot be trusted.
+func (e *Env) Refused() int { return int(e.gate.refused.Load()) }
+
 // ClearFaults removes every fault from every lane.
 func (e *Env) ClearFaults() { e.proxies.resetAll() }
 
-// NewKey makes a fresh idempotency key in the target's declared format.
-func (e *Env) NewKey() string { return e.Target.Key.NewKey() }
+// NewKey makes a fresh idempotency key in the target's declared format,
+// carrying the run id where the format allows (so a shared environment's
+// operators can tell this run's keys apart).
+func (e *Env) NewKey() string { return e.Target.Key.NewRunKey(e.RunID) }
 
 // NewMarker makes a marker unique to this run and scenario, so the oracle
 // counts only the resources this scenario created.
 func (e *Env) NewMarker(scope string) string {
-	return fmt.Sprintf("idemspec-%s-%s-%d", e.RunID, scope, e.markers.Add(1))
+	m := fmt.Sprintf("idemspec-%s-%s-%d", e.RunID, scope, e.markers.Add(1))
+	e.mu.Lock()
+	e.made = append(e.made, m)
+	e.mu.Unlock()
+	return m
+}
+
+// Markers lists every marker the run handed out, in order.
+func (e *Env) Markers() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.made...)
+}
+
+// Cleanup runs the target's cleanup step (if it has one) over every
+// marker of the run. Its requests pass the same gate as the suite's.
+func (e *Env) Cleanup(ctx context.Context) (targets.CleanupResult, error) {
+	return e.Target.RunCleanup(ctx, e.RunID, e.Markers())
 }
 
 // Body renders the target's create body for a marker and variant.

@@ -30,6 +30,8 @@ type fileSpec struct {
 	FailTrigger       *failSpec         `yaml:"fail_trigger"`
 	Process           *processSpec      `yaml:"process"`
 	Restart           *restartSpec      `yaml:"restart"`
+	AllowRemote       bool              `yaml:"allow_remote"`
+	Cleanup           *cleanupSpec      `yaml:"cleanup"`
 }
 
 type createSpec struct {
@@ -197,6 +199,10 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		}
 	}
 	if err := d.lifecycle(s, t, port, expand); err != nil {
+		return nil, err
+	}
+	t.AllowRemote = s.AllowRemote
+	if err := d.cleanup(s.Cleanup, t, expand); err != nil {
 		return nil, err
 	}
 	return t, nil

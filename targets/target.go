@@ -56,6 +56,11 @@ type Target struct {
 	// mid-request lands on a target without crash points (drawn in it).
 	CrashWindow Window
 
+	// AllowRemote says the target file allows a non-loopback base URL.
+	AllowRemote bool
+	// Cleanup, when set, removes what a run created at its end.
+	Cleanup *Cleanup
+
 	// Direct is the client the oracle and look-ups use: straight to the
 	// target, never through the proxy, so faults never blind the judge.
 	Direct *http.Client

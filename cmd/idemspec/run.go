@@ -39,6 +39,8 @@ type runFlags struct {
 	seed        int64
 	strict      bool
 	verbose     bool
+	allowRemote bool
+	dryRun      bool
 	settings    harness.Settings
 }
 
@@ -54,6 +56,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
+	fs.IntVar(&f.settings.Limits.Budget, "budget", 0, "most requests the run may send to the target, oracle and cleanup included (0: no limit)")
+	fs.Float64Var(&f.settings.Limits.Rate, "rate", 0, "most requests per second, on average (0: no limit; a burst still goes out together)")
+	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -73,6 +80,9 @@ func (f *runFlags) validate() error {
 	if f.settings.RequestTimeout <= 0 {
 		return fmt.Errorf("--request-timeout must be positive")
 	}
+	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
+		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
+	}
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)
 	}
@@ -91,6 +101,12 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer target.Close()
+	if err := target.CheckRemote(f.allowRemote); err != nil {
+		return fail(stderr, err)
+	}
+	if f.dryRun {
+		return f.printPlan(stdout, stderr, target)
+	}
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
@@ -153,6 +169,12 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	// The cleanup runs after an interrupt too: the signal cancelled ctx,
+	// so it gets its own bound (the cleanup's timeout).
+	cleanupFailed := runCleanup(context.WithoutCancel(ctx), env, stdout, stderr)
+	if l := f.settings.Limits; l.Budget > 0 {
+		fmt.Fprintf(stdout, "requests sent: %d of a budget of %d\n", env.Sent(), l.Budget)
+	}
 	s := rep.Summary
 	if s.Total == s.Skip && rep.Run.Complete {
 		return fail(stderr, errors.New("no check was run: the label filter selected none (see `idemspec list`)"))
@@ -163,7 +185,10 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
 		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))
-	return rep.ExitCode()
+	if code := rep.ExitCode(); code != exitOK || !cleanupFailed {
+		return code
+	}
+	return exitError
 }
 
 // suiteT is the GinkgoTestingT RunSpecs needs outside `go test`; the
