@@ -186,7 +186,7 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		t.Key.Required = *s.Key.Required
 	}
 	if f := s.FailTrigger; f != nil {
-		if !validHeaderName(f.Header) {
+		if !ValidHeaderName(f.Header) {
 			return nil, d.errorf("fail_trigger.header", "%q is not a header name", f.Header)
 		}
 		t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
