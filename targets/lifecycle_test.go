@@ -186,7 +186,7 @@ func TestProcessStartFailureLeavesNothing(t *testing.T) {
 				pids = append(pids, child)
 			}
 			for _, pid := range pids {
-				if running(pid) {
+				if !goneSoon(pid) {
 					t.Errorf("pid %d still runs after the failed start", pid)
 				}
 			}
@@ -222,7 +222,7 @@ func TestProcessRestartCrashStop(t *testing.T) {
 		if err := s.do(context.Background()); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if now := p.Pid(); now == prev || now == 0 || running(prev) || groupAlive(prev) {
+		if now := p.Pid(); now == prev || now == 0 || !goneSoon(prev) {
 			t.Errorf("%s: pid %d -> %d; the old group must be gone", s.name, prev, now)
 		}
 		prev = p.Pid()
@@ -230,7 +230,7 @@ func TestProcessRestartCrashStop(t *testing.T) {
 	if err := tg.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if running(prev) || groupAlive(prev) {
+	if !goneSoon(prev) {
 		t.Errorf("after Stop, group %d still has processes", prev)
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, targets.LogName))
@@ -342,6 +342,20 @@ func readInt(path string) int {
 }
 
 // running: the process exists and is not a zombie.
+// goneSoon waits, briefly, for a process and its group to be gone: a
+// SIGKILL to a group is delivered at once but a busy kernel may take a
+// moment to end a member the leader left behind.
+func goneSoon(pid int) bool {
+	deadline := time.Now().Add(3 * time.Second)
+	for running(pid) || groupAlive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 func running(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
