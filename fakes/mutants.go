@@ -27,6 +27,7 @@ const (
 	bugReplayDropsLocation
 	bugInFlight429
 	bugCommitBeforeFail
+	bugGlobalKeys
 )
 
 // Mutant is the reference server plus exactly one named bug, with the
@@ -47,6 +48,12 @@ type Mutant struct {
 const Reference = "reference"
 
 var mutants = []Mutant{
+	{
+		Name:    "global-keys",
+		Bug:     "does not scope keys by tenant: a second tenant reusing a key gets the first tenant's stored answer",
+		Catches: []string{"T1"},
+		bug:     bugGlobalKeys,
+	},
 	{
 		Name:    "nodedup",
 		Bug:     "ignores the idempotency key: every request executes",

@@ -179,7 +179,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
 		return
 	}
-	tenant := tenantOf(r)
+	tenant := s.tenantOf(r)
 	hash := digest(body)
 	keys := r.Header.Values(s.opts.KeyHeader)
 	key := ""
@@ -440,7 +440,7 @@ func insertResource(ctx context.Context, tx execer, tenant string, body []byte) 
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	rows, err := listResources(r.Context(), s.db, tenantOf(r), r.URL.Query().Get("marker"))
+	rows, err := listResources(r.Context(), s.db, s.tenantOf(r), r.URL.Query().Get("marker"))
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
@@ -457,7 +457,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	var at int64
 	err := s.db.QueryRowContext(r.Context(),
 		`SELECT id, tenant, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
-		r.PathValue("id"), tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
+		r.PathValue("id"), s.tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
@@ -472,7 +472,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 // remove deletes one of the caller's resources (what a target file's
 // cleanup step calls); its key record stays, as a real API's would.
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
-	res, err := s.db.ExecContext(r.Context(), `DELETE FROM resources WHERE id = ? AND tenant = ?`, r.PathValue("id"), tenantOf(r))
+	res, err := s.db.ExecContext(r.Context(), `DELETE FROM resources WHERE id = ? AND tenant = ?`, r.PathValue("id"), s.tenantOf(r))
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
@@ -486,7 +486,7 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
 
 // lookup tells a reconciling client whether a key is known, and its resource.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
-	rec, err := loadRecord(r.Context(), s.db, tenantOf(r), r.PathValue("key"))
+	rec, err := loadRecord(r.Context(), s.db, s.tenantOf(r), r.PathValue("key"))
 	switch {
 	case errors.Is(err, errNoRecord):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown key"})
@@ -508,8 +508,12 @@ func resourceJSON(r resourceRow) map[string]any {
 	}
 }
 
-// tenantOf scopes keys: the bearer token, or "public" without one.
-func tenantOf(r *http.Request) string {
+// tenantOf scopes keys, records and resources: the bearer token, or
+// "public" without one.
+func (s *Server) tenantOf(r *http.Request) string {
+	if s.mutant.bug == bugGlobalKeys {
+		return "public"
+	}
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
 		return tok
 	}

@@ -52,6 +52,12 @@ var plans = map[string]func(t *targets.Target, s harness.Settings, burst int) Pl
 	"S5b": func(t *targets.Target, _ harness.Settings, _ int) Planned {
 		return Planned{Requests: 4, MaxRequests: 3 + maxSettle, Restarts: 1, Faults: []string{"crash (SIGKILL) mid-request"}, Skip: t.CannotCrash()}
 	},
+	"T1": func(t *targets.Target, _ harness.Settings, _ int) Planned {
+		if len(t.Tenants) < 2 {
+			return Planned{Skip: "fewer than two tenants"}
+		}
+		return Planned{Requests: 4, MaxRequests: 4}
+	},
 	"K1":  keyRequired(2),
 	"K1a": keyRequired(2),
 	"K2":  fixed(7),

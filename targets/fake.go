@@ -105,7 +105,12 @@ func FakeTarget(baseURL, name string) *Target {
 		Profile:           profiles[DefaultProfile],
 		FailTrigger:       &FailTrigger{Header: fakes.FailHeader, Value: "503"},
 		InProgressTimeout: fakes.DefaultInProgressTimeout,
-		Direct:            newDirectClient(),
+		// The fakes scope keys by bearer token: two tokens are two tenants.
+		Tenants: []Tenant{
+			{Name: "tenant-a", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-a"}}},
+			{Name: "tenant-b", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-b"}}},
+		},
+		Direct: newDirectClient(),
 	}
 	t.Oracle = &ListOracle{
 		target:  t,

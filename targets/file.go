@@ -30,6 +30,7 @@ type fileSpec struct {
 	FailTrigger       *failSpec         `yaml:"fail_trigger"`
 	Process           *processSpec      `yaml:"process"`
 	Restart           *restartSpec      `yaml:"restart"`
+	Tenants           []tenantSpec      `yaml:"tenants"`
 	AllowRemote       bool              `yaml:"allow_remote"`
 	Cleanup           *cleanupSpec      `yaml:"cleanup"`
 }
@@ -202,6 +203,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, err
 	}
 	t.AllowRemote = s.AllowRemote
+	if err := d.tenants(s.Tenants, t, expand); err != nil {
+		return nil, err
+	}
 	if err := d.cleanup(s.Cleanup, t, expand); err != nil {
 		return nil, err
 	}

@@ -56,6 +56,9 @@ type Target struct {
 	// mid-request lands on a target without crash points (drawn in it).
 	CrashWindow Window
 
+	// Tenants are the credentials T1 compares (none, or two or more).
+	Tenants []Tenant
+
 	// AllowRemote says the target file allows a non-loopback base URL.
 	AllowRemote bool
 	// Cleanup, when set, removes what a run created at its end.
@@ -197,6 +200,11 @@ func (t *Target) addHeaders(req *http.Request) {
 	for name, values := range t.Headers {
 		for _, v := range values {
 			req.Header.Add(name, v)
+		}
+	}
+	if tn, ok := req.Context().Value(tenantKey{}).(Tenant); ok {
+		for name, values := range tn.Headers {
+			req.Header[name] = values
 		}
 	}
 }
