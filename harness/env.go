@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"regexp"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,11 +62,16 @@ type Env struct {
 
 	mu   sync.Mutex
 	made []string // every marker handed out, for the cleanup
+	// named maps a payload digest to its marker, and a marker to the
+	// resource ids the answers named: an IDOracle can only look those up.
+	payloads map[string]string
+	named    map[string][]string
 }
 
 // New starts the proxies in front of t.
 func New(t *targets.Target, s Settings) (*Env, error) {
-	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize)}
+	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
+		payloads: map[string]string{}, named: map[string][]string{}}
 	var err error
 	if e.Clean, err = e.proxies.lane("clean", t.Upstream()); err != nil {
 		return nil, err
@@ -125,7 +132,7 @@ func (e *Env) Markers() []string {
 // Cleanup runs the target's cleanup step (if it has one) over every
 // marker of the run. Its requests pass the same gate as the suite's.
 func (e *Env) Cleanup(ctx context.Context) (targets.CleanupResult, error) {
-	return e.Target.RunCleanup(ctx, e.RunID, e.Markers())
+	return e.Target.RunCleanup(ctx, e.RunID, e.Markers(), e.observe)
 }
 
 // Body renders the target's create body for a marker and variant.
@@ -137,8 +144,45 @@ func (e *Env) Body(marker, variant string) ([]byte, error) {
 func (e *Env) Observe(ctx context.Context, marker string) (targets.Observation, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.Settings.RequestTimeout)
 	defer cancel()
+	return e.observe(ctx, marker)
+}
+
+func (e *Env) observe(ctx context.Context, marker string) (targets.Observation, error) {
+	if o, ok := e.Target.Oracle.(targets.IDOracle); ok {
+		e.mu.Lock()
+		ids := append([]string(nil), e.named[marker]...)
+		e.mu.Unlock()
+		return o.ObserveIDs(ctx, marker, ids)
+	}
 	return e.Target.Oracle.Observe(ctx, marker)
 }
+
+// notePayload remembers which marker a payload carries.
+func (e *Env) notePayload(digest string, body []byte) {
+	m := markerIn.Find(body)
+	if m == nil {
+		return
+	}
+	e.mu.Lock()
+	e.payloads[digest] = string(m)
+	e.mu.Unlock()
+}
+
+// noteID remembers a resource id an answer named for a payload's marker.
+func (e *Env) noteID(digest, id string) {
+	if id == "" {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m, ok := e.payloads[digest]
+	if ok && !slices.Contains(e.named[m], id) {
+		e.named[m] = append(e.named[m], id)
+	}
+}
+
+// markerIn finds a marker NewMarker made in a request body.
+var markerIn = regexp.MustCompile(`idemspec-[0-9a-f]{8}-[A-Za-z0-9]+-[0-9]+`)
 
 // AwaitCommit polls the oracle until it shows at least one resource for
 // marker, or the commit wait passes. It is how a scenario knows the

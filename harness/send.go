@@ -115,6 +115,7 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 
 // exchange starts the record of an attempt.
 func (e *Env) exchange(a Attempt) history.Exchange {
+	e.notePayload(Digest(a.Body), a.Body)
 	return history.Exchange{
 		Step:    a.Step,
 		Key:     a.Key,
@@ -151,6 +152,7 @@ func (e *Env) fill(x *history.Exchange, resp *http.Response, body []byte) {
 func (e *Env) record(h *history.History, x *history.Exchange) {
 	x.Body = e.Target.Redact(x.Body)
 	x.Error = e.Target.Redact(x.Error)
+	e.noteID(x.Payload, x.ResourceID)
 	x.Seq = h.Add(*x)
 }
 

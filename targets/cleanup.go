@@ -88,7 +88,7 @@ type cleanupItem struct {
 // delete cleanup asks the oracle which resources carry each marker (so
 // it needs an oracle that lists ids) and deletes each; a command cleanup
 // runs once with IDEMSPEC_RUN_ID and IDEMSPEC_MARKERS (one per line).
-func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string) (CleanupResult, error) {
+func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string, observe func(context.Context, string) (Observation, error)) (CleanupResult, error) {
 	c := t.Cleanup
 	var res CleanupResult
 	if c == nil {
@@ -106,7 +106,7 @@ func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string)
 		return res, nil
 	}
 	for _, m := range markers {
-		obs, err := t.Oracle.Observe(ctx, m)
+		obs, err := observe(ctx, m)
 		if err != nil {
 			res.Failed = append(res.Failed, fmt.Sprintf("marker %s: %v", m, err))
 			continue

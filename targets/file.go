@@ -62,8 +62,12 @@ type failSpec struct {
 	Value  string `yaml:"value" required:"true"`
 }
 
+// oracleSpec holds exactly one way of counting.
 type oracleSpec struct {
-	List *listSpec `yaml:"list" required:"true"`
+	List    *listSpec     `yaml:"list"`
+	Lookup  *idLookupSpec `yaml:"lookup"`
+	SQL     *sqlSpec      `yaml:"sql"`
+	Command *commandSpec  `yaml:"command"`
 }
 
 type listSpec struct {
@@ -169,12 +173,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		}
 	}
 
-	l := s.Oracle.List
-	o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, s.Create.IDField), MarkerField: l.MarkerField}
-	if o.path, err = template.New("oracle").Option("missingkey=error").Parse(l.Path); err != nil {
-		return nil, d.errorf("oracle.list.path", "not a valid template: %v", err)
+	if t.Oracle, err = d.oracle(s.Oracle, s.Create.IDField, t, expand); err != nil {
+		return nil, err
 	}
-	t.Oracle = o
 
 	if s.Lookup != nil {
 		t.LookupPath = s.Lookup.Path

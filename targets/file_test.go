@@ -304,7 +304,7 @@ create:
   id_field: id
 oracle:
 `,
-			want: []string{"t.yaml:6: oracle.list: missing required field"},
+			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command (found 0)"},
 		},
 		{
 			name: "oracle as an empty mapping",
@@ -316,7 +316,7 @@ create:
   id_field: id
 oracle: {}
 `,
-			want: []string{"t.yaml:6: oracle.list: missing required field"},
+			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command (found 0)"},
 		},
 		{
 			name: "empty oracle.list",

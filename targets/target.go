@@ -246,6 +246,9 @@ func (t *Target) Start(ctx context.Context, dir string) error {
 
 // Close stops a target idemspec started.
 func (t *Target) Close() error {
+	if c, ok := t.Oracle.(io.Closer); ok {
+		c.Close()
+	}
 	if t.Lifecycle == nil {
 		return nil
 	}

@@ -36,6 +36,12 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
 	}
 	fmt.Fprintf(w, "total\t%d\t%d\t%d\t\n", usual, most, restarts)
 	w.Flush()
+	switch t.Oracle.Kind() {
+	case "lookup":
+		fmt.Fprintln(stdout, "\noracle lookup: each oracle read above is one request per resource id the answers named")
+	case "sql", "command":
+		fmt.Fprintf(stdout, "\noracle %s: the oracle reads above go to the database or the command, not to the API\n", t.Oracle.Kind())
+	}
 	l := f.settings.Limits
 	fmt.Fprintf(stdout, "\nlimits: budget %s, rate %s, concurrency %s\n", orNone(l.Budget > 0, fmt.Sprint(l.Budget)),
 		orNone(l.Rate > 0, fmt.Sprintf("%g/s", l.Rate)), orNone(l.Concurrency > 0, fmt.Sprint(l.Concurrency)))

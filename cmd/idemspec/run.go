@@ -155,13 +155,14 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 
 	fmt.Fprintf(stdout, "idemspec %s: testing %s at %s through Toxiproxy (run %s, seed %d)\n",
 		version, target.Name, target.Redact(target.BaseURL.String()), env.RunID, suiteConfig.RandomSeed)
+	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 
 	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
 		Version: version, RunID: env.RunID, LabelFilter: f.labelFilter, Strict: f.strict,
 		Target: reports.Target{
 			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
-			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(),
+			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(), OracleEvidence: targets.Evidence(target.Oracle),
 		},
 		Redact: target.Redact,
 	})
