@@ -81,7 +81,7 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 		}
 	}()
 	for i := 0; i < s.Size; i++ {
-		nc, err := s.Lane.dial(ctx)
+		nc, err := s.Lane.dialTarget(ctx)
 		if err != nil {
 			return b, nil, fmt.Errorf("burst: open connection %d of %d: %w", i+1, s.Size, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"regexp"
 	"slices"
 	"sync"
@@ -80,6 +81,11 @@ func New(t *targets.Target, s Settings) (*Env, error) {
 		e.proxies.close()
 		return nil, err
 	}
+	if t.BaseURL.Scheme == "https" {
+		for _, l := range []*Lane{e.Clean, e.Faulty} {
+			l.tls, l.warmed = t.TLSFor(), make(chan net.Conn, 1)
+		}
+	}
 	e.Clean.client = newLaneClient(e.Clean, true)
 	e.Faulty.client = newLaneClient(e.Faulty, false)
 	// Every request to the target's API passes the gate: the lanes' and
@@ -94,6 +100,13 @@ func New(t *targets.Target, s Settings) (*Env, error) {
 func (e *Env) Close() error {
 	e.Clean.client.CloseIdleConnections()
 	e.Faulty.client.CloseIdleConnections()
+	for _, l := range []*Lane{e.Clean, e.Faulty} {
+		select {
+		case c := <-l.warmed: // nil channel for http://: never ready
+			c.Close()
+		default:
+		}
+	}
 	return e.proxies.close()
 }
 

@@ -31,6 +31,7 @@ type fileSpec struct {
 	Process           *processSpec      `yaml:"process"`
 	Restart           *restartSpec      `yaml:"restart"`
 	Tenants           []tenantSpec      `yaml:"tenants"`
+	TLS               *tlsSpec          `yaml:"tls"`
 	AllowRemote       bool              `yaml:"allow_remote"`
 	Cleanup           *cleanupSpec      `yaml:"cleanup"`
 }
@@ -135,6 +136,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	t.BaseURL = u
 	if t.Name == "" {
 		t.Name = u.Host
+	}
+	if err := d.tlsConfig(s.TLS, t); err != nil {
+		return nil, err
 	}
 
 	t.Create = Create{

@@ -12,6 +12,7 @@ package targets
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,6 +59,9 @@ type Target struct {
 
 	// Tenants are the credentials T1 compares (none, or two or more).
 	Tenants []Tenant
+
+	// TLS is the client side of an https:// target (nil for http://).
+	TLS *tls.Config
 
 	// AllowRemote says the target file allows a non-loopback base URL.
 	AllowRemote bool
