@@ -64,4 +64,3 @@ func (t *Target) TLSFor() *tls.Config {
 	cfg.NextProtos = []string{"http/1.1"}
 	return cfg
 }
-
