@@ -66,6 +66,7 @@ type Server struct {
 	tmpDir string
 
 	mu          sync.Mutex
+	processLock sync.Mutex               // the per-process-lock mutant's only guard
 	seen        []Arrival                // every create request received, in arrival order
 	crashPoints map[string]chan struct{} // armed by CrashPoint, by key
 
@@ -238,6 +239,12 @@ func (s *Server) reply(w http.ResponseWriter, at time.Time, key, tenant, hash st
 // primary key, execute once, store the answer with the resource in one
 // transaction, and replay it to every later request with the same key.
 func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body []byte) answer {
+	if s.mutant.bug == bugPerProcessLock {
+		// Check-then-insert made safe for one process only.
+		s.processLock.Lock()
+		defer s.processLock.Unlock()
+		return s.checkThenInsert(ctx, tenant, key, hash, body)
+	}
 	if s.mutant.bug == bugCheckThenInsert {
 		return s.checkThenInsert(ctx, tenant, key, hash, body)
 	}

@@ -21,7 +21,7 @@ import (
 // the resources stay in the file: records in memory, resources durable.
 func schema(b bug) string {
 	keyConstraint := ",\n\tPRIMARY KEY (tenant, key)"
-	if b == bugCheckThenInsert {
+	if b == bugCheckThenInsert || b == bugPerProcessLock {
 		keyConstraint = ""
 	}
 	keysTable := "TABLE"

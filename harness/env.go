@@ -57,6 +57,9 @@ type Env struct {
 	// carries the requests a scenario wants faults on.
 	Clean, Faulty *Lane
 
+	// cleans and faults hold a lane pair per instance of the target.
+	cleans, faults []*Lane
+
 	proxies *proxies
 	gate    *gate
 	markers atomic.Int64
@@ -73,34 +76,54 @@ type Env struct {
 func New(t *targets.Target, s Settings) (*Env, error) {
 	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
 		payloads: map[string]string{}, named: map[string][]string{}}
-	var err error
-	if e.Clean, err = e.proxies.lane("clean", t.Upstream()); err != nil {
-		return nil, err
-	}
-	if e.Faulty, err = e.proxies.lane("faulty", t.Upstream()); err != nil {
-		e.proxies.close()
-		return nil, err
-	}
-	if t.BaseURL.Scheme == "https" {
-		for _, l := range []*Lane{e.Clean, e.Faulty} {
-			l.tls, l.warmed = t.TLSFor(), make(chan net.Conn, 1)
+	for i, upstream := range t.Upstreams() {
+		suffix := ""
+		if i > 0 {
+			suffix = fmt.Sprintf("-%d", i+1)
 		}
+		clean, err := e.lane("clean"+suffix, upstream, true)
+		if err != nil {
+			e.proxies.close()
+			return nil, err
+		}
+		faulty, err := e.lane("faulty"+suffix, upstream, false)
+		if err != nil {
+			e.proxies.close()
+			return nil, err
+		}
+		e.cleans, e.faults = append(e.cleans, clean), append(e.faults, faulty)
 	}
-	e.Clean.client = newLaneClient(e.Clean, true)
-	e.Faulty.client = newLaneClient(e.Faulty, false)
-	// Every request to the target's API passes the gate: the lanes' and
-	// the oracle's (which goes straight to the target).
-	e.gate.gated(e.Clean.client)
-	e.gate.gated(e.Faulty.client)
+	e.Clean, e.Faulty = e.cleans[0], e.faults[0]
+	// The oracle goes straight to the target, and through the gate too.
 	e.gate.gated(t.Direct)
 	return e, nil
 }
 
+// lane starts one proxy in front of upstream with its client.
+func (e *Env) lane(name, upstream string, reuse bool) (*Lane, error) {
+	l, err := e.proxies.lane(name, upstream)
+	if err != nil {
+		return nil, err
+	}
+	if e.Target.BaseURL.Scheme == "https" {
+		l.tls, l.warmed = e.Target.TLSFor(), make(chan net.Conn, 1)
+	}
+	l.client = newLaneClient(l, reuse)
+	// Every request to the target's API passes the gate.
+	e.gate.gated(l.client)
+	return l, nil
+}
+
+// CleanLanes are the clean lanes of every instance, the first's first.
+func (e *Env) CleanLanes() []*Lane { return e.cleans }
+
+// FaultyLanes are the faulty lanes of every instance.
+func (e *Env) FaultyLanes() []*Lane { return e.faults }
+
 // Close stops the proxies (the target is closed by its owner).
 func (e *Env) Close() error {
-	e.Clean.client.CloseIdleConnections()
-	e.Faulty.client.CloseIdleConnections()
-	for _, l := range []*Lane{e.Clean, e.Faulty} {
+	for _, l := range slices.Concat(e.cleans, e.faults) {
+		l.client.CloseIdleConnections()
 		select {
 		case c := <-l.warmed: // nil channel for http://: never ready
 			c.Close()

@@ -111,18 +111,27 @@ func mismatchRejected(ctx context.Context, e *harness.Env, h *history.History, e
 // S4: tight bursts of one key: one released together on the clean lane,
 // one spread by jittered latency on the faulty lane.
 func noRaceDuplicates(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	tight, err := burstRun(ctx, e, h, ev, e.Clean, "tight burst")
+	tight, err := burstRun(ctx, e, h, ev, e.CleanLanes(), "tight burst")
 	if err != nil {
 		return check.Verdict{}, err
 	}
 	latency := harness.Latency{Delay: 2 * time.Millisecond, Jitter: 2 * time.Millisecond}
-	remove, err := e.Faulty.Apply(latency)
-	if err != nil {
-		return check.Verdict{}, err
+	var removes []func()
+	remove := func() {
+		for _, r := range removes {
+			r()
+		}
 	}
 	DeferCleanup(remove)
-	ev.Faults = append(ev.Faults, latency.Name()+" on the faulty lane for the second burst")
-	widened, err := burstRun(ctx, e, h, ev, e.Faulty, "widened burst")
+	for _, l := range e.FaultyLanes() {
+		r, err := l.Apply(latency)
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		removes = append(removes, r)
+	}
+	ev.Faults = append(ev.Faults, latency.Name()+" on the faulty lanes for the second burst")
+	widened, err := burstRun(ctx, e, h, ev, e.FaultyLanes(), "widened burst")
 	remove()
 	if err != nil {
 		return check.Verdict{}, err
@@ -130,13 +139,14 @@ func noRaceDuplicates(ctx context.Context, e *harness.Env, h *history.History, e
 	return check.NoRaceDuplicates(tight, widened), nil
 }
 
-func burstRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lane *harness.Lane, step string) (check.BurstRun, error) {
+// burstRun releases one burst spread across lanes (one per instance).
+func burstRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lanes []*harness.Lane, step string) (check.BurstRun, error) {
 	key, marker := e.NewKey(), e.NewMarker("S4")
 	body, err := e.Body(marker, "100")
 	if err != nil {
 		return check.BurstRun{}, err
 	}
-	b, sends, err := e.Burst(ctx, h, harness.BurstSpec{Step: step, Lane: lane, Key: key, Body: body, Variant: "100", Size: e.Settings.BurstSize})
+	b, sends, err := e.Burst(ctx, h, harness.BurstSpec{Step: step, Lane: lanes[0], Spread: lanes, Key: key, Body: body, Variant: "100", Size: e.Settings.BurstSize})
 	if err != nil {
 		return check.BurstRun{}, err
 	}

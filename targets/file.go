@@ -32,6 +32,7 @@ type fileSpec struct {
 	Restart           *restartSpec      `yaml:"restart"`
 	Tenants           []tenantSpec      `yaml:"tenants"`
 	TLS               *tlsSpec          `yaml:"tls"`
+	Instances         []string          `yaml:"instances"`
 	AllowRemote       bool              `yaml:"allow_remote"`
 	Cleanup           *cleanupSpec      `yaml:"cleanup"`
 }
@@ -138,6 +139,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		t.Name = u.Host
 	}
 	if err := d.tlsConfig(s.TLS, t); err != nil {
+		return nil, err
+	}
+	if err := d.instances(s.Instances, t, expand); err != nil {
 		return nil, err
 	}
 

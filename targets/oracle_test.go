@@ -75,3 +75,16 @@ func TestOracleSpecErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestInstances(t *testing.T) {
+	tg, err := targets.Parse("t.yaml", file(oracleBase+"  list: {path: /r}\ninstances: [http://127.0.0.1:2, 'http://localhost:3']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.Upstreams(); !slices.Equal(got, []string{"127.0.0.1:1", "127.0.0.1:2", "localhost:3"}) {
+		t.Errorf("upstreams %v", got)
+	}
+	if _, err := targets.Parse("t.yaml", file(oracleBase+"  list: {path: /r}\ninstances: [https://127.0.0.1:2]\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:5: instances: instance 1") {
+		t.Errorf("error %v: want one naming the instance with another scheme", err)
+	}
+}

@@ -57,6 +57,12 @@ type Target struct {
 	// mid-request lands on a target without crash points (drawn in it).
 	CrashWindow Window
 
+	// Instances are further addresses of the same service (sharing its
+	// store); nil for one instance.
+	Instances []*url.URL
+	// others are the further instances idemspec started (fakes).
+	others []Lifecycle
+
 	// Tenants are the credentials T1 compares (none, or two or more).
 	Tenants []Tenant
 
@@ -252,6 +258,9 @@ func (t *Target) Start(ctx context.Context, dir string) error {
 func (t *Target) Close() error {
 	if c, ok := t.Oracle.(io.Closer); ok {
 		c.Close()
+	}
+	for _, o := range t.others {
+		o.Stop()
 	}
 	if t.Lifecycle == nil {
 		return nil
