@@ -68,9 +68,12 @@ var mutants = []Mutant{
 		bug:     bugGlobalKeys,
 	},
 	{
-		Name:    "nodedup",
-		Bug:     "ignores the idempotency key: every request executes",
-		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "K1", "K2a", "K3", "K4", "K6"},
+		Name: "nodedup",
+		Bug:  "ignores the idempotency key: every request executes",
+		// S6: it keeps no key record, so after a lost answer the client's
+		// look-up finds nothing and its same-key resubmission executes
+		// again: two resources.
+		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "S6", "K1", "K2a", "K3", "K4", "K6"},
 		bug:     bugNoDedup,
 	},
 	{

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -32,6 +33,10 @@ type Settings struct {
 	// Limits bound what the run sends to the target (budget, rate,
 	// concurrency); the zero value is unlimited.
 	Limits Limits
+	// Retry is the reference retrying client's policy while S6 holds a
+	// fault on the faulty lane. Every attempt is going to time out, so
+	// attempts are short.
+	Retry retry.Policy
 }
 
 // DefaultSettings are tuned to find the core bugs in seconds on 2 cores.
@@ -42,6 +47,13 @@ func DefaultSettings() Settings {
 		RequestTimeout: 10 * time.Second,
 		ContinueWait:   time.Second,
 		CommitWait:     10 * time.Second,
+		Retry: retry.Policy{
+			MaxAttempts:    3,
+			AttemptTimeout: 250 * time.Millisecond,
+			Deadline:       5 * time.Second,
+			BaseBackoff:    20 * time.Millisecond,
+			MaxBackoff:     200 * time.Millisecond,
+		},
 	}
 }
 

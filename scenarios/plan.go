@@ -52,6 +52,14 @@ var plans = map[string]func(t *targets.Target, s harness.Settings, burst int) Pl
 	"S5b": func(t *targets.Target, _ harness.Settings, _ int) Planned {
 		return Planned{Requests: 4, MaxRequests: 3 + maxSettle, Restarts: 1, Faults: []string{"crash (SIGKILL) mid-request"}, Skip: t.CannotCrash()}
 	},
+	// S6: two persistent faults; per fault the client's attempts (each a
+	// look-up and a create at most), its resumed run and the oracle read,
+	// repeated up to landingTries times when the creates did not land.
+	"S6": func(_ *targets.Target, s harness.Settings, _ int) Planned {
+		per := 2*s.Retry.MaxAttempts + 3
+		return Planned{Requests: 2 * per, MaxRequests: 2*landingTries*per + commitPolls(s),
+			Faults: []string{harness.Blackhole{}.Name() + ", then " + harness.ResponseLoss{}.Name() + " on the faulty lane while the reference client retries"}}
+	},
 	"T1": func(t *targets.Target, _ harness.Settings, _ int) Planned {
 		if len(t.Tenants) < 2 {
 			return Planned{Skip: "fewer than two tenants"}

@@ -120,6 +120,8 @@ func FakeTarget(baseURL, name string) *Target {
 		Key:               Key{Header: fakes.DefaultKeyHeader, Format: FormatUUID, Required: true},
 		Headers:           http.Header{},
 		LookupPath:        "/idempotency-keys/{{.Key}}",
+		LookupIDField:     "resource_id",
+		Reconcile:         ReconcileLookup,
 		Profile:           profiles[DefaultProfile],
 		FailTrigger:       &FailTrigger{Header: fakes.FailHeader, Value: "503"},
 		InProgressTimeout: fakes.DefaultInProgressTimeout,

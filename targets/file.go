@@ -2,6 +2,7 @@ package targets
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -23,6 +24,7 @@ type fileSpec struct {
 	Headers           map[string]string `yaml:"headers"`
 	Oracle            oracleSpec        `yaml:"oracle" required:"true"`
 	Lookup            *lookupSpec       `yaml:"lookup"`
+	Reconcile         string            `yaml:"reconcile"`
 	Profile           string            `yaml:"profile"`
 	Statuses          statusSpec        `yaml:"statuses"`
 	Volatile          []string          `yaml:"volatile_fields"`
@@ -80,7 +82,8 @@ type listSpec struct {
 }
 
 type lookupSpec struct {
-	Path string `yaml:"path" required:"true"`
+	Path    string `yaml:"path" required:"true"`
+	IDField string `yaml:"id_field"`
 }
 
 // LoadFile reads and validates a target file. Every error names the file,
@@ -185,8 +188,8 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, err
 	}
 
-	if s.Lookup != nil {
-		t.LookupPath = s.Lookup.Path
+	if err := d.buildReconcile(t, s); err != nil {
+		return nil, err
 	}
 	if t.Profile, err = d.profile(s.Profile, s.Statuses); err != nil {
 		return nil, err
@@ -219,6 +222,42 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// buildReconcile reads lookup and reconcile: how a client can learn the
+// fate of a request whose answer it lost.
+func (d *document) buildReconcile(t *Target, s fileSpec) error {
+	if s.Lookup != nil {
+		t.LookupPath, t.LookupIDField = s.Lookup.Path, or(s.Lookup.IDField, "resource_id")
+		const probe = "idemspec-key-probe"
+		req, err := t.NewLookup(context.Background(), probe)
+		if err != nil {
+			return d.errorf("lookup.path", "%s", strings.TrimPrefix(err.Error(), "lookup.path: "))
+		}
+		if !strings.Contains(req.URL.String(), probe) {
+			return d.errorf("lookup.path", "must contain {{.Key}}: a look-up reads one key's record")
+		}
+	}
+	t.Reconcile = s.Reconcile
+	switch s.Reconcile {
+	case "":
+		t.Reconcile = ReconcileNone
+		if s.Lookup != nil {
+			t.Reconcile = ReconcileLookup
+		}
+	case ReconcileLookup:
+		if s.Lookup == nil {
+			return d.errorf("reconcile", "lookup needs a lookup.path")
+		}
+	case ReconcileOracle:
+		if _, ok := t.Oracle.(ClientOracle); !ok {
+			return d.errorf("reconcile", "a %s oracle is not something a client can call", t.Oracle.Kind())
+		}
+	case ReconcileNone:
+	default:
+		return d.errorf("reconcile", "unknown %q (known: lookup, oracle, none)", s.Reconcile)
+	}
+	return nil
 }
 
 func or(v, fallback string) string {

@@ -40,24 +40,56 @@ func (o *ListOracle) Kind() string { return "list" }
 
 // Observe lists the resources carrying marker.
 func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, error) {
+	path, err := o.render(marker)
+	if err != nil {
+		return Observation{}, err
+	}
+	status, body, err := o.target.get(ctx, path)
+	if err != nil {
+		return Observation{}, fmt.Errorf("oracle list %s: %w", path, err)
+	}
+	obs, err := o.Read(status, body, marker)
+	if err != nil {
+		return Observation{}, fmt.Errorf("oracle list %s: %w", path, err)
+	}
+	return obs, nil
+}
+
+// Request builds the list request for marker, for a client that
+// reconciles through the oracle (see ClientOracle).
+func (o *ListOracle) Request(ctx context.Context, marker string) (*http.Request, error) {
+	path, err := o.render(marker)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.target.resolve(path), nil)
+	if err != nil {
+		return nil, fmt.Errorf("oracle.list.path: %w", err)
+	}
+	o.target.addHeaders(req)
+	return req, nil
+}
+
+func (o *ListOracle) render(marker string) (string, error) {
 	var p bytes.Buffer
 	if err := o.path.Execute(&p, Payload{Marker: marker}); err != nil {
-		return Observation{}, fmt.Errorf("oracle.list.path: %w", err)
+		return "", fmt.Errorf("oracle.list.path: %w", err)
 	}
-	status, body, err := o.target.get(ctx, p.String())
-	if err != nil {
-		return Observation{}, fmt.Errorf("oracle list %s: %w", p.String(), err)
-	}
+	return p.String(), nil
+}
+
+// Read counts the items carrying marker in a list answer.
+func (o *ListOracle) Read(status int, body []byte, marker string) (Observation, error) {
 	if status != http.StatusOK {
-		return Observation{}, fmt.Errorf("oracle list %s: status %d", p.String(), status)
+		return Observation{}, fmt.Errorf("status %d", status)
 	}
 	doc, err := decodeJSON(body)
 	if err != nil {
-		return Observation{}, fmt.Errorf("oracle list %s: answer is not JSON: %w", p.String(), err)
+		return Observation{}, fmt.Errorf("answer is not JSON: %w", err)
 	}
 	items, ok := dig(doc, o.Items).([]any)
 	if !ok {
-		return Observation{}, fmt.Errorf("oracle list %s: no array at %q", p.String(), o.Items)
+		return Observation{}, fmt.Errorf("no array at %q", o.Items)
 	}
 	obs := Observation{IDs: []string{}}
 	for _, it := range items {

@@ -41,6 +41,12 @@ type Target struct {
 	Oracle Oracle
 	// LookupPath, when set, reads a key's record: a template with {{.Key}}.
 	LookupPath string
+	// LookupIDField is the dotted path of the resource id in a look-up
+	// answer; an answer without one means "known, still in progress".
+	LookupIDField string
+	// Reconcile is how a client learns the fate of an unknown outcome:
+	// ReconcileLookup, ReconcileOracle or ReconcileNone.
+	Reconcile string
 
 	Profile           Profile
 	Volatile          []string // answer fields that may differ between replays

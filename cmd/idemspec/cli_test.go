@@ -199,6 +199,8 @@ func TestBadFlagsExitTwo(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--burst", "0"},
 		{"run", "--label-filter", "S1 &&"},
+		{"run", "--retry-attempts", "0"},
+		{"run", "--retry-timeout", "0s"},
 		{"run", "--target", "fake:no-such-mutant"},
 		{"frobnicate"},
 	} {

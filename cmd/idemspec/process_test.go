@@ -146,6 +146,8 @@ oracle:
   list:
     path: /resources?marker={{.Marker}}
     items: items
+lookup:
+  path: /idempotency-keys/{{.Key}}
 in_progress_timeout: 2s
 `, in.URL))
 	r := run(t, "--target", p)

@@ -61,6 +61,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
+	fs.IntVar(&f.settings.Retry.MaxAttempts, "retry-attempts", f.settings.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
+	fs.DurationVar(&f.settings.Retry.AttemptTimeout, "retry-timeout", f.settings.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
+	fs.DurationVar(&f.settings.Retry.Deadline, "retry-deadline", f.settings.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -82,6 +85,12 @@ func (f *runFlags) validate() error {
 	}
 	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
 		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
+	}
+	if r := f.settings.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
+		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
+	}
+	if f.settings.Retry.AttemptTimeout <= 0 || f.settings.Retry.Deadline <= 0 {
+		return fmt.Errorf("--retry-timeout and --retry-deadline must be positive")
 	}
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)
