@@ -2,8 +2,6 @@ package main_test
 
 import (
 	"fmt"
-	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,21 +43,9 @@ func TestEveryOracleJudgesTheReferenceAndAMutant(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer server.Close()
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				srv := &http.Server{Handler: server.Handler()}
-				go srv.Serve(ln)
-				defer srv.Close()
-				file := writeFile(t, "oracle.yaml", fmt.Sprintf(`
-base_url: http://%s
-create:
-  path: /resources
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-%s`, ln.Addr(), strings.NewReplacer("DBPATH", db, "BASEURL", "http://"+ln.Addr().String()).Replace(spec)))
+				addr := serveLoopback(t, server.Handler())
+				file := writeFile(t, "oracle.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n%s", addr, createAndList,
+					strings.NewReplacer("DBPATH", db, "BASEURL", "http://"+addr.String()).Replace(spec)))
 				r := run(t, "--target", file, "--label-filter", "S1 || S3")
 				if r.report.Target.Oracle != kind || r.report.Target.OracleEvidence == "" {
 					t.Errorf("the report names oracle %q (%q), want %s with its evidence", r.report.Target.Oracle, r.report.Target.OracleEvidence, kind)

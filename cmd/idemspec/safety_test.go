@@ -78,26 +78,37 @@ func countingTarget(t *testing.T, extra string) (*countingServer, *fakes.Server,
 	}
 	t.Cleanup(func() { server.Close() })
 	c := &countingServer{next: server.Handler(), markers: map[string]bool{}}
+	addr := serveLoopback(t, c)
+	file := writeFile(t, "counted.yaml", fmt.Sprintf(`
+name: counted
+base_url: http://%s
+%soracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+%s`, addr, createAndList, extra))
+	return c, server, file
+}
+
+// createAndList is the fakes' create call and list oracle, as a target
+// file says them.
+const createAndList = `create:
+  path: /resources
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+  id_field: id
+`
+
+// serveLoopback serves h on a fresh loopback port until the test ends.
+func serveLoopback(t *testing.T, h http.Handler) net.Addr {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: c}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	file := writeFile(t, "counted.yaml", fmt.Sprintf(`
-name: counted
-base_url: http://%s
-create:
-  path: /resources
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /resources?marker={{.Marker}}
-    items: items
-%s`, ln.Addr(), extra))
-	return c, server, file
+	return ln.Addr()
 }
 
 func TestRemoteTargetRefusedUnlessAllowed(t *testing.T) {
