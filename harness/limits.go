@@ -139,6 +139,15 @@ func (t gatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
+// CloseIdleConnections passes through: a restart must drop the
+// keep-alive connections that lead to the old process, or the next POST
+// meets a dead one.
+func (t gatedTransport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // gated wraps a client's transport (nil: the default one) with the gate.
 func (g *gate) gated(c *http.Client) {
 	next := c.Transport

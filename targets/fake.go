@@ -72,12 +72,6 @@ func StartFake(ref string) (*Target, error) {
 	t.Key.Required = profile.KeyRequired
 	t.InProgressTimeout = in.InProgressTimeout()
 	t.Lifecycle = in
-	if instances > 1 {
-		// Restarting one of several instances that share a database is
-		// not supported yet (a retry after it met a dropped connection):
-		// S5 skips, saying so, rather than judge on a harness fault.
-		t.Lifecycle = stopOnly{in}
-	}
 	if err := startFakeInstances(t, opts, in, instances); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("%s: %w", ref, err)
@@ -140,6 +134,3 @@ func FakeTarget(baseURL, name string) *Target {
 	}
 	return t
 }
-
-// stopOnly is a lifecycle idemspec can stop but not restart or crash.
-type stopOnly struct{ Lifecycle }

@@ -43,9 +43,6 @@ func (t *Target) CannotRestart() string {
 	if _, ok := t.Lifecycle.(Restarter); ok {
 		return ""
 	}
-	if len(t.Instances) > 0 {
-		return multiRestart
-	}
 	return "the target cannot be restarted: idemspec does not run it and the target file declares no restart hook (add a process: or restart: section)"
 }
 
@@ -53,9 +50,6 @@ func (t *Target) CannotRestart() string {
 func (t *Target) CannotCrash() string {
 	if _, ok := t.Lifecycle.(Crasher); ok {
 		return ""
-	}
-	if len(t.Instances) > 0 {
-		return multiRestart
 	}
 	if _, ok := t.Lifecycle.(Restarter); ok {
 		return "the target restarts through a hook, which cannot kill it in the middle of a request: a crash needs a process idemspec manages (process:) or a built-in fake"
@@ -78,6 +72,3 @@ func (w Window) String() string {
 	}
 	return fmt.Sprintf("%s-%s", w.Min, w.Max)
 }
-
-// multiRestart is why a multi-instance target skips the restart checks.
-const multiRestart = "restarting one of several instances at a time is not supported yet"
