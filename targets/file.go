@@ -221,6 +221,10 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if err := d.cleanup(s.Cleanup, t, expand); err != nil {
 		return nil, err
 	}
+	if t.Cleanup != nil && t.Cleanup.Path != nil && t.Oracle.Kind() == "command" {
+		// A count names no resource: a delete cleanup would delete nothing.
+		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.command use cleanup.command")
+	}
 	return t, nil
 }
 

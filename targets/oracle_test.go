@@ -69,6 +69,9 @@ func TestOracleSpecErrors(t *testing.T) {
 		{"  sql: {driver: mysql, dsn: x, query: q}\n", `t.yaml:4: oracle.sql.driver: "mysql" is not a known driver`},
 		{"  lookup: {path: /r/1}\n", "t.yaml:4: oracle.lookup.path: must contain {{.ID}}"},
 		{"  list: {path: /r}\n  command: {run: x}\n", "t.yaml:3: oracle: give exactly one of list, lookup, sql, command (found 2)"},
+		{"  command: {run: x}\ncleanup: {delete: {path: '/r/{{.ID}}'}}\n", "t.yaml:5: cleanup.delete: needs an oracle that names ids"},
+		{"  list: {path: /r}\ncleanup: {delete: {path: /r}}\n", "t.yaml:5: cleanup.delete.path: must contain {{.ID}}"},
+		{"  list: {path: /r}\ncleanup: {command: x, delete: {path: '/r/{{.ID}}'}}\n", "t.yaml:5: cleanup: give either delete"},
 	} {
 		if _, err := targets.Parse("t.yaml", file(oracleBase+tc.spec)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.spec, err, tc.want)
