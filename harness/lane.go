@@ -42,6 +42,9 @@ var toxicSeq atomic.Int64
 // Apply adds a fault's toxics to the lane. The returned function removes
 // them; callers register it as a cleanup in the same place.
 func (l *Lane) Apply(f Fault) (remove func(), err error) {
+	if l.proxy == nil {
+		return func() {}, errNoProxy(l, f)
+	}
 	if err := l.warm(); err != nil {
 		return func() {}, fmt.Errorf("apply %s to the %s lane: warm a TLS connection: %w", f.Name(), l.Name, err)
 	}

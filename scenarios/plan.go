@@ -42,9 +42,12 @@ var plans = map[string]func(t *targets.Target, s harness.Settings, burst int) Pl
 			Faults: []string{harness.ResponseLoss{}.Name() + " on the faulty lane, first attempt"}}
 	},
 	"S3": fixed(4),
+	// S4: burstRounds rounds against a conforming target, each a tight
+	// and a widened burst with its follow-up and oracle read.
 	"S4": func(_ *targets.Target, _ harness.Settings, b int) Planned {
-		return Planned{Requests: 2*b + 4, MaxRequests: 2*b + 2*maxSettle + 2,
-			Faults: []string{harness.Latency{Delay: 2 * time.Millisecond, Jitter: 2 * time.Millisecond}.Name() + " on the faulty lane, second burst"}}
+		bursts := 2 * burstRounds
+		return Planned{Requests: bursts * (b + 2), MaxRequests: bursts * (b + maxSettle + 1),
+			Faults: []string{harness.Latency{Delay: 2 * time.Millisecond, Jitter: 2 * time.Millisecond}.Name() + " on the faulty lanes, widened bursts"}}
 	},
 	"S5a": func(t *targets.Target, _ harness.Settings, _ int) Planned {
 		return Planned{Requests: 3, MaxRequests: 3, Restarts: 1, Skip: t.CannotRestart()}
