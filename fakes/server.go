@@ -66,9 +66,10 @@ type Server struct {
 	tmpDir string
 
 	mu          sync.Mutex
-	seen        []Arrival // every create request received, in arrival order
-	requests    []Arrival // every create and look-up, in arrival order
-	failNext    int       // FailNext: creates still to answer failWith
+	processLock sync.Mutex // the per-process-lock mutant's only guard
+	seen        []Arrival  // every create request received, in arrival order
+	requests    []Arrival  // every create and look-up, in arrival order
+	failNext    int        // FailNext: creates still to answer failWith
 	failWith    int
 	crashPoints map[string]chan struct{} // armed by CrashPoint, by key
 
@@ -185,6 +186,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /resources", s.create)
 	mux.HandleFunc("GET /resources", s.list)
 	mux.HandleFunc("GET /resources/{id}", s.get)
+	mux.HandleFunc("DELETE /resources/{id}", s.remove)
 	mux.HandleFunc("GET /idempotency-keys/{key}", s.lookup)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "server": s.mutant.Name})
@@ -212,7 +214,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
 		return
 	}
-	tenant := tenantOf(r)
+	tenant := s.tenantOf(r)
 	hash := digest(body)
 	keys := r.Header.Values(s.opts.KeyHeader)
 	key := ""
@@ -276,6 +278,12 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key
 // primary key, execute once, store the answer with the resource in one
 // transaction, and replay it to every later request with the same key.
 func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body []byte) answer {
+	if s.mutant.bug == bugPerProcessLock {
+		// Check-then-insert made safe for one process only.
+		s.processLock.Lock()
+		defer s.processLock.Unlock()
+		return s.checkThenInsert(ctx, tenant, key, hash, body)
+	}
 	if s.mutant.bug == bugCheckThenInsert {
 		return s.checkThenInsert(ctx, tenant, key, hash, body)
 	}
@@ -478,7 +486,7 @@ func insertResource(ctx context.Context, tx execer, tenant string, body []byte) 
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	rows, err := listResources(r.Context(), s.db, tenantOf(r), r.URL.Query().Get("marker"))
+	rows, err := listResources(r.Context(), s.db, s.tenantOf(r), r.URL.Query().Get("marker"))
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
@@ -495,7 +503,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	var at int64
 	err := s.db.QueryRowContext(r.Context(),
 		`SELECT id, tenant, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
-		r.PathValue("id"), tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
+		r.PathValue("id"), s.tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
@@ -507,10 +515,25 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// remove deletes one of the caller's resources (what a target file's
+// cleanup step calls); its key record stays, as a real API's would.
+func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
+	res, err := s.db.ExecContext(r.Context(), `DELETE FROM resources WHERE id = ? AND tenant = ?`, r.PathValue("id"), s.tenantOf(r))
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // lookup tells a reconciling client whether a key is known, and its resource.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
 	at := time.Now()
-	rec, err := loadRecord(r.Context(), s.db, tenantOf(r), r.PathValue("key"))
+	rec, err := loadRecord(r.Context(), s.db, s.tenantOf(r), r.PathValue("key"))
 	status := http.StatusOK
 	switch {
 	case errors.Is(err, errNoRecord):
@@ -519,7 +542,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusInternalServerError
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Arrival{At: at, Key: r.PathValue("key"), Tenant: tenantOf(r), Status: status, Path: r.URL.Path})
+	s.requests = append(s.requests, Arrival{At: at, Key: r.PathValue("key"), Tenant: s.tenantOf(r), Status: status, Path: r.URL.Path})
 	s.mu.Unlock()
 	switch {
 	case errors.Is(err, errNoRecord):
@@ -542,8 +565,12 @@ func resourceJSON(r resourceRow) map[string]any {
 	}
 }
 
-// tenantOf scopes keys: the bearer token, or "public" without one.
-func tenantOf(r *http.Request) string {
+// tenantOf scopes keys, records and resources: the bearer token, or
+// "public" without one.
+func (s *Server) tenantOf(r *http.Request) string {
+	if s.mutant.bug == bugGlobalKeys {
+		return "public"
+	}
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
 		return tok
 	}

@@ -17,7 +17,7 @@ import (
 // the resources stay in the file: records in memory, resources durable.
 func schema(b bug) string {
 	keyConstraint := ",\n\tPRIMARY KEY (tenant, key)"
-	if b == bugCheckThenInsert {
+	if b == bugCheckThenInsert || b == bugPerProcessLock {
 		keyConstraint = ""
 	}
 	keysTable := "TABLE"
@@ -51,6 +51,9 @@ CREATE INDEX IF NOT EXISTS resources_marker ON resources (marker);
 // openDB opens (creating if needed) the SQLite file at path; a commit is
 // durable before the response is written.
 func openDB(path string, ddl string) (*sql.DB, error) {
+	if IsPostgres(path) {
+		return openPostgres(path, ddl)
+	}
 	// One connection serialises statements inside this process; the
 	// handler's work delay runs outside any transaction, so races between
 	// requests are still possible wherever the design allows them. TEMP

@@ -20,6 +20,9 @@ type ClientSetup struct {
 	// Marker is the operation's marker, for a target that lets clients
 	// reconcile by searching the oracle's list endpoint.
 	Marker string
+	// RunID, when set, goes into the client's keys where the format
+	// allows, as the harness's own keys carry it.
+	RunID string
 }
 
 // ReferenceClient is the reference retrying client (harness/retry) set up
@@ -33,7 +36,7 @@ func ReferenceClient(s ClientSetup) (*retry.Client, error) {
 		Doer:     s.Create,
 		Journal:  s.Journal,
 		Policy:   s.Policy,
-		NewKey:   t.Key.NewKey,
+		NewKey:   func() string { return t.Key.NewRunKey(s.RunID) },
 	}
 	switch t.Reconcile {
 	case targets.ReconcileLookup:

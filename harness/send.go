@@ -127,6 +127,7 @@ func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req
 
 // exchange starts the record of an attempt.
 func (e *Env) exchange(a Attempt) history.Exchange {
+	e.notePayload(Digest(a.Body), a.Body)
 	return history.Exchange{
 		Step:    a.Step,
 		Key:     a.Key,
@@ -163,6 +164,7 @@ func (e *Env) fill(x *history.Exchange, resp *http.Response, body []byte) {
 func (e *Env) record(h *history.History, x *history.Exchange) {
 	x.Body = e.Target.Redact(x.Body)
 	x.Error = e.Target.Redact(x.Error)
+	e.noteID(x.Payload, x.ResourceID)
 	x.Seq = h.Add(*x)
 }
 

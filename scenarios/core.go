@@ -146,26 +146,31 @@ func roundBurst(ctx context.Context, e *harness.Env, h *history.History, ev *che
 		step += fmt.Sprintf(" (round %d)", round)
 	}
 	if !widened {
-		return burstRun(ctx, e, h, ev, e.Clean, step)
+		return burstRun(ctx, e, h, ev, e.CleanLanes(), step)
 	}
+	// The latency goes on every instance's faulty lane: the burst is
+	// dealt across them.
 	latency := harness.Latency{Delay: 2 * time.Millisecond, Jitter: 2 * time.Millisecond}
-	remove, err := e.Faulty.Apply(latency)
-	if err != nil {
-		return check.BurstRun{}, err
+	for _, l := range e.FaultyLanes() {
+		remove, err := l.Apply(latency)
+		if err != nil {
+			return check.BurstRun{}, err
+		}
+		DeferCleanup(remove)
+		defer remove()
 	}
-	DeferCleanup(remove)
-	defer remove()
-	ev.Faults = append(ev.Faults, latency.Name()+" on the faulty lane for the "+step)
-	return burstRun(ctx, e, h, ev, e.Faulty, step)
+	ev.Faults = append(ev.Faults, latency.Name()+" on the faulty lanes for the "+step)
+	return burstRun(ctx, e, h, ev, e.FaultyLanes(), step)
 }
 
-func burstRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lane *harness.Lane, step string) (check.BurstRun, error) {
+// burstRun releases one burst spread across lanes (one per instance).
+func burstRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lanes []*harness.Lane, step string) (check.BurstRun, error) {
 	key, marker := e.NewKey(), e.NewMarker("S4")
 	body, err := e.Body(marker, "100")
 	if err != nil {
 		return check.BurstRun{}, err
 	}
-	b, sends, err := e.Burst(ctx, h, harness.BurstSpec{Step: step, Lane: lane, Key: key, Body: body, Variant: "100", Size: e.Settings.BurstSize})
+	b, sends, err := e.Burst(ctx, h, harness.BurstSpec{Step: step, Lane: lanes[0], Spread: lanes, Key: key, Body: body, Variant: "100", Size: e.Settings.BurstSize})
 	if err != nil {
 		return check.BurstRun{}, err
 	}

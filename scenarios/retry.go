@@ -154,7 +154,7 @@ func runClient(ctx context.Context, e *harness.Env, h *history.History, s client
 	creates := e.Through(s.creates, h, s.label+": create")
 	reads := e.Through(s.reads, h, s.label+": look-up")
 	client, err := harness.ReferenceClient(harness.ClientSetup{
-		Target: e.Target, Create: creates, Reconcile: reads, Journal: j, Policy: s.policy, Marker: s.marker,
+		Target: e.Target, Create: creates, Reconcile: reads, Journal: j, Policy: s.policy, Marker: s.marker, RunID: e.RunID,
 	})
 	if err != nil {
 		return "", check.ClientRun{}, err

@@ -174,11 +174,14 @@ func run(c check.Check, body func(ctx context.Context, e *harness.Env, h *histor
 		}
 		h := &history.History{}
 		var ev check.Evidence
-		start := time.Now()
+		start, refused := time.Now(), e.Refused()
 		v, err := body(ctx, e, h, &ev)
 		e.ClearFaults()
 		if err != nil {
 			v = check.Errored(c.ID, err)
+		}
+		if e.Refused() > refused && v.Status != check.SKIP {
+			v = check.Errored(c.ID, fmt.Errorf("the request budget (%d) ran out: the check could not send what it needed", e.Settings.Limits.Budget))
 		}
 		ev.History = h.Exchanges()
 		ev.Elapsed = time.Since(start)

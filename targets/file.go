@@ -32,6 +32,11 @@ type fileSpec struct {
 	FailTrigger       *failSpec         `yaml:"fail_trigger"`
 	Process           *processSpec      `yaml:"process"`
 	Restart           *restartSpec      `yaml:"restart"`
+	Tenants           []tenantSpec      `yaml:"tenants"`
+	TLS               *tlsSpec          `yaml:"tls"`
+	Instances         []string          `yaml:"instances"`
+	AllowRemote       bool              `yaml:"allow_remote"`
+	Cleanup           *cleanupSpec      `yaml:"cleanup"`
 }
 
 type createSpec struct {
@@ -61,8 +66,12 @@ type failSpec struct {
 	Value  string `yaml:"value" required:"true"`
 }
 
+// oracleSpec holds exactly one way of counting.
 type oracleSpec struct {
-	List *listSpec `yaml:"list" required:"true"`
+	List    *listSpec     `yaml:"list"`
+	Lookup  *idLookupSpec `yaml:"lookup"`
+	SQL     *sqlSpec      `yaml:"sql"`
+	Command *commandSpec  `yaml:"command"`
 }
 
 type listSpec struct {
@@ -132,6 +141,12 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if t.Name == "" {
 		t.Name = u.Host
 	}
+	if err := d.tlsConfig(s.TLS, t); err != nil {
+		return nil, err
+	}
+	if err := d.instances(s.Instances, t, expand); err != nil {
+		return nil, err
+	}
 
 	t.Create = Create{
 		Method:      strings.ToUpper(or(s.Create.Method, http.MethodPost)),
@@ -169,12 +184,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		}
 	}
 
-	l := s.Oracle.List
-	o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, s.Create.IDField), MarkerField: l.MarkerField}
-	if o.path, err = template.New("oracle").Option("missingkey=error").Parse(l.Path); err != nil {
-		return nil, d.errorf("oracle.list.path", "not a valid template: %v", err)
+	if t.Oracle, err = d.oracle(s.Oracle, s.Create.IDField, t, expand); err != nil {
+		return nil, err
 	}
-	t.Oracle = o
 
 	if err := d.buildReconcile(t, s); err != nil {
 		return nil, err
@@ -187,7 +199,7 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		t.Key.Required = *s.Key.Required
 	}
 	if f := s.FailTrigger; f != nil {
-		if !validHeaderName(f.Header) {
+		if !ValidHeaderName(f.Header) {
 			return nil, d.errorf("fail_trigger.header", "%q is not a header name", f.Header)
 		}
 		t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
@@ -201,6 +213,17 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	}
 	if err := d.lifecycle(s, t, port, expand); err != nil {
 		return nil, err
+	}
+	t.AllowRemote = s.AllowRemote
+	if err := d.tenants(s.Tenants, t, expand); err != nil {
+		return nil, err
+	}
+	if err := d.cleanup(s.Cleanup, t, expand); err != nil {
+		return nil, err
+	}
+	if t.Cleanup != nil && t.Cleanup.Path != nil && t.Oracle.Kind() == "command" {
+		// A count names no resource: a delete cleanup would delete nothing.
+		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.command use cleanup.command")
 	}
 	return t, nil
 }

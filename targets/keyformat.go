@@ -41,6 +41,26 @@ func (k Key) NewKey() string {
 	return retry.NewUUID()
 }
 
+// NewRunKey makes a fresh key that carries run (a hex run id) where the
+// format allows: a UUID's first eight hex digits are the run id (90
+// random bits remain, still a version 4 UUID); a pattern key starts with
+// the run id when the result still matches the pattern and keeps at
+// least minKeyBits of randomness, and is left as generated otherwise.
+func (k Key) NewRunKey(run string) string {
+	key := k.NewKey()
+	if run == "" || len(run) > len(key) {
+		return key
+	}
+	stamped := run + key[len(run):]
+	if k.Format == FormatPattern {
+		re, err := syntax.Parse(k.Pattern, syntax.Perl)
+		if err != nil || !k.Matches(stamped) || entropy(re.Simplify())-8*float64(len(run)) < minKeyBits {
+			return key
+		}
+	}
+	return stamped
+}
+
 // Matches reports whether s is a key of the declared format.
 func (k Key) Matches(s string) bool {
 	if k.Format == FormatPattern {

@@ -47,8 +47,16 @@ func matrixEntries() []matrixEntry {
 			entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?profile=" + p, Mutant: fakes.Mutant{Name: fakes.Reference}})
 		}
 	}
+	// Two instances sharing one database: the reference still passes,
+	// and a mutant safe only within one process fails its Multi checks.
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?instances=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	for _, m := range fakes.Mutants() {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
+		if len(m.Multi) > 0 {
+			multi := m
+			multi.Catches = append(slices.Clone(m.Catches), m.Multi...)
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?instances=2", Mutant: multi})
+		}
 	}
 	return entries
 }

@@ -39,6 +39,8 @@ type runFlags struct {
 	seed        int64
 	strict      bool
 	verbose     bool
+	allowRemote bool
+	dryRun      bool
 	settings    harness.Settings
 }
 
@@ -54,6 +56,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
+	fs.IntVar(&f.settings.Limits.Budget, "budget", 0, "most requests the run may send to the target, oracle and cleanup included (0: no limit)")
+	fs.Float64Var(&f.settings.Limits.Rate, "rate", 0, "most requests per second, on average (0: no limit; a burst still goes out together)")
+	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
 	fs.IntVar(&f.settings.Retry.MaxAttempts, "retry-attempts", f.settings.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
 	fs.DurationVar(&f.settings.Retry.AttemptTimeout, "retry-timeout", f.settings.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
 	fs.DurationVar(&f.settings.Retry.Deadline, "retry-deadline", f.settings.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
@@ -75,6 +82,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.settings.RequestTimeout <= 0 {
 		return fmt.Errorf("--request-timeout must be positive")
+	}
+	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
+		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
 	}
 	if r := f.settings.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
 		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
@@ -100,6 +110,12 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer target.Close()
+	if err := target.CheckRemote(f.allowRemote); err != nil {
+		return fail(stderr, err)
+	}
+	if f.dryRun {
+		return f.printPlan(stdout, stderr, target)
+	}
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
@@ -123,6 +139,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose,
+		ctx: ctx, budget: f.settings.Limits.Budget,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
 	}, stdout, stderr)
 }
@@ -138,11 +155,18 @@ type suiteRun struct {
 	strict, verbose bool
 	client          bool
 	banner          string
+	// ctx is cancelled by SIGINT/SIGTERM; nil means never.
+	ctx    context.Context
+	budget int // the request budget, to report how much was spent
 }
 
 // runSuite runs the specs the label filter selects and writes the reports.
 func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	target, env := r.target, r.env
+	ctx := r.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
@@ -174,19 +198,26 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
 		version, r.banner, env.RunID, suiteConfig.RandomSeed)
+	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 
 	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
 		Version: version, RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reports.Target{
 			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
-			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(),
+			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(), OracleEvidence: targets.Evidence(target.Oracle),
 		},
 		Redact: target.Redact,
 	})
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	// The cleanup runs after an interrupt too: the signal cancelled ctx,
+	// so it gets its own bound (the cleanup's timeout).
+	cleanupFailed := runCleanup(context.WithoutCancel(ctx), env, stdout, stderr)
+	if r.budget > 0 {
+		fmt.Fprintf(stdout, "requests sent: %d of a budget of %d\n", env.Sent(), r.budget)
 	}
 	s := rep.Summary
 	if s.Total == s.Skip && rep.Run.Complete {
@@ -198,7 +229,10 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
 		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))
-	return rep.ExitCode()
+	if code := rep.ExitCode(); code != exitOK || !cleanupFailed {
+		return code
+	}
+	return exitError
 }
 
 // suiteT is the GinkgoTestingT RunSpecs needs outside `go test`; the
