@@ -120,7 +120,9 @@ func Plan(t *targets.Target, s harness.Settings, labelFilter string) ([]Planned,
 	}
 	var out []Planned
 	for _, c := range check.All() {
-		if !keep(labels(c)) {
+		// Client checks judge a client command (`idemspec client`), never
+		// a server target: `idemspec run` does not run them.
+		if c.Group == "client" || !keep(labels(c)) {
 			continue
 		}
 		plan, ok := plans[c.ID]
