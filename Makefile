@@ -4,7 +4,7 @@ BIN      := bin/idemspec
 REPORTS  ?= idemspec-report
 TARGET   ?= fake:reference
 
-.PHONY: all build run test vet fmt-check docs clean
+.PHONY: all build run test vet fmt-check docs clean bench
 
 all: build
 
@@ -22,7 +22,14 @@ docs: build
 
 ## test: formatting, vet, and every test with the race detector
 test: fmt-check vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+## bench: the performance benchmarks and their summary table (docs/PERFORMANCE.md);
+## minutes, not seconds. BENCH_COUNT repeats each; raw output in $(BENCH_OUT)/
+BENCH_COUNT ?= 3
+BENCH_OUT   ?= bench-out
+bench:
+	COUNT=$(BENCH_COUNT) GO=$(GO) bench/run $(BENCH_OUT)
 
 vet:
 	$(GO) vet ./...
@@ -32,4 +39,4 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin $(REPORTS)
+	rm -rf bin $(REPORTS) $(BENCH_OUT)

@@ -192,6 +192,23 @@ func (in *Instance) Arrivals() []Arrival {
 	return nil
 }
 
+// Requests returns every create and look-up the current generation
+// received (see Server.Requests).
+func (in *Instance) Requests() []Arrival {
+	if s := in.current(); s != nil {
+		return s.Requests()
+	}
+	return nil
+}
+
+// FailNext makes the current generation fail its next n creates (see
+// Server.FailNext).
+func (in *Instance) FailNext(n, status int) {
+	if s := in.current(); s != nil {
+		s.FailNext(n, status)
+	}
+}
+
 // CrashPoint arms a crash point in the current generation (see
 // Server.CrashPoint).
 func (in *Instance) CrashPoint(key string) <-chan struct{} {

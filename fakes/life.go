@@ -112,13 +112,13 @@ func (s *Server) work(key string) {
 	delete(s.crashPoints, key)
 	s.mu.Unlock()
 	if !armed {
-		time.Sleep(s.opts.Delay)
+		Work(s.opts.Delay)
 		return
 	}
 	close(point)
 	select {
 	case <-s.dead:
 	case <-time.After(crashHold):
-		time.Sleep(s.opts.Delay)
+		Work(s.opts.Delay)
 	}
 }

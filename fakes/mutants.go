@@ -27,6 +27,8 @@ const (
 	bugReplayDropsLocation
 	bugInFlight429
 	bugCommitBeforeFail
+	bugGlobalKeys
+	bugPerProcessLock
 )
 
 // Mutant is the reference server plus exactly one named bug, with the
@@ -43,7 +45,10 @@ type Mutant struct {
 	// the matrix accepts either verdict for these and no others.
 	MayCatch []string
 	Why      string
-	bug      bug
+	// Multi lists the checks that must fail when two instances of the
+	// mutant share one database (a single instance fails only Catches).
+	Multi []string
+	bug   bug
 }
 
 // Reference is the name of the correct server.
@@ -51,9 +56,27 @@ const Reference = "reference"
 
 var mutants = []Mutant{
 	{
-		Name:    "nodedup",
-		Bug:     "ignores the idempotency key: every request executes",
-		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "K1", "K2a", "K3", "K4", "K6", "P1"},
+		Name: "per-process-lock",
+		Bug:  "deduplicates under an in-process mutex with no unique constraint: right on one instance, two instances sharing a database race",
+		// One instance serializes every create, so it passes; the
+		// multi-instance test runs two and S4 must fail there.
+		Catches: []string{},
+		Multi:   []string{"S4"},
+		bug:     bugPerProcessLock,
+	},
+	{
+		Name:    "global-keys",
+		Bug:     "does not scope keys by tenant: a second tenant reusing a key gets the first tenant's stored answer",
+		Catches: []string{"T1"},
+		bug:     bugGlobalKeys,
+	},
+	{
+		Name: "nodedup",
+		Bug:  "ignores the idempotency key: every request executes",
+		// S6: it keeps no key record, so after a lost answer the client's
+		// look-up finds nothing and its same-key resubmission executes
+		// again: two resources.
+		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "S6", "K1", "K2a", "K3", "K4", "K6", "P1"},
 		bug:     bugNoDedup,
 	},
 	{

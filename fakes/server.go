@@ -66,7 +66,11 @@ type Server struct {
 	tmpDir string
 
 	mu          sync.Mutex
-	seen        []Arrival                // every create request received, in arrival order
+	processLock sync.Mutex // the per-process-lock mutant's only guard
+	seen        []Arrival  // every create request received, in arrival order
+	requests    []Arrival  // every create and look-up, in arrival order
+	failNext    int        // FailNext: creates still to answer failWith
+	failWith    int
 	crashPoints map[string]chan struct{} // armed by CrashPoint, by key
 
 	// life makes a kill honest: every write holds it for reading, kill
@@ -85,6 +89,9 @@ type Arrival struct {
 	Tenant string
 	Hash   string
 	Status int
+	// Path is the request's path: the create path, or a look-up's
+	// (which is how a client's reconciliation shows in the log).
+	Path string
 }
 
 // Open creates the server and its database.
@@ -145,12 +152,41 @@ func (s *Server) Arrivals() []Arrival {
 	return append([]Arrival(nil), s.seen...)
 }
 
+// Requests returns every create and look-up received so far, in arrival
+// order: a client's whole conversation with the server.
+func (s *Server) Requests() []Arrival {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Arrival(nil), s.requests...)
+}
+
+// FailNext makes the next n creates answer status at once, without doing
+// any work, as a gateway in front of the server would. Client mode uses
+// it to give a client a refusal (4xx) or an outage (5xx) it must handle;
+// the reference server never sets it by itself.
+func (s *Server) FailNext(n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext, s.failWith = n, status
+}
+
+func (s *Server) takeFailure() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failNext <= 0 {
+		return 0, false
+	}
+	s.failNext--
+	return s.failWith, true
+}
+
 // Handler routes the server's endpoints.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /resources", s.create)
 	mux.HandleFunc("GET /resources", s.list)
 	mux.HandleFunc("GET /resources/{id}", s.get)
+	mux.HandleFunc("DELETE /resources/{id}", s.remove)
 	mux.HandleFunc("GET /idempotency-keys/{key}", s.lookup)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "server": s.mutant.Name})
@@ -175,10 +211,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	w.Header().Set(ArrivalHeader, strconv.FormatInt(arrived.UnixNano(), 10))
 	if err != nil {
-		s.reply(w, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
+		s.reply(w, r, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
 		return
 	}
-	tenant := tenantOf(r)
+	tenant := s.tenantOf(r)
 	hash := digest(body)
 	keys := r.Header.Values(s.opts.KeyHeader)
 	key := ""
@@ -190,7 +226,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := withFailure(r.Context(), r.Header.Get(FailHeader))
 	var a answer
+	status, failing := s.takeFailure()
 	switch {
+	case failing:
+		a = problem(status, "failed on purpose (FailNext)")
 	case s.mutant.bug == bugNoDedup:
 		a = s.execute(ctx, tenant, key, body)
 	case len(keys) == 0 && (s.conv.KeyOptional || s.mutant.bug == bugKeyOptional):
@@ -208,15 +247,17 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		// the work it asked for must still finish and be recorded.
 		a = s.createOnce(context.WithoutCancel(ctx), tenant, key, hash, body)
 	}
-	s.reply(w, arrived, key, tenant, hash, a)
+	s.reply(w, r, arrived, key, tenant, hash, a)
 }
 
-func (s *Server) reply(w http.ResponseWriter, at time.Time, key, tenant, hash string, a answer) {
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key, tenant, hash string, a answer) {
 	if a.retry {
 		a = s.inFlight(a)
 	}
 	s.mu.Lock()
-	s.seen = append(s.seen, Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status})
+	arrival := Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status, Path: r.URL.Path}
+	s.seen = append(s.seen, arrival)
+	s.requests = append(s.requests, arrival)
 	s.mu.Unlock()
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -237,6 +278,12 @@ func (s *Server) reply(w http.ResponseWriter, at time.Time, key, tenant, hash st
 // primary key, execute once, store the answer with the resource in one
 // transaction, and replay it to every later request with the same key.
 func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body []byte) answer {
+	if s.mutant.bug == bugPerProcessLock {
+		// Check-then-insert made safe for one process only.
+		s.processLock.Lock()
+		defer s.processLock.Unlock()
+		return s.checkThenInsert(ctx, tenant, key, hash, body)
+	}
 	if s.mutant.bug == bugCheckThenInsert {
 		return s.checkThenInsert(ctx, tenant, key, hash, body)
 	}
@@ -439,7 +486,7 @@ func insertResource(ctx context.Context, tx execer, tenant string, body []byte) 
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	rows, err := listResources(r.Context(), s.db, tenantOf(r), r.URL.Query().Get("marker"))
+	rows, err := listResources(r.Context(), s.db, s.tenantOf(r), r.URL.Query().Get("marker"))
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
@@ -456,7 +503,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	var at int64
 	err := s.db.QueryRowContext(r.Context(),
 		`SELECT id, tenant, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
-		r.PathValue("id"), tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
+		r.PathValue("id"), s.tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
@@ -468,9 +515,35 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// remove deletes one of the caller's resources (what a target file's
+// cleanup step calls); its key record stays, as a real API's would.
+func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
+	res, err := s.db.ExecContext(r.Context(), `DELETE FROM resources WHERE id = ? AND tenant = ?`, r.PathValue("id"), s.tenantOf(r))
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // lookup tells a reconciling client whether a key is known, and its resource.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
-	rec, err := loadRecord(r.Context(), s.db, tenantOf(r), r.PathValue("key"))
+	at := time.Now()
+	rec, err := loadRecord(r.Context(), s.db, s.tenantOf(r), r.PathValue("key"))
+	status := http.StatusOK
+	switch {
+	case errors.Is(err, errNoRecord):
+		status = http.StatusNotFound
+	case err != nil:
+		status = http.StatusInternalServerError
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Arrival{At: at, Key: r.PathValue("key"), Tenant: s.tenantOf(r), Status: status, Path: r.URL.Path})
+	s.mu.Unlock()
 	switch {
 	case errors.Is(err, errNoRecord):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown key"})
@@ -492,8 +565,12 @@ func resourceJSON(r resourceRow) map[string]any {
 	}
 }
 
-// tenantOf scopes keys: the bearer token, or "public" without one.
-func tenantOf(r *http.Request) string {
+// tenantOf scopes keys, records and resources: the bearer token, or
+// "public" without one.
+func (s *Server) tenantOf(r *http.Request) string {
+	if s.mutant.bug == bugGlobalKeys {
+		return "public"
+	}
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
 		return tok
 	}

@@ -4,13 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // pure-Go SQLite driver: no cgo on CI machines
+	"github.com/idemspec/idemspec/internal/sqlitedb"
 )
 
 // schema returns the DDL. In the reference the primary key on (tenant,
@@ -21,7 +17,7 @@ import (
 // the resources stay in the file: records in memory, resources durable.
 func schema(b bug) string {
 	keyConstraint := ",\n\tPRIMARY KEY (tenant, key)"
-	if b == bugCheckThenInsert {
+	if b == bugCheckThenInsert || b == bugPerProcessLock {
 		keyConstraint = ""
 	}
 	keysTable := "TABLE"
@@ -52,33 +48,17 @@ CREATE INDEX IF NOT EXISTS resources_marker ON resources (marker);
 `
 }
 
-// openDB opens (creating if needed) the SQLite file at path. Writes take
-// the lock up front (BEGIN IMMEDIATE) so two writers never deadlock on a
-// lock upgrade, and WAL with synchronous=FULL makes a commit durable
-// before the response is written.
+// openDB opens (creating if needed) the SQLite file at path; a commit is
+// durable before the response is written.
 func openDB(path string, ddl string) (*sql.DB, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("database directory: %w", err)
-	}
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "temp_store(memory)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	if IsPostgres(path) {
+		return openPostgres(path, ddl)
 	}
 	// One connection serialises statements inside this process; the
 	// handler's work delay runs outside any transaction, so races between
-	// requests are still possible wherever the design allows them.
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(context.Background(), ddl); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("create schema in %s: %w", path, err)
-	}
-	return db, nil
+	// requests are still possible wherever the design allows them. TEMP
+	// tables (bugMemoryRecords) stay in memory.
+	return sqlitedb.Open(path, ddl, sqlitedb.Options{MaxOpenConns: 1, Pragmas: []string{"temp_store(memory)"}})
 }
 
 // record is one idempotency key record.

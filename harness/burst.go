@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,17 @@ type BurstSpec struct {
 	Variant string
 	Size    int
 	Timeout time.Duration // for the whole burst; zero uses RequestTimeout
+	// Spread, when it holds several lanes (one per instance), deals the
+	// burst's connections across them in turn: the instances race.
+	Spread []*Lane
+}
+
+// laneOf is the lane burst request i goes through.
+func (s BurstSpec) laneOf(i int) *Lane {
+	if len(s.Spread) == 0 {
+		return s.Lane
+	}
+	return s.Spread[i%len(s.Spread)]
 }
 
 // conn is one burst request on its own connection.
@@ -49,6 +61,13 @@ type burstConn struct {
 // reports arrival times, the arrival spread are recorded.
 func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (history.Burst, []history.Exchange, error) {
 	b := history.Burst{Key: s.Key, Size: s.Size, Lane: s.Lane.Name, Fault: s.Lane.Fault()}
+	if len(s.Spread) > 1 {
+		names := make([]string, len(s.Spread))
+		for i, l := range s.Spread {
+			names[i] = l.Name
+		}
+		b.Lane = strings.Join(names, "+")
+	}
 	if s.Size < 1 || s.Size > MaxBurst {
 		return b, nil, fmt.Errorf("burst size %d is outside 1..%d", s.Size, MaxBurst)
 	}
@@ -64,6 +83,16 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 	if err != nil {
 		return b, nil, err
 	}
+	// A burst is in flight all at once: the concurrency ceiling caps its
+	// size, and it takes its whole share of the budget up front or none.
+	if c := e.Settings.Limits.Concurrency; c > 0 && s.Size > c {
+		s.Size = c
+	}
+	release, err := e.gate.acquire(ctx, s.Size)
+	if err != nil {
+		return b, nil, fmt.Errorf("burst: %w", err)
+	}
+	defer release()
 	conns := make([]*burstConn, 0, s.Size)
 	defer func() {
 		for _, c := range conns {
@@ -71,13 +100,14 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 		}
 	}()
 	for i := 0; i < s.Size; i++ {
-		nc, err := s.Lane.dial(ctx)
+		lane := s.laneOf(i)
+		nc, err := lane.dialTarget(ctx)
 		if err != nil {
 			return b, nil, fmt.Errorf("burst: open connection %d of %d: %w", i+1, s.Size, err)
 		}
 		nc.SetDeadline(deadline)
 		c := &burstConn{Conn: nc, r: bufio.NewReader(nc)}
-		c.x = e.exchange(Attempt{Step: fmt.Sprintf("%s %d/%d", s.Step, i+1, s.Size), Lane: s.Lane, Key: s.Key, Body: s.Body, Variant: s.Variant})
+		c.x = e.exchange(Attempt{Step: fmt.Sprintf("%s %d/%d", s.Step, i+1, s.Size), Lane: lane, Key: s.Key, Body: s.Body, Variant: s.Variant})
 		conns = append(conns, c)
 	}
 	for _, c := range conns {

@@ -5,9 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -25,6 +30,13 @@ type Settings struct {
 	// CommitWait bounds how long a scenario waits for the oracle to show
 	// a commit whose answer was lost.
 	CommitWait time.Duration
+	// Limits bound what the run sends to the target (budget, rate,
+	// concurrency); the zero value is unlimited.
+	Limits Limits
+	// Retry is the reference retrying client's policy while S6 holds a
+	// fault on the faulty lane. Every attempt is going to time out, so
+	// attempts are short.
+	Retry retry.Policy
 }
 
 // DefaultSettings are tuned to find the core bugs in seconds on 2 cores.
@@ -35,6 +47,13 @@ func DefaultSettings() Settings {
 		RequestTimeout: 10 * time.Second,
 		ContinueWait:   time.Second,
 		CommitWait:     10 * time.Second,
+		Retry: retry.Policy{
+			MaxAttempts:    3,
+			AttemptTimeout: 250 * time.Millisecond,
+			Deadline:       5 * time.Second,
+			BaseBackoff:    20 * time.Millisecond,
+			MaxBackoff:     200 * time.Millisecond,
+		},
 	}
 }
 
@@ -50,43 +69,118 @@ type Env struct {
 	// carries the requests a scenario wants faults on.
 	Clean, Faulty *Lane
 
+	// cleans and faults hold a lane pair per instance of the target.
+	cleans, faults []*Lane
+
 	proxies *proxies
+	gate    *gate
 	markers atomic.Int64
+
+	mu   sync.Mutex
+	made []string // every marker handed out, for the cleanup
+	// named maps a payload digest to its marker, and a marker to the
+	// resource ids the answers named: an IDOracle can only look those up.
+	payloads map[string]string
+	named    map[string][]string
 }
 
 // New starts the proxies in front of t.
 func New(t *targets.Target, s Settings) (*Env, error) {
-	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies()}
-	var err error
-	if e.Clean, err = e.proxies.lane("clean", t.Upstream()); err != nil {
-		return nil, err
+	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
+		payloads: map[string]string{}, named: map[string][]string{}}
+	for i, upstream := range t.Upstreams() {
+		suffix := ""
+		if i > 0 {
+			suffix = fmt.Sprintf("-%d", i+1)
+		}
+		clean, err := e.lane("clean"+suffix, upstream, true)
+		if err != nil {
+			e.proxies.close()
+			return nil, err
+		}
+		faulty, err := e.lane("faulty"+suffix, upstream, false)
+		if err != nil {
+			e.proxies.close()
+			return nil, err
+		}
+		e.cleans, e.faults = append(e.cleans, clean), append(e.faults, faulty)
 	}
-	if e.Faulty, err = e.proxies.lane("faulty", t.Upstream()); err != nil {
-		e.proxies.close()
-		return nil, err
-	}
-	e.Clean.client = newLaneClient(e.Clean, true)
-	e.Faulty.client = newLaneClient(e.Faulty, false)
+	e.Clean, e.Faulty = e.cleans[0], e.faults[0]
+	// The oracle goes straight to the target, and through the gate too.
+	e.gate.gated(t.Direct)
 	return e, nil
 }
 
+// lane starts one proxy in front of upstream with its client.
+func (e *Env) lane(name, upstream string, reuse bool) (*Lane, error) {
+	l, err := e.proxies.lane(name, upstream)
+	if err != nil {
+		return nil, err
+	}
+	if e.Target.BaseURL.Scheme == "https" {
+		l.tls, l.warmed = e.Target.TLSFor(), make(chan net.Conn, 1)
+	}
+	l.client = newLaneClient(l, reuse)
+	// Every request to the target's API passes the gate.
+	e.gate.gated(l.client)
+	return l, nil
+}
+
+// CleanLanes are the clean lanes of every instance, the first's first.
+func (e *Env) CleanLanes() []*Lane { return e.cleans }
+
+// FaultyLanes are the faulty lanes of every instance.
+func (e *Env) FaultyLanes() []*Lane { return e.faults }
+
 // Close stops the proxies (the target is closed by its owner).
 func (e *Env) Close() error {
-	e.Clean.client.CloseIdleConnections()
-	e.Faulty.client.CloseIdleConnections()
+	for _, l := range slices.Concat(e.cleans, e.faults) {
+		l.client.CloseIdleConnections()
+		select {
+		case c := <-l.warmed: // nil channel for http://: never ready
+			c.Close()
+		default:
+		}
+	}
 	return e.proxies.close()
 }
+
+// Sent is how many requests the run has sent (or reserved) so far.
+func (e *Env) Sent() int { return int(e.gate.used.Load()) }
+
+// Refused is how many sends the budget refused so far: a check that met
+// one could not send what it needed, so its verdict cannot be trusted.
+func (e *Env) Refused() int { return int(e.gate.refused.Load()) }
 
 // ClearFaults removes every fault from every lane.
 func (e *Env) ClearFaults() { e.proxies.resetAll() }
 
-// NewKey makes a fresh idempotency key in the target's declared format.
-func (e *Env) NewKey() string { return e.Target.Key.NewKey() }
+// NewKey makes a fresh idempotency key in the target's declared format,
+// carrying the run id where the format allows (so a shared environment's
+// operators can tell this run's keys apart).
+func (e *Env) NewKey() string { return e.Target.Key.NewRunKey(e.RunID) }
 
 // NewMarker makes a marker unique to this run and scenario, so the oracle
 // counts only the resources this scenario created.
 func (e *Env) NewMarker(scope string) string {
-	return fmt.Sprintf("idemspec-%s-%s-%d", e.RunID, scope, e.markers.Add(1))
+	m := fmt.Sprintf("idemspec-%s-%s-%d", e.RunID, scope, e.markers.Add(1))
+	e.mu.Lock()
+	e.made = append(e.made, m)
+	e.mu.Unlock()
+	return m
+}
+
+// Markers lists every marker the run handed out, in order.
+func (e *Env) Markers() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.made...)
+}
+
+// Cleanup runs the target's cleanup step (if it has one) over every
+// marker of the run. Its requests pass the same gate as the suite's.
+func (e *Env) Cleanup(ctx context.Context) (targets.CleanupResult, error) {
+	return e.Target.RunCleanup(ctx, e.RunID, e.Markers(), e.observe)
 }
 
 // Body renders the target's create body for a marker and variant.
@@ -98,8 +192,45 @@ func (e *Env) Body(marker, variant string) ([]byte, error) {
 func (e *Env) Observe(ctx context.Context, marker string) (targets.Observation, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.Settings.RequestTimeout)
 	defer cancel()
+	return e.observe(ctx, marker)
+}
+
+func (e *Env) observe(ctx context.Context, marker string) (targets.Observation, error) {
+	if o, ok := e.Target.Oracle.(targets.IDOracle); ok {
+		e.mu.Lock()
+		ids := append([]string(nil), e.named[marker]...)
+		e.mu.Unlock()
+		return o.ObserveIDs(ctx, marker, ids)
+	}
 	return e.Target.Oracle.Observe(ctx, marker)
 }
+
+// notePayload remembers which marker a payload carries.
+func (e *Env) notePayload(digest string, body []byte) {
+	m := markerIn.Find(body)
+	if m == nil {
+		return
+	}
+	e.mu.Lock()
+	e.payloads[digest] = string(m)
+	e.mu.Unlock()
+}
+
+// noteID remembers a resource id an answer named for a payload's marker.
+func (e *Env) noteID(digest, id string) {
+	if id == "" {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m, ok := e.payloads[digest]
+	if ok && !slices.Contains(e.named[m], id) {
+		e.named[m] = append(e.named[m], id)
+	}
+}
+
+// markerIn finds a marker NewMarker made in a request body.
+var markerIn = regexp.MustCompile(`idemspec-[0-9a-f]{8}-[A-Za-z0-9]+-[0-9]+`)
 
 // AwaitCommit polls the oracle until it shows at least one resource for
 // marker, or the commit wait passes. It is how a scenario knows the

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -24,6 +25,13 @@ type Lane struct {
 
 	proxy  *toxiproxy.Proxy
 	client *http.Client
+	// tls is set for an https:// target: connections through the lane
+	// carry TLS end to end, with the real host's name (SNI, certificate).
+	tls *tls.Config
+	// warmed holds one connection whose TLS handshake finished before a
+	// fault was added: a toxic on a fresh TLS connection would break the
+	// handshake, and the request would never be written at all.
+	warmed chan net.Conn
 
 	mu     sync.Mutex
 	faults []string
@@ -34,6 +42,12 @@ var toxicSeq atomic.Int64
 // Apply adds a fault's toxics to the lane. The returned function removes
 // them; callers register it as a cleanup in the same place.
 func (l *Lane) Apply(f Fault) (remove func(), err error) {
+	if l.proxy == nil {
+		return func() {}, errNoProxy(l, f)
+	}
+	if err := l.warm(); err != nil {
+		return func() {}, fmt.Errorf("apply %s to the %s lane: warm a TLS connection: %w", f.Name(), l.Name, err)
+	}
 	var names []string
 	remove = func() {
 		for _, n := range names {
@@ -85,6 +99,50 @@ func (l *Lane) dial(ctx context.Context) (net.Conn, error) {
 	return d.DialContext(ctx, "tcp", l.Addr)
 }
 
+// dialTarget opens a connection to the target through the lane: plain
+// TCP for http://, TLS for https:// (a warmed connection first, if one
+// waits).
+func (l *Lane) dialTarget(ctx context.Context) (net.Conn, error) {
+	if l.tls == nil {
+		return l.dial(ctx)
+	}
+	select {
+	case c := <-l.warmed:
+		return c, nil
+	default:
+	}
+	nc, err := l.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tc := tls.Client(nc, l.tls)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return tc, nil
+}
+
+// warm makes sure a TLS lane has one handshaken connection waiting.
+func (l *Lane) warm() error {
+	if l.tls == nil {
+		return nil
+	}
+	select {
+	case c := <-l.warmed:
+		c.Close() // a stale one: its peer may have gone
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := l.dialTarget(ctx)
+	if err != nil {
+		return err
+	}
+	l.warmed <- c
+	return nil
+}
+
 // newLaneClient builds the lane's HTTP client. It never follows
 // redirects, has no timeout of its own (each attempt's context has one)
 // and, with reuse off, never sends on a connection a previous fault left
@@ -94,6 +152,9 @@ func newLaneClient(l *Lane, reuse bool) *http.Client {
 		Proxy: nil,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return l.dial(ctx)
+		},
+		DialTLSContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return l.dialTarget(ctx)
 		},
 		DisableCompression:    true,
 		MaxIdleConnsPerHost:   8,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,8 +44,9 @@ func (e *Env) cycle(ctx context.Context, rec history.Restart, do func(context.Co
 	rec.Down = time.Since(rec.At)
 	// Connections kept alive across the restart lead nowhere now, and a
 	// POST sent on one would fail without being sent again.
-	e.Clean.client.CloseIdleConnections()
-	e.Faulty.client.CloseIdleConnections()
+	for _, l := range slices.Concat(e.cleans, e.faults) {
+		l.client.CloseIdleConnections()
+	}
 	e.Target.Direct.CloseIdleConnections()
 	if err != nil {
 		return rec, fmt.Errorf("%s restart: %w", rec.Mode, err)

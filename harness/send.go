@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -67,16 +69,6 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 		}()
 	}
 
-	// The transport reports the write from its own goroutine.
-	var wrote atomic.Bool
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			wrote.Store(true)
-			if a.Wrote != nil && info.Err == nil {
-				a.Wrote()
-			}
-		},
-	})
 	req, err := e.Target.NewCreate(ctx, a.Key, a.Body)
 	if err != nil {
 		x.Outcome, x.Error = history.Failed, err.Error()
@@ -89,13 +81,32 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	if a.Query != "" {
 		req.URL.RawQuery = strings.TrimPrefix(req.URL.RawQuery+"&"+a.Query, "&")
 	}
+	e.roundTrip(h, &x, a.Lane, req, a.Wrote)
+	return x
+}
+
+// roundTrip sends req once through lane and records it in x and h;
+// onWrote, if set, is called once the whole request is written. With an
+// answer, it returns the response, its body already read (and kept in
+// memory for the caller).
+func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req *http.Request, onWrote func()) (*http.Response, error) {
+	// The transport reports the write from its own goroutine.
+	var wrote atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			wrote.Store(true)
+			if onWrote != nil && info.Err == nil {
+				onWrote()
+			}
+		},
+	}))
 	x.Start = time.Now()
-	resp, err := a.Lane.client.Do(req)
+	resp, err := lane.client.Do(req)
 	if err != nil {
 		x.Duration = time.Since(x.Start)
 		x.Outcome, x.Error = classify(err, wrote.Load()), err.Error()
-		e.record(h, &x)
-		return x
+		e.record(h, x)
+		return nil, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
@@ -105,16 +116,18 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 		// the client cannot know what it said.
 		x.Outcome, x.Error = history.MaybeApplied, "reading the answer: "+err.Error()
 		x.Status = resp.StatusCode
-		e.record(h, &x)
-		return x
+		e.record(h, x)
+		return nil, fmt.Errorf("reading the answer: %w", err)
 	}
-	e.fill(&x, resp, body)
-	e.record(h, &x)
-	return x
+	e.fill(x, resp, body)
+	e.record(h, x)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
 }
 
 // exchange starts the record of an attempt.
 func (e *Env) exchange(a Attempt) history.Exchange {
+	e.notePayload(Digest(a.Body), a.Body)
 	return history.Exchange{
 		Step:    a.Step,
 		Key:     a.Key,
@@ -151,6 +164,7 @@ func (e *Env) fill(x *history.Exchange, resp *http.Response, body []byte) {
 func (e *Env) record(h *history.History, x *history.Exchange) {
 	x.Body = e.Target.Redact(x.Body)
 	x.Error = e.Target.Redact(x.Error)
+	e.noteID(x.Payload, x.ResourceID)
 	x.Seq = h.Add(*x)
 }
 

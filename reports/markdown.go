@@ -31,6 +31,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("| target | %s (`%s`) |", cell(r.Target.Name), code(r.Target.Source))
 	md.linef("| base URL | `%s` |", code(r.Target.BaseURL))
 	md.linef("| profile, oracle | %s, %s |", cell(r.Target.Profile), cell(r.Target.Oracle))
+	if r.Target.OracleEvidence != "" {
+		md.linef("| oracle evidence | %s |", cell(r.Target.OracleEvidence))
+	}
 	md.linef("| run | `%s`, seed `%d`, %s |", code(r.Run.ID), r.Run.Seed, runFlagsText(r.Run))
 	md.linef("| started | %s (%s) |", dateText(r.Run.Started), msText(r.Run.DurationMS))
 	md.linef("| tool | %s %s, report schema `%s` |", cell(r.Tool.Name), cell(r.Tool.Version), code(r.Schema))

@@ -60,6 +60,8 @@ type Target struct {
 	BaseURL string `json:"base_url"`
 	Profile string `json:"profile"`
 	Oracle  string `json:"oracle"`
+	// OracleEvidence says how strong the oracle's readings are.
+	OracleEvidence string `json:"oracle_evidence,omitempty"`
 }
 
 // CheckResult is one check's verdict with its evidence.

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,9 +37,20 @@ type Options struct {
 	Progress io.Writer
 	// Strict makes a WARN fail its spec, as h2spec's strict mode does.
 	Strict bool
-	// Property sets how hard the property (P1) searches; zero fields
+	// Property sets how hard the properties (P1, P2) search; zero fields
 	// take DefaultPropertyConfig's values.
 	Property PropertyConfig
+	// Client is client mode: the report and the progress lines hold the
+	// client checks only; otherwise they hold every check but those.
+	Client bool
+}
+
+// clientGroup is the label of the client checks (check.C1..C7's group).
+const clientGroup = "client"
+
+// inMode reports whether a spec belongs to the run's mode.
+func inMode(r types.SpecReport, o Options) bool {
+	return slices.Contains(r.Labels(), clientGroup) == o.Client
 }
 
 var (
@@ -71,12 +83,21 @@ func current() (*harness.Env, Options) {
 var _ = ReportAfterSuite("idemspec", func(r types.Report) {
 	mu.Lock()
 	defer mu.Unlock()
+	// The other mode's specs are not this run's checks, not even skipped
+	// ones: they stay out of its reports.
+	var specs types.SpecReports
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || inMode(s, opts) {
+			specs = append(specs, s)
+		}
+	}
+	r.SpecReports = specs
 	report = r
 })
 
 var _ = ReportAfterEach(func(r types.SpecReport) {
 	_, o := current()
-	if o.Progress == nil {
+	if o.Progress == nil || !inMode(r, o) {
 		return
 	}
 	res, ok := ResultOf(r)
@@ -161,11 +182,14 @@ func run(c check.Check, body func(ctx context.Context, e *harness.Env, h *histor
 		}
 		h := &history.History{}
 		var ev check.Evidence
-		start := time.Now()
+		start, refused := time.Now(), e.Refused()
 		v, err := body(ctx, e, h, &ev)
 		e.ClearFaults()
 		if err != nil {
 			v = check.Errored(c.ID, err)
+		}
+		if e.Refused() > refused && v.Status != check.SKIP {
+			v = check.Errored(c.ID, fmt.Errorf("the request budget (%d) ran out: the check could not send what it needed", e.Settings.Limits.Budget))
 		}
 		ev.History = h.Exchanges()
 		ev.Elapsed = time.Since(start)

@@ -8,7 +8,7 @@ import "strings"
 // key builds the key description from the file's key: section.
 func (d *document) key(s keySpec) (Key, error) {
 	k := Key{Header: or(s.Header, "Idempotency-Key"), Format: s.Format, Pattern: s.Pattern}
-	if !validHeaderName(k.Header) {
+	if !ValidHeaderName(k.Header) {
 		return Key{}, d.errorf("key.header", "%q is not a header name", k.Header)
 	}
 	if k.Format == "" {
@@ -62,8 +62,8 @@ func (d *document) profile(name string, over statusSpec) (Profile, error) {
 	return p, nil
 }
 
-// validHeaderName reports an RFC 9110 token.
-func validHeaderName(s string) bool {
+// ValidHeaderName reports an RFC 9110 token.
+func ValidHeaderName(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -34,7 +35,14 @@ func StartFake(ref string) (*Target, error) {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	profile := profiles[DefaultProfile]
+	instances := 1
 	for name, vals := range q {
+		if name == "instances" {
+			if instances, err = strconv.Atoi(vals[0]); err != nil || instances < 1 || instances > 8 {
+				return nil, fmt.Errorf("%s: instances: %q is not a count from 1 to 8", ref, vals[0])
+			}
+			continue
+		}
 		if name == "profile" {
 			if profile, err = LookupProfile(vals[0]); err != nil {
 				return nil, fmt.Errorf("%s: %w", ref, err)
@@ -52,7 +60,7 @@ func StartFake(ref string) (*Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances)", ref, name)
 		}
 	}
 	in, err := fakes.Start(opts, "127.0.0.1:0")
@@ -64,6 +72,10 @@ func StartFake(ref string) (*Target, error) {
 	t.Key.Required = profile.KeyRequired
 	t.InProgressTimeout = in.InProgressTimeout()
 	t.Lifecycle = in
+	if err := startFakeInstances(t, opts, in, instances); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
 	return t, nil
 }
 
@@ -102,10 +114,17 @@ func FakeTarget(baseURL, name string) *Target {
 		Key:               Key{Header: fakes.DefaultKeyHeader, Format: FormatUUID, Required: true},
 		Headers:           http.Header{},
 		LookupPath:        "/idempotency-keys/{{.Key}}",
+		LookupIDField:     "resource_id",
+		Reconcile:         ReconcileLookup,
 		Profile:           profiles[DefaultProfile],
 		FailTrigger:       &FailTrigger{Header: fakes.FailHeader, Value: "503"},
 		InProgressTimeout: fakes.DefaultInProgressTimeout,
-		Direct:            newDirectClient(),
+		// The fakes scope keys by bearer token: two tokens are two tenants.
+		Tenants: []Tenant{
+			{Name: "tenant-a", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-a"}}},
+			{Name: "tenant-b", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-b"}}},
+		},
+		Direct: newDirectClient(),
 	}
 	t.Oracle = &ListOracle{
 		target:  t,

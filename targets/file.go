@@ -2,6 +2,7 @@ package targets
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -23,6 +24,7 @@ type fileSpec struct {
 	Headers           map[string]string `yaml:"headers"`
 	Oracle            oracleSpec        `yaml:"oracle" required:"true"`
 	Lookup            *lookupSpec       `yaml:"lookup"`
+	Reconcile         string            `yaml:"reconcile"`
 	Profile           string            `yaml:"profile"`
 	Statuses          statusSpec        `yaml:"statuses"`
 	Volatile          []string          `yaml:"volatile_fields"`
@@ -30,6 +32,11 @@ type fileSpec struct {
 	FailTrigger       *failSpec         `yaml:"fail_trigger"`
 	Process           *processSpec      `yaml:"process"`
 	Restart           *restartSpec      `yaml:"restart"`
+	Tenants           []tenantSpec      `yaml:"tenants"`
+	TLS               *tlsSpec          `yaml:"tls"`
+	Instances         []string          `yaml:"instances"`
+	AllowRemote       bool              `yaml:"allow_remote"`
+	Cleanup           *cleanupSpec      `yaml:"cleanup"`
 }
 
 type createSpec struct {
@@ -59,8 +66,12 @@ type failSpec struct {
 	Value  string `yaml:"value" required:"true"`
 }
 
+// oracleSpec holds exactly one way of counting.
 type oracleSpec struct {
-	List *listSpec `yaml:"list" required:"true"`
+	List    *listSpec     `yaml:"list"`
+	Lookup  *idLookupSpec `yaml:"lookup"`
+	SQL     *sqlSpec      `yaml:"sql"`
+	Command *commandSpec  `yaml:"command"`
 }
 
 type listSpec struct {
@@ -71,7 +82,8 @@ type listSpec struct {
 }
 
 type lookupSpec struct {
-	Path string `yaml:"path" required:"true"`
+	Path    string `yaml:"path" required:"true"`
+	IDField string `yaml:"id_field"`
 }
 
 // LoadFile reads and validates a target file. Every error names the file,
@@ -129,6 +141,12 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if t.Name == "" {
 		t.Name = u.Host
 	}
+	if err := d.tlsConfig(s.TLS, t); err != nil {
+		return nil, err
+	}
+	if err := d.instances(s.Instances, t, expand); err != nil {
+		return nil, err
+	}
 
 	t.Create = Create{
 		Method:      strings.ToUpper(or(s.Create.Method, http.MethodPost)),
@@ -166,15 +184,12 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		}
 	}
 
-	l := s.Oracle.List
-	o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, s.Create.IDField), MarkerField: l.MarkerField}
-	if o.path, err = template.New("oracle").Option("missingkey=error").Parse(l.Path); err != nil {
-		return nil, d.errorf("oracle.list.path", "not a valid template: %v", err)
+	if t.Oracle, err = d.oracle(s.Oracle, s.Create.IDField, t, expand); err != nil {
+		return nil, err
 	}
-	t.Oracle = o
 
-	if s.Lookup != nil {
-		t.LookupPath = s.Lookup.Path
+	if err := d.buildReconcile(t, s); err != nil {
+		return nil, err
 	}
 	if t.Profile, err = d.profile(s.Profile, s.Statuses); err != nil {
 		return nil, err
@@ -184,7 +199,7 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		t.Key.Required = *s.Key.Required
 	}
 	if f := s.FailTrigger; f != nil {
-		if !validHeaderName(f.Header) {
+		if !ValidHeaderName(f.Header) {
 			return nil, d.errorf("fail_trigger.header", "%q is not a header name", f.Header)
 		}
 		t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
@@ -199,7 +214,54 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if err := d.lifecycle(s, t, port, expand); err != nil {
 		return nil, err
 	}
+	t.AllowRemote = s.AllowRemote
+	if err := d.tenants(s.Tenants, t, expand); err != nil {
+		return nil, err
+	}
+	if err := d.cleanup(s.Cleanup, t, expand); err != nil {
+		return nil, err
+	}
+	if t.Cleanup != nil && t.Cleanup.Path != nil && t.Oracle.Kind() == "command" {
+		// A count names no resource: a delete cleanup would delete nothing.
+		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.command use cleanup.command")
+	}
 	return t, nil
+}
+
+// buildReconcile reads lookup and reconcile: how a client can learn the
+// fate of a request whose answer it lost.
+func (d *document) buildReconcile(t *Target, s fileSpec) error {
+	if s.Lookup != nil {
+		t.LookupPath, t.LookupIDField = s.Lookup.Path, or(s.Lookup.IDField, "resource_id")
+		const probe = "idemspec-key-probe"
+		req, err := t.NewLookup(context.Background(), probe)
+		if err != nil {
+			return d.errorf("lookup.path", "%s", strings.TrimPrefix(err.Error(), "lookup.path: "))
+		}
+		if !strings.Contains(req.URL.String(), probe) {
+			return d.errorf("lookup.path", "must contain {{.Key}}: a look-up reads one key's record")
+		}
+	}
+	t.Reconcile = s.Reconcile
+	switch s.Reconcile {
+	case "":
+		t.Reconcile = ReconcileNone
+		if s.Lookup != nil {
+			t.Reconcile = ReconcileLookup
+		}
+	case ReconcileLookup:
+		if s.Lookup == nil {
+			return d.errorf("reconcile", "lookup needs a lookup.path")
+		}
+	case ReconcileOracle:
+		if _, ok := t.Oracle.(ClientOracle); !ok {
+			return d.errorf("reconcile", "a %s oracle is not something a client can call", t.Oracle.Kind())
+		}
+	case ReconcileNone:
+	default:
+		return d.errorf("reconcile", "unknown %q (known: lookup, oracle, none)", s.Reconcile)
+	}
+	return nil
 }
 
 func or(v, fallback string) string {

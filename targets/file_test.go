@@ -81,8 +81,11 @@ volatile_fields: [created_at, meta.request_id]
 	if !slices.Equal(tg.Volatile, []string{"created_at", "meta.request_id"}) {
 		t.Errorf("Volatile = %v", tg.Volatile)
 	}
-	if tg.LookupPath != "/idempotency-keys/{{.Key}}" {
-		t.Errorf("LookupPath = %q", tg.LookupPath)
+	if tg.LookupPath != "/idempotency-keys/{{.Key}}" || tg.LookupIDField != "resource_id" {
+		t.Errorf("LookupPath = %q, LookupIDField = %q (default resource_id)", tg.LookupPath, tg.LookupIDField)
+	}
+	if tg.Reconcile != targets.ReconcileLookup {
+		t.Errorf("Reconcile = %q, want lookup when a lookup is declared", tg.Reconcile)
 	}
 	if got := tg.Headers.Get("Authorization"); got != "Bearer s3cret-token" {
 		t.Errorf("Authorization header %q, want the expanded token", got)
@@ -135,6 +138,9 @@ in_progress_timeout: 2m
 	}
 	if got := tg.Oracle.(*targets.ListOracle).IDField; got != "thing_id" {
 		t.Errorf("oracle id field %q", got)
+	}
+	if tg.Reconcile != targets.ReconcileNone {
+		t.Errorf("Reconcile = %q, want none without a lookup", tg.Reconcile)
 	}
 	if got := tg.Upstream(); got != "localhost:8080" {
 		t.Errorf("Upstream %q", got)
@@ -304,7 +310,7 @@ create:
   id_field: id
 oracle:
 `,
-			want: []string{"t.yaml:6: oracle.list: missing required field"},
+			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command (found 0)"},
 		},
 		{
 			name: "oracle as an empty mapping",
@@ -316,7 +322,7 @@ create:
   id_field: id
 oracle: {}
 `,
-			want: []string{"t.yaml:6: oracle.list: missing required field"},
+			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command (found 0)"},
 		},
 		{
 			name: "empty oracle.list",
@@ -608,6 +614,68 @@ headers:
   Authorization: Bearer ${IDEMSPEC_TEST_UNSET
 `,
 			want: []string{"t.yaml:10: headers.Authorization: unclosed ${"},
+		},
+		{
+			name: "reconcile by lookup without a lookup",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+reconcile: lookup
+`,
+			want: []string{"t.yaml:9: reconcile: lookup needs a lookup.path"},
+		},
+		{
+			name: "unknown reconcile",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+reconcile: ask
+`,
+			want: []string{`t.yaml:9: reconcile: unknown "ask" (known: lookup, oracle, none)`},
+		},
+		{
+			name: "lookup path without the key",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+lookup:
+  path: /keys/current
+`,
+			want: []string{"t.yaml:10: lookup.path: must contain {{.Key}}"},
+		},
+		{
+			name: "lookup path not a template",
+			data: `
+base_url: http://localhost:8080
+create:
+  path: /things
+  body: '{"marker":"{{.Marker}}"}'
+  id_field: id
+oracle:
+  list:
+    path: /things?marker={{.Marker}}
+lookup:
+  path: /keys/{{.Key
+`,
+			want: []string{"t.yaml:10: lookup.path: template: lookup"},
 		},
 		{
 			name: "not YAML",

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+
+	"github.com/idemspec/idemspec/harness/retry"
 )
 
 // Key formats a target may declare.
@@ -36,7 +38,27 @@ func (k Key) NewKey() string {
 		generate(&b, re.Simplify())
 		return b.String()
 	}
-	return newUUID()
+	return retry.NewUUID()
+}
+
+// NewRunKey makes a fresh key that carries run (a hex run id) where the
+// format allows: a UUID's first eight hex digits are the run id (90
+// random bits remain, still a version 4 UUID); a pattern key starts with
+// the run id when the result still matches the pattern and keeps at
+// least minKeyBits of randomness, and is left as generated otherwise.
+func (k Key) NewRunKey(run string) string {
+	key := k.NewKey()
+	if run == "" || len(run) > len(key) {
+		return key
+	}
+	stamped := run + key[len(run):]
+	if k.Format == FormatPattern {
+		re, err := syntax.Parse(k.Pattern, syntax.Perl)
+		if err != nil || !k.Matches(stamped) || entropy(re.Simplify())-8*float64(len(run)) < minKeyBits {
+			return key
+		}
+	}
+	return stamped
 }
 
 // Matches reports whether s is a key of the declared format.
@@ -48,15 +70,6 @@ func (k Key) Matches(s string) bool {
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-// newUUID makes a random (version 4) UUID.
-func newUUID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	b[6] = (b[6] & 0x0f) | 0x40 // version 4
-	b[8] = (b[8] & 0x3f) | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
 
 // checkPattern validates a key pattern: it must parse, generate only keys
 // it matches, and carry enough randomness that keys never collide.

@@ -172,7 +172,10 @@ func TestProcessStartFailureLeavesNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			tg, _ := processTarget(t, "cd "+dir+"; "+c.script, "")
+			// A path, not a bare TCP probe: {{.Port}} was free at load
+			// time, but a parallel test may bind it meanwhile, and a
+			// stranger on the port must not pass for the process.
+			tg, _ := processTarget(t, "cd "+dir+"; "+c.script, "path: /idemspec-never-served,")
 			err := tg.Start(context.Background(), dir)
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), filepath.Join(dir, targets.LogName)) {
 				t.Fatalf("Start: %v; want %q and the log's path", err, c.want)

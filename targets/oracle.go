@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"text/template"
 )
 
@@ -39,24 +40,56 @@ func (o *ListOracle) Kind() string { return "list" }
 
 // Observe lists the resources carrying marker.
 func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, error) {
+	path, err := o.render(marker)
+	if err != nil {
+		return Observation{}, err
+	}
+	status, body, err := o.target.get(ctx, path)
+	if err != nil {
+		return Observation{}, fmt.Errorf("oracle list %s: %w", path, err)
+	}
+	obs, err := o.Read(status, body, marker)
+	if err != nil {
+		return Observation{}, fmt.Errorf("oracle list %s: %w", path, err)
+	}
+	return obs, nil
+}
+
+// Request builds the list request for marker, for a client that
+// reconciles through the oracle (see ClientOracle).
+func (o *ListOracle) Request(ctx context.Context, marker string) (*http.Request, error) {
+	path, err := o.render(marker)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.target.resolve(path), nil)
+	if err != nil {
+		return nil, fmt.Errorf("oracle.list.path: %w", err)
+	}
+	o.target.addHeaders(req)
+	return req, nil
+}
+
+func (o *ListOracle) render(marker string) (string, error) {
 	var p bytes.Buffer
 	if err := o.path.Execute(&p, Payload{Marker: marker}); err != nil {
-		return Observation{}, fmt.Errorf("oracle.list.path: %w", err)
+		return "", fmt.Errorf("oracle.list.path: %w", err)
 	}
-	status, body, err := o.target.get(ctx, p.String())
-	if err != nil {
-		return Observation{}, fmt.Errorf("oracle list %s: %w", p.String(), err)
-	}
+	return p.String(), nil
+}
+
+// Read counts the items carrying marker in a list answer.
+func (o *ListOracle) Read(status int, body []byte, marker string) (Observation, error) {
 	if status != http.StatusOK {
-		return Observation{}, fmt.Errorf("oracle list %s: status %d", p.String(), status)
+		return Observation{}, fmt.Errorf("status %d", status)
 	}
 	doc, err := decodeJSON(body)
 	if err != nil {
-		return Observation{}, fmt.Errorf("oracle list %s: answer is not JSON: %w", p.String(), err)
+		return Observation{}, fmt.Errorf("answer is not JSON: %w", err)
 	}
 	items, ok := dig(doc, o.Items).([]any)
 	if !ok {
-		return Observation{}, fmt.Errorf("oracle list %s: no array at %q", p.String(), o.Items)
+		return Observation{}, fmt.Errorf("no array at %q", o.Items)
 	}
 	obs := Observation{IDs: []string{}}
 	for _, it := range items {
@@ -88,4 +121,79 @@ func dig(v any, path string) any {
 		}
 	}
 	return v
+}
+
+// Evidence says what a reading from this oracle proves.
+func (o *ListOracle) Evidence() string {
+	return "strong: lists every resource carrying the marker, with ids, from the API's own list endpoint"
+}
+
+// Evidence says how strong an oracle's readings are, for the report.
+func Evidence(o Oracle) string {
+	if e, ok := o.(interface{ Evidence() string }); ok {
+		return e.Evidence()
+	}
+	return ""
+}
+
+// oracle builds the one oracle the file describes.
+func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expander) (Oracle, error) {
+	n := 0
+	for _, set := range []bool{s.List != nil, s.Lookup != nil, s.SQL != nil, s.Command != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, d.errorf("oracle", "give exactly one of list, lookup, sql, command (found %d)", n)
+	}
+	var err error
+	switch {
+	case s.List != nil:
+		l := s.List
+		o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, idField), MarkerField: l.MarkerField}
+		if o.path, err = template.New("oracle").Option("missingkey=error").Parse(l.Path); err != nil {
+			return nil, d.errorf("oracle.list.path", "not a valid template: %v", err)
+		}
+		return o, nil
+	case s.Lookup != nil:
+		o := &LookupOracle{target: t, MarkerField: s.Lookup.MarkerField}
+		if o.path, err = template.New("oracle").Option("missingkey=error").Parse(s.Lookup.Path); err != nil {
+			return nil, d.errorf("oracle.lookup.path", "not a valid template: %v", err)
+		}
+		var probe bytes.Buffer
+		if err := o.path.Execute(&probe, cleanupItem{ID: "probe-id"}); err != nil || !bytes.Contains(probe.Bytes(), []byte("probe-id")) {
+			return nil, d.errorf("oracle.lookup.path", "must contain {{.ID}}: the lookup oracle reads one resource by id")
+		}
+		return o, nil
+	case s.SQL != nil:
+		if _, ok := sqlDrivers[s.SQL.Driver]; !ok {
+			return nil, d.errorf("oracle.sql.driver", "%q is not a known driver (sqlite, postgres)", s.SQL.Driver)
+		}
+		dsn, err := expand("oracle.sql.dsn", s.SQL.DSN)
+		if err != nil {
+			return nil, err
+		}
+		// A DSN written in the file holds credentials too.
+		t.Secrets = append(t.Secrets, dsnSecrets(dsn)...)
+		return &SQLOracle{Driver: s.SQL.Driver, Query: s.SQL.Query, dsn: dsn}, nil
+	default:
+		run, err := expand("oracle.command.run", s.Command.Run)
+		if err != nil {
+			return nil, err
+		}
+		return &CommandOracle{Run: run, target: t}, nil
+	}
+}
+
+// dsnSecrets picks the password out of a URL-style DSN.
+func dsnSecrets(dsn string) []string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		return []string{p}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ package targets
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,6 +41,12 @@ type Target struct {
 	Oracle Oracle
 	// LookupPath, when set, reads a key's record: a template with {{.Key}}.
 	LookupPath string
+	// LookupIDField is the dotted path of the resource id in a look-up
+	// answer; an answer without one means "known, still in progress".
+	LookupIDField string
+	// Reconcile is how a client learns the fate of an unknown outcome:
+	// ReconcileLookup, ReconcileOracle or ReconcileNone.
+	Reconcile string
 
 	Profile           Profile
 	Volatile          []string // answer fields that may differ between replays
@@ -55,6 +62,23 @@ type Target struct {
 	// CrashWindow is where, after the request was delivered, a crash
 	// mid-request lands on a target without crash points (drawn in it).
 	CrashWindow Window
+
+	// Instances are further addresses of the same service (sharing its
+	// store); nil for one instance.
+	Instances []*url.URL
+	// others are the further instances idemspec started (fakes).
+	others []Lifecycle
+
+	// Tenants are the credentials T1 compares (none, or two or more).
+	Tenants []Tenant
+
+	// TLS is the client side of an https:// target (nil for http://).
+	TLS *tls.Config
+
+	// AllowRemote says the target file allows a non-loopback base URL.
+	AllowRemote bool
+	// Cleanup, when set, removes what a run created at its end.
+	Cleanup *Cleanup
 
 	// Direct is the client the oracle and look-ups use: straight to the
 	// target, never through the proxy, so faults never blind the judge.
@@ -194,6 +218,11 @@ func (t *Target) addHeaders(req *http.Request) {
 			req.Header.Add(name, v)
 		}
 	}
+	if tn, ok := req.Context().Value(tenantKey{}).(Tenant); ok {
+		for name, values := range tn.Headers {
+			req.Header[name] = values
+		}
+	}
 }
 
 // get sends a GET straight to the target (for oracles and look-ups).
@@ -233,6 +262,12 @@ func (t *Target) Start(ctx context.Context, dir string) error {
 
 // Close stops a target idemspec started.
 func (t *Target) Close() error {
+	if c, ok := t.Oracle.(io.Closer); ok {
+		c.Close()
+	}
+	for _, o := range t.others {
+		o.Stop()
+	}
 	if t.Lifecycle == nil {
 		return nil
 	}

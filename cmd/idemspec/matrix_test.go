@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets"
 )
@@ -50,8 +51,16 @@ func matrixEntries() []matrixEntry {
 			entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?profile=" + p, Mutant: fakes.Mutant{Name: fakes.Reference}})
 		}
 	}
+	// Two instances sharing one database: the reference still passes,
+	// and a mutant safe only within one process fails its Multi checks.
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?instances=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	for _, m := range fakes.Mutants() {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
+		if len(m.Multi) > 0 {
+			multi := m
+			multi.Catches = append(slices.Clone(m.Catches), m.Multi...)
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?instances=2", Mutant: multi})
+		}
 	}
 	return entries
 }
@@ -123,7 +132,7 @@ func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
 		verdicts[c.ID] = c.Verdict
 	}
 	var missed, falseAlarms []string
-	for _, c := range check.All() {
+	for _, c := range serverChecks() {
 		v, ran := verdicts[c.ID]
 		switch {
 		case !ran:
@@ -176,6 +185,11 @@ func breaksMust(m fakes.Mutant) bool {
 func TestEveryCheckHasAMutant(t *testing.T) {
 	caughtBy := map[string]bool{}
 	for _, m := range fakes.Mutants() {
+		for _, id := range m.Catches {
+			caughtBy[id] = true
+		}
+	}
+	for _, m := range agent.Mutants() {
 		for _, id := range m.Catches {
 			caughtBy[id] = true
 		}

@@ -39,6 +39,8 @@ type runFlags struct {
 	seed        int64
 	strict      bool
 	verbose     bool
+	allowRemote bool
+	dryRun      bool
 	settings    harness.Settings
 	property    scenarios.PropertyConfig
 }
@@ -55,9 +57,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
-	fs.IntVar(&f.property.Checks, "checks", f.property.Checks, "random sequences the property (P1) tries")
+	fs.IntVar(&f.settings.Limits.Budget, "budget", 0, "most requests the run may send to the target, oracle and cleanup included (0: no limit)")
+	fs.Float64Var(&f.settings.Limits.Rate, "rate", 0, "most requests per second, on average (0: no limit; a burst still goes out together)")
+	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
+	fs.IntVar(&f.settings.Retry.MaxAttempts, "retry-attempts", f.settings.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
+	fs.DurationVar(&f.settings.Retry.AttemptTimeout, "retry-timeout", f.settings.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
+	fs.DurationVar(&f.settings.Retry.Deadline, "retry-deadline", f.settings.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
+	fs.IntVar(&f.property.Checks, "checks", f.property.Checks, "random sequences the properties (P1, P2) try")
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
-	fs.IntVar(&f.property.Budget, "budget", 0, "create requests the property may send in all (0: no cap), for targets where requests cost")
+	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "requests the properties may send in all, shrinking included (0: no cap but --budget)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -78,8 +88,17 @@ func (f *runFlags) validate() error {
 	if f.settings.RequestTimeout <= 0 {
 		return fmt.Errorf("--request-timeout must be positive")
 	}
+	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
+		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
+	}
+	if r := f.settings.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
+		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
+	}
+	if f.settings.Retry.AttemptTimeout <= 0 || f.settings.Retry.Deadline <= 0 {
+		return fmt.Errorf("--retry-timeout and --retry-deadline must be positive")
+	}
 	if f.property.Checks < 1 || f.property.Steps < 1 || f.property.Budget < 0 || f.property.Crashes < 0 {
-		return fmt.Errorf("--checks and --steps must be at least 1, --budget and --crashes at least 0")
+		return fmt.Errorf("--checks and --steps must be at least 1, --property-budget and --crashes at least 0")
 	}
 	if f.property.Crashes == 0 {
 		f.property.Crashes = -1 // none: 0 in PropertyConfig means the default
@@ -102,6 +121,12 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer target.Close()
+	if err := target.CheckRemote(f.allowRemote); err != nil {
+		return fail(stderr, err)
+	}
+	if f.dryRun {
+		return f.printPlan(stdout, stderr, target)
+	}
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
@@ -122,7 +147,46 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, target.Redact(err.Error()))
 	}
-	logFile, err := os.Create(filepath.Join(f.reportDir, "ginkgo.log"))
+	return runSuite(suiteRun{
+		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
+		seed: f.seed, strict: f.strict, verbose: f.verbose,
+		ctx: ctx, budget: f.settings.Limits.Budget,
+		property: f.property, replay: f.replay,
+		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
+	}, stdout, stderr)
+}
+
+// suiteRun is one run of the embedded suite: `idemspec run` against a
+// target, or `idemspec client` against a client command.
+type suiteRun struct {
+	env             *harness.Env
+	target          *targets.Target
+	reportDir       string
+	labelFilter     string
+	seed            int64
+	strict, verbose bool
+	client          bool
+	banner          string
+	// ctx is cancelled by SIGINT/SIGTERM; nil means never.
+	ctx    context.Context
+	budget int // the request budget, to report how much was spent
+	// property is how hard the properties search; replay writes the
+	// command line that replays a failing sequence (nil in client mode).
+	property scenarios.PropertyConfig
+	replay   func(seed int64, c scenarios.PropertyConfig) string
+}
+
+// runSuite runs the specs the label filter selects and writes the reports.
+func runSuite(r suiteRun, stdout, stderr io.Writer) int {
+	target, env := r.target, r.env
+	ctx := r.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
+		return fail(stderr, fmt.Errorf("report directory: %w", err))
+	}
+	logFile, err := os.Create(filepath.Join(r.reportDir, "ginkgo.log"))
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -134,36 +198,43 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	defer progress.Flush()
 
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.LabelFilter = f.labelFilter
-	if f.seed != 0 {
-		suiteConfig.RandomSeed = f.seed
+	suiteConfig.LabelFilter = r.labelFilter
+	if r.seed != 0 {
+		suiteConfig.RandomSeed = r.seed
 	}
 	reporterConfig.NoColor = true
 	// Ginkgo's reporter writes to formatter.ColorableStdOut; the terminal
 	// gets idemspec's one line per check instead, the log gets Ginkgo's.
 	formatter.ColorableStdOut = log
-	if f.verbose {
+	if r.verbose {
 		formatter.ColorableStdOut = io.MultiWriter(progress, log)
 	}
-	f.property.Replay = f.replay
-	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: f.strict, Property: f.property})
+	r.property.Replay = r.replay
+	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: r.strict, Client: r.client, Property: r.property})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
-	fmt.Fprintf(stdout, "idemspec %s: testing %s at %s through Toxiproxy (run %s, seed %d)\n",
-		version, target.Name, target.Redact(target.BaseURL.String()), env.RunID, suiteConfig.RandomSeed)
+	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
+		version, r.banner, env.RunID, suiteConfig.RandomSeed)
+	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 
 	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
-		Version: version, RunID: env.RunID, LabelFilter: f.labelFilter, Strict: f.strict,
+		Version: version, RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reports.Target{
 			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
-			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(),
+			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(), OracleEvidence: targets.Evidence(target.Oracle),
 		},
 		Redact: target.Redact,
 	})
-	paths, err := reports.WriteAll(f.reportDir, rep)
+	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	// The cleanup runs after an interrupt too: the signal cancelled ctx,
+	// so it gets its own bound (the cleanup's timeout).
+	cleanupFailed := runCleanup(context.WithoutCancel(ctx), env, stdout, stderr)
+	if r.budget > 0 {
+		fmt.Fprintf(stdout, "requests sent: %d of a budget of %d\n", env.Sent(), r.budget)
 	}
 	s := rep.Summary
 	if s.Total == s.Skip && rep.Run.Complete {
@@ -175,7 +246,10 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
 		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))
-	return rep.ExitCode()
+	if code := rep.ExitCode(); code != exitOK || !cleanupFailed {
+		return code
+	}
+	return exitError
 }
 
 // replay is the command line that runs the property alone from a failing
@@ -184,7 +258,10 @@ func (f *runFlags) replay(seed int64, c scenarios.PropertyConfig) string {
 	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d --crashes %d",
 		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
 	if c.Budget > 0 {
-		cmd += fmt.Sprintf(" --budget %d", c.Budget)
+		cmd += fmt.Sprintf(" --property-budget %d", c.Budget)
+	}
+	if f.allowRemote {
+		cmd += " --allow-remote"
 	}
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,10 +27,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Mutant, "mutant", fakes.Reference, "the reference server, or a mutant (see `idemspec list`)")
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "host:port to listen on")
 	fs.StringVar(&opts.DBPath, "db", "idemspec-serve.db", "SQLite database file (created if missing)")
+	var store string
+	fs.StringVar(&store, "store", "", "a postgres:// URL: keep keys and resources in PostgreSQL instead of --db (several instances may share it)")
 	fs.DurationVar(&opts.Delay, "delay", fakes.DefaultDelay, "the handler's work time between claiming a key and storing its answer")
 	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if store != "" {
+		if !fakes.IsPostgres(store) {
+			return fail(stderr, fmt.Sprintf("--store %q: want a postgres:// URL", store))
+		}
+		opts.DBPath = store
 	}
 	if opts.Delay <= 0 || opts.InProgressTimeout <= 0 {
 		return fail(stderr, "--delay and --in-progress-timeout must be positive")
@@ -48,7 +57,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "idemspec serve: %s listening on %s (db %s, delay %s, in-progress timeout %s, pid %d)\n",
-		in.Mutant().Name, in.URL, opts.DBPath, opts.Delay, opts.InProgressTimeout, os.Getpid())
+		in.Mutant().Name, in.URL, redactStore(opts.DBPath), opts.Delay, opts.InProgressTimeout, os.Getpid())
 	sig := <-stop
 	fmt.Fprintf(stdout, "idemspec serve: %s: shutting down\n", sig)
 	if err := in.Close(); err != nil {
@@ -56,4 +65,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "idemspec serve: stopped")
 	return exitOK
+}
+
+// redactStore hides a store URL's password in what serve prints.
+func redactStore(store string) string {
+	if u, err := url.Parse(store); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return store
 }

@@ -76,7 +76,7 @@ func TestAllIsInIDOrder(t *testing.T) {
 }
 
 func TestCatalogueEntries(t *testing.T) {
-	for _, c := range []check.Check{check.S1, check.S2, check.S3, check.S4, check.S5a, check.S5b} {
+	for _, c := range []check.Check{check.S1, check.S2, check.S3, check.S4, check.S5a, check.S5b, check.S6} {
 		got, ok := check.Get(c.ID)
 		if !ok || got != c {
 			t.Errorf("Get(%q) = %+v, %v; want %+v", c.ID, got, ok, c)

@@ -1,0 +1,51 @@
+// Command benchsummary reads the output of idemspec's benchmarks
+// (`go test -bench ./bench/`, any number of runs and -count repeats) and
+// prints one table: each goal of docs/PERFORMANCE.md with the median of
+// its figure over the repeats, their range, and whether the goal is met.
+// Figures without a goal are listed below it for context.
+//
+//	benchsummary FILE...      (or the output on stdin)
+//
+// It reports; it never fails a goal by its exit code (the machine is
+// shared and noisy, and a benchmark is not a test). It exits 2 when the
+// input holds no benchmark result at all.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	results := Results{}
+	if len(args) == 0 {
+		if err := results.Read(stdin); err != nil {
+			fmt.Fprintln(stderr, "benchsummary:", err)
+			return 2
+		}
+	}
+	for _, path := range args {
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "benchsummary:", err)
+			return 2
+		}
+		err = results.Read(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "benchsummary: %s: %v\n", path, err)
+			return 2
+		}
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(stderr, "benchsummary: no benchmark results in the input")
+		return 2
+	}
+	Render(stdout, Judge(Goals, results), results)
+	return 0
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/idemspec/idemspec/harness"
+)
+
+// runCleanup runs the target's cleanup step and says what it did; it
+// reports whether the cleanup failed (which makes a passing run exit 2:
+// the environment was left dirty).
+func runCleanup(ctx context.Context, env *harness.Env, stdout, stderr io.Writer) (failed bool) {
+	t := env.Target
+	if t.Cleanup == nil {
+		return false
+	}
+	res, err := env.Cleanup(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemspec: %s\n", t.Redact(err.Error()))
+		return true
+	}
+	if t.Cleanup.Command != "" {
+		fmt.Fprintf(stdout, "cleanup: the command ran for run %s (%d markers)\n", env.RunID, len(env.Markers()))
+	} else {
+		fmt.Fprintf(stdout, "cleanup: deleted %d resources\n", res.Deleted)
+	}
+	return false
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
+)
+
+func init() {
+	commands["client"] = command{summary: "judge a client command (C1-C7) against the reference server behind Toxiproxy", run: runClient}
+}
+
+// clientFilter selects the client checks, and only them.
+const clientFilter = "client"
+
+type clientFlags struct {
+	command        string
+	reportDir      string
+	labelFilter    string
+	seed           int64
+	strict         bool
+	verbose        bool
+	budget         int
+	deadline       time.Duration
+	attemptTimeout time.Duration
+	slack          time.Duration
+}
+
+func runClient(args []string, stdout, stderr io.Writer) int {
+	f := clientFlags{}
+	fs := flag.NewFlagSet("client", flag.ContinueOnError)
+	fs.StringVar(&f.command, "cmd", "", "the client command, run with `sh -c` once per check (see docs/CLIENT-CONTRACT.md)")
+	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
+	fs.StringVar(&f.labelFilter, "label-filter", "", `a further Ginkgo label filter within the client checks, e.g. "C6"`)
+	fs.Int64Var(&f.seed, "seed", 0, "random seed (0: from the clock)")
+	fs.BoolVar(&f.strict, "strict", false, "fail the run on WARN")
+	fs.BoolVar(&f.verbose, "v", false, "stream Ginkgo's own output too")
+	fs.IntVar(&f.budget, "attempt-budget", 3, "the most create requests the client may send in one run (1..100)")
+	fs.DurationVar(&f.deadline, "deadline", 5*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
+	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
+	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
+	if ok, code := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if err := f.validate(); err != nil {
+		return fail(stderr, err)
+	}
+	return f.execute(stdout, stderr)
+}
+
+func (f *clientFlags) validate() error {
+	switch {
+	case strings.TrimSpace(f.command) == "":
+		return fmt.Errorf("--cmd is required: the client command to judge")
+	case f.budget < 1 || f.budget > 100:
+		return fmt.Errorf("--attempt-budget %d: must be between 1 and 100", f.budget)
+	case f.deadline <= 0 || f.attemptTimeout <= 0 || f.slack < 0:
+		return fmt.Errorf("--deadline and --attempt-timeout must be positive, --slack not negative")
+	case f.attemptTimeout > f.deadline:
+		return fmt.Errorf("--attempt-timeout %v is longer than --deadline %v", f.attemptTimeout, f.deadline)
+	}
+	return nil
+}
+
+func (f *clientFlags) execute(stdout, stderr io.Writer) int {
+	server, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
+	if err != nil {
+		return fail(stderr, err)
+	}
+	target := targets.FakeTarget(server.URL, "reference server (client mode)")
+	target.Lifecycle = server
+	defer target.Close()
+	env, err := harness.New(target, harness.DefaultSettings())
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer env.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	err = env.Preflight(ctx)
+	cancel()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	state, err := os.MkdirTemp("", "idemspec-client-")
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer os.RemoveAll(state)
+	scenarios.UseClient(&scenarios.ClientEnv{
+		Env: env, Server: server, Command: f.command,
+		Budget: f.budget, Deadline: f.deadline, AttemptTimeout: f.attemptTimeout, Slack: f.slack, StateRoot: state,
+	})
+	defer scenarios.UseClient(nil)
+	filter := clientFilter
+	if f.labelFilter != "" {
+		filter = clientFilter + " && (" + f.labelFilter + ")"
+	}
+	return runSuite(suiteRun{
+		env: env, target: target, reportDir: f.reportDir, labelFilter: filter,
+		seed: f.seed, strict: f.strict, verbose: f.verbose, client: true,
+		banner: fmt.Sprintf("testing the client %q against the reference server", f.command),
+	}, stdout, stderr)
+}

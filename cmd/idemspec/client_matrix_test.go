@@ -1,0 +1,144 @@
+package main_test
+
+import (
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/agent"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/reports"
+)
+
+// The client detection matrix: the reference client (Go) and the Python
+// example pass C1-C7, and each mutant client fails exactly its Catches,
+// every run.
+
+type clientEntry struct {
+	name    string
+	command string
+	catches []string
+	// slack covers an interpreter's start-up on a busy machine.
+	slack time.Duration
+}
+
+func clientEntries(t *testing.T) []clientEntry {
+	_, file, _, _ := runtime.Caller(0)
+	python := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "python", "client.py")
+	entries := []clientEntry{
+		{name: "reference", command: binary + " agent", slack: 2 * time.Second},
+		{name: "python", command: "python3 " + python, slack: 5 * time.Second},
+	}
+	for _, m := range agent.Mutants() {
+		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second})
+	}
+	return entries
+}
+
+// client runs client mode and reads its JSON report.
+func client(t *testing.T, args ...string) result {
+	t.Helper()
+	dir := t.TempDir()
+	r := idemspec(t, append([]string{"client", "--report-dir", dir}, args...)...)
+	rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatalf("idemspec client %v (exit %d): %v\nstdout:\n%s\nstderr:\n%s", args, r.code, err, r.stdout, r.stderr)
+	}
+	r.report = rep
+	return r
+}
+
+func clientChecks() []check.Check {
+	var out []check.Check
+	for _, c := range check.All() {
+		if c.Group == "client" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestClientDetectionMatrix(t *testing.T) {
+	for _, e := range clientEntries(t) {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			wantCode := 0
+			if len(e.catches) > 0 {
+				wantCode = 1
+			}
+			runs := matrixRuns(t, 5)
+			for i := 0; i < runs; i++ {
+				r := client(t, "--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
+					// Generous: a timeout that fires before the request
+					// reaches the server would leave nothing to judge.
+					"--attempt-timeout", "1s", "--slack", e.slack.String())
+				verdicts := map[string]check.Status{}
+				for _, c := range r.report.Checks {
+					verdicts[c.ID] = c.Verdict
+				}
+				var missed, falseAlarms []string
+				for _, c := range clientChecks() {
+					v, ran := verdicts[c.ID]
+					switch {
+					case !ran:
+						t.Errorf("run %d: %s missing from the report", i+1, c.ID)
+					case slices.Contains(e.catches, c.ID) && v != check.FAIL:
+						missed = append(missed, c.ID+"="+string(v))
+					case !slices.Contains(e.catches, c.ID) && v != check.PASS:
+						falseAlarms = append(falseAlarms, c.ID+"="+string(v))
+					}
+				}
+				for _, c := range r.report.Checks {
+					if c.Group != "client" {
+						t.Errorf("run %d: server check %s in a client report", i+1, c.ID)
+					}
+				}
+				sort.Strings(missed)
+				sort.Strings(falseAlarms)
+				if len(missed)+len(falseAlarms) > 0 || r.code != wantCode {
+					t.Fatalf("run %d of %d: exit %d (want %d), missed %v, false alarms %v\n%s%s", i+1, runs, r.code, wantCode, missed, falseAlarms, r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// A client that never ends is killed at the deadline plus slack, judged,
+// and does not hold idemspec up.
+func TestHangingClientIsKilledAndJudged(t *testing.T) {
+	t.Parallel()
+	r := client(t, "--cmd", "sleep 120", "--deadline", "1s", "--attempt-timeout", "200ms", "--slack", "500ms", "--label-filter", "C3 || C4")
+	if r.elapsed > 30*time.Second {
+		t.Errorf("idemspec took %v with a hanging client", r.elapsed)
+	}
+	if r.code == 0 {
+		t.Errorf("exit 0 for a client that never answered\n%s", r.stdout)
+	}
+	judged := 0
+	for _, c := range r.report.Checks {
+		switch c.Verdict {
+		case check.SKIP:
+		case check.FAIL:
+			judged++
+		default:
+			t.Errorf("%s: %s for a client that never sent a request", c.ID, c.Verdict)
+		}
+	}
+	if judged != 2 {
+		t.Errorf("want C3 and C4 judged, got %d:\n%s", judged, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "FAIL  C3") {
+		t.Errorf("C3 should fail a hanging client:\n%s", r.stdout)
+	}
+}
+
+func TestClientNeedsACommand(t *testing.T) {
+	r := idemspec(t, "client")
+	if r.code != 2 || !strings.Contains(r.stderr, "--cmd is required") || strings.Contains(r.stderr, "goroutine") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

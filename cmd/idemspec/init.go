@@ -1,0 +1,106 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"text/template"
+
+	"github.com/idemspec/idemspec/targets"
+)
+
+func init() {
+	commands["init"] = command{summary: "write a commented target file to start from", run: runInit}
+}
+
+// targetTemplate is the file init writes; every field is explained where
+// it stands, and the result passes `idemspec validate` as written.
+var targetTemplate = template.Must(template.New("target").Parse(`# idemspec target file: what to test and how to judge it.
+# Check it with: idemspec validate {{.File}}
+# Run it with:   idemspec run --target {{.File}} --dry-run   (then without --dry-run)
+name: {{.Name}}
+
+# Where the API is. Secrets come from the environment: ${NAME}.
+base_url: {{.URL}}
+# idemspec refuses a non-loopback base_url unless this says true (or
+# --allow-remote is given): it sends bursts of duplicates and injects faults.
+# allow_remote: true
+
+# The create call under test. The body is a Go template; {{"{{.Marker}}"}} must
+# appear (the oracle counts this run's resources by it) and {{"{{.Variant}}"}}
+# makes a different payload under the same key.
+create:
+  method: POST
+  path: {{.Path}}
+  body: '{"marker":"{{"{{.Marker}}"}}","amount":{{"{{.Variant}}"}}}'
+  content_type: application/json
+  id_field: id                  # dotted path of the resource id in the answer
+
+key:
+  header: {{.KeyHeader}}
+  format: uuid                  # or: pattern, with pattern: '[A-Za-z0-9]{24}'
+
+# Sent with every request. Header values may use ${ENV}.
+# headers:
+#   Authorization: "Bearer ${API_TOKEN}"
+
+# The oracle: how idemspec counts the resources carrying a marker.
+oracle:
+  list:
+    path: {{.Path}}?marker={{"{{.Marker}}"}}
+    items: items                # dotted path of the array ("" for a bare array)
+    # marker_field: marker      # when the list endpoint does not filter
+
+# profile: ietf                 # which status codes the API uses (idemspec list)
+# in_progress_timeout: 30s      # how long a key may stay "in progress"
+
+# Remove what the run created, at the end (also after Ctrl-C):
+# cleanup:
+#   delete:
+#     path: {{.Path}}/{{"{{.ID}}"}}
+#   # or: command: ./scripts/cleanup.sh   (gets IDEMSPEC_RUN_ID, IDEMSPEC_MARKERS)
+`))
+
+func runInit(args []string, stdout, stderr io.Writer) int {
+	var out, rawURL, path, keyHeader string
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite); default: standard output")
+	fs.StringVar(&rawURL, "url", "http://127.0.0.1:8080", "the API's base URL")
+	fs.StringVar(&path, "path", "/resources", "the create endpoint's path")
+	fs.StringVar(&keyHeader, "key-header", "Idempotency-Key", "the idempotency key header")
+	if ok, code := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fail(stderr, fmt.Sprintf("--url %q is not an http:// or https:// URL", rawURL))
+	}
+	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \t\n'\"") {
+		return fail(stderr, fmt.Sprintf("--path %q must start with / and hold no spaces or quotes", path))
+	}
+	if !targets.ValidHeaderName(keyHeader) {
+		return fail(stderr, fmt.Sprintf("--key-header %q is not a header name", keyHeader))
+	}
+	data := struct{ File, Name, URL, Path, KeyHeader string }{
+		File: or(out, "target.yaml"), Name: u.Hostname(), URL: rawURL, Path: path, KeyHeader: keyHeader,
+	}
+	w := stdout
+	if out != "" {
+		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := targetTemplate.Execute(w, data); err != nil {
+		return fail(stderr, err)
+	}
+	if out != "" {
+		fmt.Fprintf(stdout, "wrote %s; check it with: idemspec validate %s\n", out, out)
+	}
+	return exitOK
+}

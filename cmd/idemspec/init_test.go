@@ -1,0 +1,53 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInitWritesAFileThatValidates(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "target.yaml")
+	r := idemspec(t, "init", "--out", out, "--url", "http://127.0.0.1:9999", "--path", "/v1/payments", "--key-header", "X-Request-Key")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"base_url: http://127.0.0.1:9999", "path: /v1/payments\n", "header: X-Request-Key", "# allow_remote: true", "# cleanup:"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the file does not hold %q:\n%s", want, b)
+		}
+	}
+	if r := idemspec(t, "validate", out); r.code != 0 || !strings.Contains(r.stdout, "ok") || !strings.Contains(r.stdout, "X-Request-Key") {
+		t.Errorf("validate: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := idemspec(t, "init", "--out", out); r.code != 2 {
+		t.Errorf("init over an existing file: exit %d, want 2 (never overwrite)", r.code)
+	}
+	if r := idemspec(t, "init", "--url", "ftp://x"); r.code != 2 {
+		t.Errorf("init --url ftp://x: exit %d, want 2", r.code)
+	}
+}
+
+func TestValidateSendsNothingAndNamesTheField(t *testing.T) {
+	c, _, file := countingTarget(t, "")
+	if r := idemspec(t, "validate", file); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := c.requests(); n != 0 {
+		t.Errorf("validate sent %d requests, want 0", n)
+	}
+	bad := writeFile(t, "bad.yaml", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  body: '{}'\n  id_field: id\noracle: {list: {path: /r}}\n")
+	r := idemspec(t, "validate", bad)
+	if r.code != 2 || !strings.Contains(r.stderr, bad+":4: create.body: must contain {{.Marker}}") {
+		t.Errorf("exit %d, stderr %q: want 2 naming file, line and field", r.code, r.stderr)
+	}
+	remote := writeFile(t, "remote.yaml", "base_url: http://192.0.2.1\ncreate: {path: /r, body: '{{.Marker}}', id_field: id}\noracle: {list: {path: /r}}\n")
+	if r := idemspec(t, "validate", remote); r.code != 0 || !strings.Contains(r.stdout, "allow_remote: true") {
+		t.Errorf("validate of a remote target: exit %d, want 0 with a note on allow_remote\n%s", r.code, r.stdout)
+	}
+}

@@ -1,0 +1,66 @@
+package main_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemspec/idemspec/fakes"
+)
+
+// TestEveryOracleJudgesTheReferenceAndAMutant runs the core checks
+// against the reference and nodedup with each kind of
+// oracle: the SQL query reads the fake's own SQLite file, the command
+// counts what the list endpoint answers with curl,
+// the lookup reads ids one by one. The reference must pass with every
+// oracle, nodedup must fail S1 with every oracle, and the report must
+// name the oracle and its evidence.
+func TestEveryOracleJudgesTheReferenceAndAMutant(t *testing.T) {
+	oracles := map[string]string{
+		"sql": `  sql:
+    driver: sqlite
+    dsn: "file:DBPATH?_pragma=busy_timeout(10000)"
+    query: SELECT id FROM resources WHERE marker = ? AND tenant = 'public'
+`,
+		"lookup": `  lookup:
+    path: /resources/{{.ID}}
+    marker_field: marker
+`,
+		"command": `  command:
+    run: 'curl -s "BASEURL/resources?marker=$1" | grep -o "\"id\"" | wc -l'
+`,
+	}
+	for kind, spec := range oracles {
+		for _, mutant := range []string{fakes.Reference, "nodedup"} {
+			t.Run(kind+"/"+mutant, func(t *testing.T) {
+				if kind == "command" {
+					requireTool(t, "curl", "curl")
+				}
+				db := filepath.Join(t.TempDir(), "fake.db")
+				server, err := fakes.Open(fakes.Options{Mutant: mutant, DBPath: db})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer server.Close()
+				addr := serveLoopback(t, server.Handler())
+				file := writeFile(t, "oracle.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n%s", addr, createAndList,
+					strings.NewReplacer("DBPATH", db, "BASEURL", "http://"+addr.String()).Replace(spec)))
+				r := run(t, "--target", file, "--label-filter", "S1 || S3")
+				if r.report.Target.Oracle != kind || r.report.Target.OracleEvidence == "" {
+					t.Errorf("the report names oracle %q (%q), want %s with its evidence", r.report.Target.Oracle, r.report.Target.OracleEvidence, kind)
+				}
+				want := 0
+				if mutant != fakes.Reference {
+					want = 1
+				}
+				if r.code != want {
+					t.Fatalf("exit %d, want %d\n%s%s", r.code, want, r.stdout, r.stderr)
+				}
+				if !strings.Contains(r.stdout, "oracle: "+kind) {
+					t.Errorf("stdout does not name the oracle:\n%s", r.stdout)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// printPlan is --dry-run: what the run would do, with nothing sent (a
+// target idemspec manages is not even started).
+func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
+	plan, err := scenarios.Plan(t, f.settings, f.labelFilter)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "idemspec dry run: nothing is sent to %s (%s)\n\n", t.Name, t.Redact(t.BaseURL.Redacted()))
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "CHECK\tREQUESTS\tAT MOST\tRESTARTS\tFAULTS")
+	usual, most, restarts := scenarios.PreflightRequests, scenarios.PreflightRequests, 0
+	fmt.Fprintf(w, "preflight\t%d\t%d\t0\t-\n", usual, most)
+	for _, p := range plan {
+		if p.Skip != "" {
+			fmt.Fprintf(w, "%s\t-\t-\t-\tskips: %s\n", p.Check.ID, p.Skip)
+			continue
+		}
+		faults := strings.Join(p.Faults, "; ")
+		if faults == "" {
+			faults = "-"
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\n", p.Check.ID, p.Requests, p.MaxRequests, p.Restarts, faults)
+		usual, most, restarts = usual+p.Requests, most+p.MaxRequests, restarts+p.Restarts
+	}
+	fmt.Fprintf(w, "total\t%d\t%d\t%d\t\n", usual, most, restarts)
+	w.Flush()
+	switch t.Oracle.Kind() {
+	case "lookup":
+		fmt.Fprintln(stdout, "\noracle lookup: each oracle read above is one request per resource id the answers named")
+	case "sql", "command":
+		fmt.Fprintf(stdout, "\noracle %s: the oracle reads above go to the database or the command, not to the API\n", t.Oracle.Kind())
+	}
+	l := f.settings.Limits
+	fmt.Fprintf(stdout, "\nlimits: budget %s, rate %s, concurrency %s\n", orNone(l.Budget > 0, fmt.Sprint(l.Budget)),
+		orNone(l.Rate > 0, fmt.Sprintf("%g/s", l.Rate)), orNone(l.Concurrency > 0, fmt.Sprint(l.Concurrency)))
+	if l.Budget > 0 && l.Budget < most {
+		fmt.Fprintf(stdout, "the budget is below the most the checks may send: a check that runs out ends in ERROR\n")
+	}
+	switch c := t.Cleanup; {
+	case c == nil:
+		fmt.Fprintln(stdout, "cleanup: none (the resources the run creates stay; see cleanup: in README)")
+	case c.Command != "":
+		fmt.Fprintf(stdout, "cleanup: the command %q with IDEMSPEC_RUN_ID and IDEMSPEC_MARKERS\n", t.Redact(c.Command))
+	default:
+		fmt.Fprintln(stdout, "cleanup: one oracle read per marker and one delete per resource")
+	}
+	return exitOK
+}
+
+func orNone(set bool, v string) string {
+	if !set {
+		return "none"
+	}
+	return v
+}

@@ -1,0 +1,141 @@
+package main_test
+
+import (
+	"bufio"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/idemspec/idemspec/fakes"
+)
+
+// postgresDSN is the Postgres server .ci/run starts on loopback: without
+// one the test skips outside CI and fails in CI (CI=true).
+func postgresDSN(t *testing.T) string {
+	t.Helper()
+	if dsn := os.Getenv("IDEMSPEC_POSTGRES_DSN"); dsn != "" {
+		return dsn
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("IDEMSPEC_POSTGRES_DSN is not set and CI=true: .ci/run must install and start PostgreSQL")
+	}
+	t.Skip("no Postgres: set IDEMSPEC_POSTGRES_DSN (postgres://user@127.0.0.1:PORT/db?sslmode=disable); .ci/run starts one")
+	return ""
+}
+
+// freshDatabase creates an empty database for one test and drops it after.
+func freshDatabase(t *testing.T, dsn string) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("idemspec_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP DATABASE " + name + " WITH (FORCE)")
+		admin.Close()
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+var listening = regexp.MustCompile(`listening on (http://\S+)`)
+
+// serveOn starts `idemspec serve --store` and returns its URL; the
+// process is stopped (SIGTERM, by its pid) when the test ends.
+func serveOn(t *testing.T, store, mutant string) string {
+	t.Helper()
+	cmd := exec.Command(binary, "serve", "--store", store, "--mutant", mutant, "--addr", "127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	found := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(out)
+		for lines.Scan() {
+			if m := listening.FindStringSubmatch(lines.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case u := <-found:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatalf("idemspec serve --store did not start: %s", stderr.String())
+	}
+	return ""
+}
+
+// TestTwoPostgresInstances runs the suite against two `idemspec serve`
+// instances sharing one PostgreSQL database: the reference passes every
+// check it can run, and per-process-lock (right on one instance) fails
+// S4, as its entry's Multi says.
+func TestTwoPostgresInstances(t *testing.T) {
+	dsn := postgresDSN(t)
+	for _, name := range []string{fakes.Reference, "per-process-lock"} {
+		t.Run(name, func(t *testing.T) {
+			m, err := fakes.LookupMutant(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Catches = append(slices.Clone(m.Catches), m.Multi...)
+			store := freshDatabase(t, dsn)
+			first := serveOn(t, store, name)
+			second := serveOn(t, store, name)
+			file := writeFile(t, "pg.yaml", fmt.Sprintf(`
+name: two-postgres-instances
+base_url: %s
+instances: [%s]
+%soracle:
+  list: {path: "/resources?marker={{.Marker}}", items: items}
+lookup: {path: "/idempotency-keys/{{.Key}}"}
+fail_trigger: {header: X-Idemspec-Fail, value: "503"}
+tenants:
+  - {name: a, headers: {Authorization: Bearer pg-a}}
+  - {name: b, headers: {Authorization: Bearer pg-b}}
+`, first, second, createAndList))
+			runs := 3
+			for i := 0; i < runs; i++ {
+				r := run(t, "--target", file)
+				expectDetection(t, m, r, fmt.Sprintf("run %d of %d", i+1, runs))
+				if want := wantExit(t, m); r.code != want {
+					t.Fatalf("run %d: exit %d, want %d\n%s%s", i+1, r.code, want, r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,325 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+)
+
+// countingServer is the reference fake behind a counter: every request
+// that reaches the target is counted here, so limits are measured where
+// they matter, at the server.
+type countingServer struct {
+	next                  http.Handler
+	mu                    sync.Mutex
+	count                 int
+	deletes               int
+	inFlight, maxInFlight int
+	arrivals              []time.Time
+	keys                  []string
+	markers               map[string]bool
+}
+
+func (c *countingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	c.mu.Lock()
+	c.count++
+	c.inFlight++
+	c.maxInFlight = max(c.maxInFlight, c.inFlight)
+	c.arrivals = append(c.arrivals, time.Now())
+	if k := r.Header.Get(fakes.DefaultKeyHeader); k != "" {
+		c.keys = append(c.keys, k)
+	}
+	var p struct{ Marker string }
+	if r.Method == http.MethodPost && json.Unmarshal(body, &p) == nil && p.Marker != "" {
+		c.markers[p.Marker] = true
+	}
+	if r.Method == http.MethodDelete {
+		c.deletes++
+	}
+	c.mu.Unlock()
+	c.next.ServeHTTP(w, r)
+	c.mu.Lock()
+	c.inFlight--
+	c.mu.Unlock()
+}
+
+func (c *countingServer) requests() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.count
+}
+
+// countingTarget starts a counted reference fake and writes a target
+// file for it; extra is appended to the file.
+func countingTarget(t *testing.T, extra string) (*countingServer, *fakes.Server, string) {
+	t.Helper()
+	server, err := fakes.Open(fakes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	c := &countingServer{next: server.Handler(), markers: map[string]bool{}}
+	addr := serveLoopback(t, c)
+	file := writeFile(t, "counted.yaml", fmt.Sprintf(`
+name: counted
+base_url: http://%s
+%soracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+%s`, addr, createAndList, extra))
+	return c, server, file
+}
+
+// createAndList is the fakes' create call and list oracle, as a target
+// file says them.
+const createAndList = `create:
+  path: /resources
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+  id_field: id
+`
+
+// serveLoopback serves h on a fresh loopback port until the test ends.
+func serveLoopback(t *testing.T, h http.Handler) net.Addr {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr()
+}
+
+func TestRemoteTargetRefusedUnlessAllowed(t *testing.T) {
+	// 192.0.2.1 is TEST-NET-1: nothing answers there, and nothing is sent.
+	const remote = `
+base_url: http://192.0.2.1:8080
+create: {path: /r, body: '{"m":"{{.Marker}}"}', id_field: id}
+oracle: {list: {path: "/r?m={{.Marker}}"}}
+`
+	file := writeFile(t, "remote.yaml", remote)
+	r := idemspec(t, "run", "--target", file, "--report-dir", t.TempDir())
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"192.0.2.1 is not a loopback address", "allow_remote: true", "--allow-remote", file} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	for _, allowed := range [][]string{
+		{"run", "--target", file, "--allow-remote", "--dry-run"},
+		{"run", "--target", writeFile(t, "allowed.yaml", remote+"allow_remote: true\n"), "--dry-run"},
+	} {
+		if r := idemspec(t, allowed...); r.code != 0 || !strings.Contains(r.stdout, "dry run") {
+			t.Errorf("%v: exit %d, want 0 with the plan\n%s%s", allowed, r.code, r.stdout, r.stderr)
+		}
+	}
+	loop := writeFile(t, "loop.yaml", strings.Replace(remote, "192.0.2.1", "localhost", 1))
+	if r := idemspec(t, "run", "--target", loop, "--dry-run"); r.code != 0 {
+		t.Errorf("localhost was refused: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestDryRunSendsNothing(t *testing.T) {
+	c, _, file := countingTarget(t, "")
+	r := idemspec(t, "run", "--target", file, "--dry-run", "--budget", "50", "--concurrency", "4")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := c.requests(); n != 0 {
+		t.Errorf("the dry run sent %d requests, want 0", n)
+	}
+	for _, want := range []string{"S1", "S4", "K5", "total", "budget 50", "concurrency 4", "response-loss", "cleanup: none"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the plan does not mention %q:\n%s", want, r.stdout)
+		}
+	}
+	// S4 with a concurrency ceiling of 4: three rounds of two bursts of 4,
+	// each with a follow-up and an oracle read.
+	if !regexp.MustCompile(`(?m)^S4\s+36\s`).MatchString(r.stdout) {
+		t.Errorf("S4's plan does not reflect the ceiling (want 36 requests):\n%s", r.stdout)
+	}
+}
+
+// TestPlanMatchesWhatIsSent runs deterministic checks one at a time and
+// compares the requests the server saw with the plan's count.
+func TestPlanMatchesWhatIsSent(t *testing.T) {
+	for _, id := range []string{"S1", "S3", "K2", "K3", "K4"} {
+		t.Run(id, func(t *testing.T) {
+			c, _, file := countingTarget(t, "")
+			plan := idemspec(t, "run", "--target", file, "--dry-run", "--label-filter", id)
+			m := regexp.MustCompile(`(?m)^total\s+(\d+)`).FindStringSubmatch(plan.stdout)
+			if m == nil {
+				t.Fatalf("no total in the plan:\n%s", plan.stdout)
+			}
+			want, _ := strconv.Atoi(m[1])
+			if r := run(t, "--target", file, "--label-filter", id); r.code != 0 {
+				t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if got := c.requests(); got != want {
+				t.Errorf("the server saw %d requests; the plan said %d", got, want)
+			}
+		})
+	}
+}
+
+func TestBudgetIsNeverExceeded(t *testing.T) {
+	for _, budget := range []int{5, 40} {
+		t.Run(strconv.Itoa(budget), func(t *testing.T) {
+			c, _, file := countingTarget(t, "")
+			r := run(t, "--target", file, "--budget", strconv.Itoa(budget))
+			if got := c.requests(); got > budget {
+				t.Fatalf("the server saw %d requests with a budget of %d", got, budget)
+			}
+			if r.code != 2 {
+				t.Errorf("exit %d: a run whose budget ran out must exit 2\n%s", r.code, r.stdout)
+			}
+			if !strings.Contains(r.stdout, "request budget") || !strings.Contains(r.stdout, fmt.Sprintf("of a budget of %d", budget)) {
+				t.Errorf("the output does not say the budget ran out:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestRateAndConcurrencyLimits(t *testing.T) {
+	c, _, file := countingTarget(t, "")
+	// Burst 2 makes the rate's bucket hold 2: 12 requests (preflight, 10
+	// sends, the oracle read) at 10/s take at least 1 s.
+	r := run(t, "--target", file, "--label-filter", "S1", "--repeats", "10", "--burst", "2", "--rate", "10")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	c.mu.Lock()
+	span := c.arrivals[len(c.arrivals)-1].Sub(c.arrivals[0])
+	n := len(c.arrivals)
+	c.mu.Unlock()
+	if n != 12 || span < 950*time.Millisecond {
+		t.Errorf("%d requests over %v at --rate 10: want 12 over at least 1s", n, span)
+	}
+
+	c, _, file = countingTarget(t, "")
+	r = run(t, "--target", file, "--label-filter", "S4", "--concurrency", "3")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.maxInFlight > 3 || c.maxInFlight < 2 {
+		t.Errorf("at most %d requests were in flight with --concurrency 3 (want 2 or 3: the burst is capped, not serialized)", c.maxInFlight)
+	}
+}
+
+func TestKeysAndMarkersCarryTheRunID(t *testing.T) {
+	c, _, file := countingTarget(t, "")
+	r := run(t, "--target", file, "--label-filter", "core")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	id := r.report.Run.ID
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(id) != 8 || len(c.keys) < 10 {
+		t.Fatalf("run id %q, %d keys seen", id, len(c.keys))
+	}
+	for _, k := range c.keys {
+		if !strings.HasPrefix(k, id) {
+			t.Errorf("key %q does not carry the run id %s", k, id)
+		}
+	}
+	for m := range c.markers {
+		if !strings.HasPrefix(m, "idemspec-"+id+"-") {
+			t.Errorf("marker %q does not carry the run id %s", m, id)
+		}
+	}
+}
+
+func TestCleanupDeletesWhatTheRunCreated(t *testing.T) {
+	c, server, file := countingTarget(t, "cleanup:\n  delete:\n    path: /resources/{{.ID}}\n")
+	r := run(t, "--target", file, "--label-filter", "core")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.deletes == 0 || !strings.Contains(r.stdout, fmt.Sprintf("cleanup: deleted %d resources", c.deletes)) {
+		t.Errorf("%d deletes; output:\n%s", c.deletes, r.stdout)
+	}
+	for m := range c.markers {
+		rec := httptest.NewRecorder()
+		server.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/resources?marker="+m, nil))
+		if strings.Contains(rec.Body.String(), `"id"`) {
+			t.Errorf("marker %s still has resources after the cleanup: %s", m, rec.Body.String())
+		}
+	}
+}
+
+func TestCleanupCommandRunsAfterInterrupt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cleaned")
+	_, _, file := countingTarget(t, fmt.Sprintf("cleanup:\n  command: 'printf \"%%s\\n%%s\" \"$IDEMSPEC_RUN_ID\" \"$IDEMSPEC_MARKERS\" > %s'\n", out))
+	interrupted := interruptAfterFirstCheck(t, "--target", file, "--label-filter", "core", "--report-dir", t.TempDir())
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the cleanup command did not run after SIGINT: %v\n%s", err, interrupted)
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 2 || len(lines[0]) != 8 || !strings.HasPrefix(lines[1], "idemspec-"+lines[0]+"-") {
+		t.Errorf("the cleanup command got %q: want the run id, then the run's markers", b)
+	}
+}
+
+// interruptAfterFirstCheck runs the suite, sends SIGINT once the first
+// verdict line is out, and returns everything it printed.
+func interruptAfterFirstCheck(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, append([]string{"run"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	var out string
+	signalled := false
+	for lines.Scan() {
+		out += lines.Text() + "\n"
+		if f := strings.Fields(lines.Text()); !signalled && len(f) > 1 && isVerdict(f[0]) {
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			signalled = true
+		}
+	}
+	cmd.Wait()
+	if ctx.Err() != nil || !signalled {
+		t.Fatalf("the run did not stop after SIGINT, or no check finished:\n%s%s", out, stderr.String())
+	}
+	return out + stderr.String()
+}

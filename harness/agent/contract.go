@@ -1,0 +1,87 @@
+// Package agent is the client half of client mode: the contract between
+// idemspec and a client under test (the environment it gets, the result
+// it prints), and idemspec's reference client for that contract, built on
+// harness/retry, with its mutants: the reference plus one bug each.
+//
+// The reference client must pass every client check; each mutant must
+// fail exactly the checks its entry in Mutants lists.
+package agent
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The environment a client command is given (docs/CLIENT-CONTRACT.md).
+const (
+	EnvServerURL      = "IDEMSPEC_SERVER_URL"         // base URL, through the fault proxy
+	EnvCreatePath     = "IDEMSPEC_CREATE_PATH"        // POST here to create
+	EnvLookupPath     = "IDEMSPEC_LOOKUP_PATH"        // GET here, {key} replaced, to reconcile
+	EnvKeyHeader      = "IDEMSPEC_KEY_HEADER"         // the idempotency key's header
+	EnvPayload        = "IDEMSPEC_PAYLOAD"            // the exact create body (JSON, holds the marker)
+	EnvMarker         = "IDEMSPEC_MARKER"             // unique to this operation
+	EnvStateDir       = "IDEMSPEC_STATE_DIR"          // where the client keeps what must survive a restart
+	EnvRunID          = "IDEMSPEC_RUN_ID"             // the idemspec run
+	EnvAttemptBudget  = "IDEMSPEC_ATTEMPT_BUDGET"     // most create requests per run
+	EnvDeadline       = "IDEMSPEC_DEADLINE_MS"        // the client must exit within this
+	EnvAttemptTimeout = "IDEMSPEC_ATTEMPT_TIMEOUT_MS" // a sensible bound on one request
+)
+
+// Inputs are what idemspec hands a client for one operation.
+type Inputs struct {
+	ServerURL, CreatePath, LookupPath, KeyHeader string
+	Payload, Marker, StateDir, RunID             string
+	AttemptBudget                                int
+	Deadline, AttemptTimeout                     time.Duration
+}
+
+// Environ is in the form exec.Cmd.Env takes.
+func (in Inputs) Environ() []string {
+	return []string{
+		EnvServerURL + "=" + in.ServerURL,
+		EnvCreatePath + "=" + in.CreatePath,
+		EnvLookupPath + "=" + in.LookupPath,
+		EnvKeyHeader + "=" + in.KeyHeader,
+		EnvPayload + "=" + in.Payload,
+		EnvMarker + "=" + in.Marker,
+		EnvStateDir + "=" + in.StateDir,
+		EnvRunID + "=" + in.RunID,
+		EnvAttemptBudget + "=" + strconv.Itoa(in.AttemptBudget),
+		EnvDeadline + "=" + strconv.FormatInt(in.Deadline.Milliseconds(), 10),
+		EnvAttemptTimeout + "=" + strconv.FormatInt(in.AttemptTimeout.Milliseconds(), 10),
+	}
+}
+
+// FromEnv reads the inputs from the process environment.
+func FromEnv() (Inputs, error) {
+	in := Inputs{
+		ServerURL: os.Getenv(EnvServerURL), CreatePath: os.Getenv(EnvCreatePath), LookupPath: os.Getenv(EnvLookupPath),
+		KeyHeader: os.Getenv(EnvKeyHeader), Payload: os.Getenv(EnvPayload), Marker: os.Getenv(EnvMarker),
+		StateDir: os.Getenv(EnvStateDir), RunID: os.Getenv(EnvRunID),
+	}
+	var missing []string
+	for name, v := range map[string]string{EnvServerURL: in.ServerURL, EnvCreatePath: in.CreatePath, EnvLookupPath: in.LookupPath,
+		EnvKeyHeader: in.KeyHeader, EnvPayload: in.Payload, EnvMarker: in.Marker, EnvStateDir: in.StateDir} {
+		if v == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return in, fmt.Errorf("not run by `idemspec client`: %s not set", strings.Join(missing, ", "))
+	}
+	var err error
+	if in.AttemptBudget, err = strconv.Atoi(os.Getenv(EnvAttemptBudget)); err != nil || in.AttemptBudget < 1 {
+		return in, fmt.Errorf("%s=%q: want a positive integer", EnvAttemptBudget, os.Getenv(EnvAttemptBudget))
+	}
+	for name, d := range map[string]*time.Duration{EnvDeadline: &in.Deadline, EnvAttemptTimeout: &in.AttemptTimeout} {
+		ms, err := strconv.Atoi(os.Getenv(name))
+		if err != nil || ms < 1 {
+			return in, fmt.Errorf("%s=%q: want a positive number of milliseconds", name, os.Getenv(name))
+		}
+		*d = time.Duration(ms) * time.Millisecond
+	}
+	return in, nil
+}

@@ -1,0 +1,73 @@
+package harness_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// The client runner reads the contract's last stdout line, and kills a
+// client that outlives its limit, children included.
+func TestClientProcessReadsTheResult(t *testing.T) {
+	cases := []struct {
+		name, command   string
+		state, id, prob string
+		code            int
+	}{
+		{"result after noise", `echo starting; echo '{"state":"SUCCEEDED","resource_id":"res_1"}'`, check.ClientSucceeded, "res_1", "", 0},
+		{"numeric id, non-zero exit", `echo '{"state":"UNKNOWN_RESULT","resource_id":7}'; exit 1`, check.ClientUnknown, "7", "", 1},
+		{"null id", `echo '{"state":"FAILED","resource_id":null}'; echo; exit 1`, check.ClientFailed, "", "", 1},
+		{"not JSON", `echo done`, "", "", "not a JSON result", 0},
+		{"unknown state", `echo '{"state":"OK"}'`, "", "", `state "OK"`, 0},
+		{"silent", `true`, "", "", "no output", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := harness.StartClient(tc.command, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := p.Wait(10 * time.Second)
+			if x.State != tc.state || x.ResourceID != tc.id || x.Code != tc.code || x.Killed != "" {
+				t.Errorf("got %+v, want state %q id %q code %d", x, tc.state, tc.id, tc.code)
+			}
+			if !strings.Contains(x.Problem, tc.prob) || (tc.prob == "" && x.Problem != "") {
+				t.Errorf("problem %q, want %q", x.Problem, tc.prob)
+			}
+		})
+	}
+}
+
+func TestClientProcessIsKilledAtItsLimit(t *testing.T) {
+	// The shell starts a child that would keep stdout open: only a kill
+	// of the whole group lets Wait return.
+	p, err := harness.StartClient("sleep 60 & sleep 60", []string{"IDEMSPEC_TEST=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	x := p.Wait(300 * time.Millisecond)
+	if x.Killed == "" || x.State != "" {
+		t.Errorf("got %+v, want killed", x)
+	}
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("Wait took %v for a 300ms limit", took)
+	}
+}
+
+func TestClientEnvironmentReachesTheCommand(t *testing.T) {
+	p, err := harness.StartClient(`echo "{\"state\":\"SUCCEEDED\",\"resource_id\":\"$IDEMSPEC_MARKER\"}"; echo oops >&2`, []string{"IDEMSPEC_MARKER=m-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := p.Wait(10 * time.Second)
+	if x.ResourceID != "m-1" {
+		t.Errorf("resource id %q, want the marker from the environment", x.ResourceID)
+	}
+	if _, stderr := p.Output(100); stderr != "oops\n" {
+		t.Errorf("stderr %q", stderr)
+	}
+}

@@ -1,0 +1,225 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/agent"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// ClientEnv is client mode's harness: the reference server behind the
+// proxy lanes, and the client command under test.
+type ClientEnv struct {
+	// Env holds the lanes and the oracle; the client talks to the faulty
+	// lane, so the faults a check applies there reach it.
+	Env *harness.Env
+	// Server is the reference server behind the lanes: its request log
+	// is what the checks judge, and it fails creates on request.
+	Server *fakes.Instance
+	// Command runs the client (with `sh -c`).
+	Command string
+	// Budget, Deadline and AttemptTimeout are handed to the client; the
+	// checks hold it to the first two.
+	Budget         int
+	Deadline       time.Duration
+	AttemptTimeout time.Duration
+	// Slack is the start-up and scheduling time allowed past Deadline
+	// before idemspec kills the client's process group.
+	Slack time.Duration
+	// StateRoot holds one state directory per operation.
+	StateRoot string
+}
+
+// outputExcerpt is how much of a client's stdout and stderr the evidence
+// keeps.
+const outputExcerpt = 2000
+
+var clientEnv *ClientEnv
+
+// UseClient sets the client the client specs run. Call it (after Use)
+// before RunSpecs, with the label filter "client".
+func UseClient(ce *ClientEnv) {
+	mu.Lock()
+	defer mu.Unlock()
+	clientEnv = ce
+}
+
+func currentClient() *ClientEnv {
+	mu.Lock()
+	defer mu.Unlock()
+	return clientEnv
+}
+
+// trial is one client check in progress: its operation's inputs, the
+// client runs, and where the server's log stood when it began.
+type trial struct {
+	ce     *ClientEnv
+	in     agent.Inputs
+	offset int
+	lost   map[int]bool // creates (by log index) whose answers were lost
+	run    check.ClientTrial
+	ev     *check.Evidence
+}
+
+// clientRun is a client spec body's wrapper: outside client mode the
+// spec is skipped, and the server's request log since the spec began is
+// the trial's evidence.
+func clientRun(c check.Check, body func(ctx context.Context, t *trial) (check.Verdict, error)) func(SpecContext) {
+	return func(ctx SpecContext) {
+		ce := currentClient()
+		if ce == nil {
+			conclude(check.Result{Verdict: check.Skip(c.ID, "client mode only (idemspec client --cmd ...)")})
+			return
+		}
+		start := time.Now()
+		t, err := newTrial(ce, c.ID)
+		var v check.Verdict
+		if err == nil {
+			v, err = body(ctx, t)
+		}
+		ce.Env.ClearFaults()
+		ce.Server.FailNext(0, 0)
+		if err != nil {
+			v = check.Errored(c.ID, err)
+		}
+		var ev check.Evidence
+		if t != nil {
+			ev = *t.ev
+			ev.Tables = append(ev.Tables, t.logTable())
+		}
+		ev.Elapsed = time.Since(start)
+		conclude(check.Result{Verdict: v, Evidence: ev})
+	}
+}
+
+func newTrial(ce *ClientEnv, scope string) (*trial, error) {
+	e := ce.Env
+	marker := e.NewMarker(scope)
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return nil, err
+	}
+	state := filepath.Join(ce.StateRoot, marker)
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		return nil, fmt.Errorf("client state directory: %w", err)
+	}
+	t := &trial{
+		ce: ce, offset: len(ce.Server.Requests()), lost: map[int]bool{}, ev: &check.Evidence{},
+		in: agent.Inputs{
+			ServerURL: "http://" + e.Faulty.Addr, CreatePath: e.Target.Create.Path,
+			LookupPath: strings.ReplaceAll(e.Target.LookupPath, "{{.Key}}", "{key}"), KeyHeader: e.Target.Key.Header,
+			Payload: string(body), Marker: marker, StateDir: state, RunID: e.RunID,
+			AttemptBudget: ce.Budget, Deadline: ce.Deadline, AttemptTimeout: ce.AttemptTimeout,
+		},
+		run: check.ClientTrial{Budget: ce.Budget, Deadline: ce.Deadline, Slack: ce.Slack},
+	}
+	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
+		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
+	return t, nil
+}
+
+// start runs the client command once for the trial's operation.
+func (t *trial) start() (*harness.ClientProcess, error) {
+	return harness.StartClient(t.ce.Command, t.in.Environ())
+}
+
+// finish waits for a client run (killing it at the deadline plus slack)
+// and keeps its exit and an excerpt of its output.
+func (t *trial) finish(p *harness.ClientProcess, name string) check.ClientExit {
+	x := p.Wait(t.ce.Deadline + t.ce.Slack)
+	t.run.Exits = append(t.run.Exits, x)
+	stdout, stderr := p.Output(outputExcerpt)
+	note := fmt.Sprintf("%s: exit %d after %v, state %q", name, x.Code, x.Elapsed.Round(time.Millisecond), x.State)
+	if x.Killed != "" {
+		note += ", killed: " + x.Killed
+	}
+	if x.Problem != "" {
+		note += ", " + x.Problem
+	}
+	t.ev.Notes = append(t.ev.Notes, note, name+" stdout:\n"+stdout, name+" stderr:\n"+stderr)
+	return x
+}
+
+// awaitCreate waits until the server has received a create for this
+// trial (an event, not a timer), or the client exits, or the limit.
+func (t *trial) awaitCreate(ctx context.Context, p *harness.ClientProcess) (int, error) {
+	limit := time.NewTimer(t.ce.Deadline + t.ce.Slack)
+	defer limit.Stop()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		log := t.ce.Server.Requests()
+		for i := t.offset; i < len(log); i++ {
+			if log[i].Path == t.in.CreatePath {
+				return i, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-p.Exited():
+			return 0, fmt.Errorf("the client exited before any create reached the server")
+		case <-limit.C:
+			return 0, fmt.Errorf("no create reached the server within %v", t.ce.Deadline+t.ce.Slack)
+		case <-tick.C:
+		}
+	}
+}
+
+// applyFault puts f on the client's lane until the returned remove.
+func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
+	remove, err := t.ce.Env.Faulty.Apply(f)
+	if err != nil {
+		return nil, err
+	}
+	DeferCleanup(remove)
+	t.ev.Faults = append(t.ev.Faults, f.Name()+" "+why)
+	return remove, nil
+}
+
+// judge reads the server's log and the oracle into the trial.
+func (t *trial) judge(ctx context.Context) (check.ClientTrial, error) {
+	log := t.ce.Server.Requests()[t.offset:]
+	for i, a := range log {
+		kind := "lookup"
+		if a.Path == t.in.CreatePath {
+			kind = "create"
+		}
+		t.run.Requests = append(t.run.Requests, check.ServerRequest{
+			Seq: i + 1, Kind: kind, Key: a.Key, Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
+		})
+	}
+	obs, err := t.ce.Env.Observe(ctx, t.in.Marker)
+	if err != nil {
+		return t.run, fmt.Errorf("oracle: %w", err)
+	}
+	t.run.Resources = obs.Count
+	t.ev.Readings = append(t.ev.Readings, toReading(t.ce.Env, t.in.Marker, "after the client", obs))
+	return t.run, nil
+}
+
+// logTable is the server's log for the trial, as evidence.
+func (t *trial) logTable() check.Table {
+	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "request", "key", "payload sha256", "status", "answer"}}
+	for _, r := range t.run.Requests {
+		answer := "delivered"
+		if r.Lost {
+			answer = "lost by idemspec"
+		}
+		hash := r.Hash
+		if len(hash) > 12 {
+			hash = hash[:12]
+		}
+		tb.Rows = append(tb.Rows, []string{fmt.Sprint(r.Seq), r.Kind, r.Key, hash, fmt.Sprint(r.Status), answer})
+	}
+	return tb
+}

@@ -1,0 +1,148 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// cleanupSpec is the cleanup: section: how to remove what a run created,
+// at the end of the run (also after Ctrl-C).
+type cleanupSpec struct {
+	Delete  *deleteSpec `yaml:"delete"`
+	Command string      `yaml:"command"`
+	Timeout string      `yaml:"timeout"`
+}
+
+type deleteSpec struct {
+	Method string `yaml:"method"`
+	Path   string `yaml:"path" required:"true"`
+}
+
+// Cleanup removes the resources a run created: either a delete request
+// per resource the oracle lists for each of the run's markers, or one
+// command that gets the run id and markers in its environment.
+type Cleanup struct {
+	Method  string
+	Path    *template.Template // {{.ID}} and {{.Marker}}
+	Command string
+	Timeout time.Duration
+}
+
+// CleanupResult says what a cleanup did.
+type CleanupResult struct {
+	Deleted int
+	Failed  []string
+}
+
+// DefaultCleanupTimeout bounds a cleanup when the file gives no timeout.
+const DefaultCleanupTimeout = time.Minute
+
+func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
+	if s == nil {
+		return nil
+	}
+	c := &Cleanup{Timeout: DefaultCleanupTimeout}
+	if s.Timeout != "" {
+		var err error
+		if c.Timeout, err = time.ParseDuration(s.Timeout); err != nil || c.Timeout <= 0 {
+			return d.errorf("cleanup.timeout", "%q is not a positive duration such as 1m", s.Timeout)
+		}
+	}
+	switch {
+	case (s.Delete == nil) == (s.Command == ""):
+		return d.errorf("cleanup", "give either delete: (a request per resource) or command:, exactly one")
+	case s.Delete != nil:
+		c.Method = strings.ToUpper(or(s.Delete.Method, http.MethodDelete))
+		var err error
+		if c.Path, err = template.New("cleanup").Option("missingkey=error").Parse(s.Delete.Path); err != nil {
+			return d.errorf("cleanup.delete.path", "not a valid template: %v", err)
+		}
+		var probe bytes.Buffer
+		if err := c.Path.Execute(&probe, cleanupItem{ID: "probe-id", Marker: "m"}); err != nil || !strings.Contains(probe.String(), "probe-id") {
+			return d.errorf("cleanup.delete.path", "must contain {{.ID}}: one request deletes one resource")
+		}
+	default:
+		cmd, err := expand("cleanup.command", s.Command)
+		if err != nil {
+			return err
+		}
+		c.Command = cmd
+	}
+	t.Cleanup = c
+	return nil
+}
+
+type cleanupItem struct {
+	ID, Marker string
+}
+
+// RunCleanup removes what the run with runID created under markers. A
+// delete cleanup asks the oracle which resources carry each marker (so
+// it needs an oracle that lists ids) and deletes each; a command cleanup
+// runs once with IDEMSPEC_RUN_ID and IDEMSPEC_MARKERS (one per line).
+func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string, observe func(context.Context, string) (Observation, error)) (CleanupResult, error) {
+	c := t.Cleanup
+	var res CleanupResult
+	if c == nil {
+		return res, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	if c.Command != "" {
+		cmd := exec.CommandContext(ctx, "sh", "-c", c.Command)
+		cmd.Env = append(os.Environ(), "IDEMSPEC_RUN_ID="+runID, "IDEMSPEC_MARKERS="+strings.Join(markers, "\n"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return res, fmt.Errorf("cleanup command: %w: %s", err, t.Redact(strings.TrimSpace(string(out))))
+		}
+		return res, nil
+	}
+	for _, m := range markers {
+		obs, err := observe(ctx, m)
+		if err != nil {
+			res.Failed = append(res.Failed, fmt.Sprintf("marker %s: %v", m, err))
+			continue
+		}
+		for _, id := range obs.IDs {
+			if err := t.deleteOne(ctx, cleanupItem{ID: id, Marker: m}); err != nil {
+				res.Failed = append(res.Failed, fmt.Sprintf("resource %s: %v", id, err))
+				continue
+			}
+			res.Deleted++
+		}
+	}
+	if len(res.Failed) > 0 {
+		return res, fmt.Errorf("cleanup: %d deleted, %d failed (first: %s)", res.Deleted, len(res.Failed), t.Redact(res.Failed[0]))
+	}
+	return res, nil
+}
+
+func (t *Target) deleteOne(ctx context.Context, it cleanupItem) error {
+	var p bytes.Buffer
+	if err := t.Cleanup.Path.Execute(&p, it); err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, t.Cleanup.Method, t.resolve(p.String()), nil)
+	if err != nil {
+		return err
+	}
+	t.addHeaders(req)
+	resp, err := t.Direct.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound {
+		return fmt.Errorf("%s %s: status %d", t.Cleanup.Method, p.String(), resp.StatusCode)
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package targets
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+
+	"github.com/idemspec/idemspec/fakes"
+)
+
+// Upstreams are the host:port of every instance, the base URL's first.
+// Each gets its own pair of lanes; bursts are spread across them.
+func (t *Target) Upstreams() []string {
+	out := []string{t.Upstream()}
+	for _, u := range t.Instances {
+		out = append(out, hostPort(u))
+	}
+	return out
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// instances reads the further instances of a target file: the same
+// service (same scheme, same paths, one shared store) at other addresses.
+func (d *document) instances(raw []string, t *Target, expand expander) error {
+	for i, r := range raw {
+		field := fmt.Sprintf("instances.%d", i)
+		v, err := expand(field, r)
+		if err != nil {
+			return err
+		}
+		u, err := url.Parse(v)
+		if err != nil || u.Scheme != t.BaseURL.Scheme || u.Host == "" {
+			return d.errorf("instances", "instance %d: %q is not a %s:// URL like base_url", i+1, t.Redact(v), t.BaseURL.Scheme)
+		}
+		t.Instances = append(t.Instances, u)
+	}
+	return nil
+}
+
+// startFakeInstances starts n-1 more instances of a fake beside first,
+// sharing its database, as several processes behind a balancer share one.
+func startFakeInstances(t *Target, opts fakes.Options, first *fakes.Instance, n int) error {
+	for i := 1; i < n; i++ {
+		opts.DBPath = first.DBPath()
+		in, err := fakes.Start(opts, "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		u, _ := url.Parse(in.URL)
+		t.Instances = append(t.Instances, u)
+		t.others = append(t.others, in)
+	}
+	return nil
+}
