@@ -36,7 +36,8 @@ const (
 // Catches: every listed check fails, every other check passes. The
 // properties catch every mutant by themselves: P1 each one that breaks a
 // MUST check, P2 each one that breaks only SHOULD checks (P2 is skipped
-// when P1 fails).
+// when P1 fails); a mutant right on one instance is caught where Multi
+// says.
 type Mutant struct {
 	Name    string
 	Bug     string   // what is wrong, in one sentence
@@ -61,13 +62,13 @@ var mutants = []Mutant{
 		// One instance serializes every create, so it passes; the
 		// multi-instance test runs two and S4 must fail there.
 		Catches: []string{},
-		Multi:   []string{"S4"},
+		Multi:   []string{"S4", "P1"},
 		bug:     bugPerProcessLock,
 	},
 	{
 		Name:    "global-keys",
 		Bug:     "does not scope keys by tenant: a second tenant reusing a key gets the first tenant's stored answer",
-		Catches: []string{"T1"},
+		Catches: []string{"T1", "P1"},
 		bug:     bugGlobalKeys,
 	},
 	{

@@ -22,6 +22,8 @@ type Planned struct {
 	Faults      []string
 	Restarts    int
 	Skip        string // why the check will skip, if it will
+	// Note says what the counts leave out (a property's shrinking).
+	Note string
 }
 
 // maxSettle mirrors harness's bound on one SendUntilSettled.
@@ -109,7 +111,7 @@ const PreflightRequests = 1
 // Plan lists what the selected checks will do to t, without sending
 // anything. A check the catalogue has but this table does not know is an
 // error, so the plan never silently undercounts.
-func Plan(t *targets.Target, s harness.Settings, labelFilter string) ([]Planned, error) {
+func Plan(t *targets.Target, s harness.Settings, pc PropertyConfig, labelFilter string) ([]Planned, error) {
 	keep, err := types.ParseLabelFilter(labelFilter)
 	if err != nil {
 		return nil, fmt.Errorf("--label-filter %q: %v", labelFilter, err)
@@ -126,6 +128,9 @@ func Plan(t *targets.Target, s harness.Settings, labelFilter string) ([]Planned,
 			continue
 		}
 		plan, ok := plans[c.ID]
+		if c.Group == check.P1.Group {
+			plan, ok = propertyPlan(pc, keep(labels(check.P1)) && c.ID != check.P1.ID), true
+		}
 		if !ok {
 			return nil, fmt.Errorf("check %s has no plan: add it to scenarios/plan.go", c.ID)
 		}
@@ -137,4 +142,47 @@ func Plan(t *targets.Target, s harness.Settings, labelFilter string) ([]Planned,
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// Per property step, as measured against the reference at the defaults:
+// about 0.9 steps taken per step asked for (a sequence's length is drawn,
+// restarts and crashes are left out), 1.6 creates and 4.5 oracle reads
+// and look-ups each. The most a step sends is the largest burst plus an
+// oracle read for each of the sequence's five subjects (three keys, the
+// keyless creates, the malformed keys) and a look-up.
+const (
+	propertyPerStep    = 6
+	propertyMostInStep = maxBurst + 5 + 1
+)
+
+// propertyPlan is P1's and P2's plan: one search serves both, so a check
+// whose partner runs too (shared) adds nothing of its own. The search's
+// requests are random: Requests is the usual count, MaxRequests the most
+// the search itself can send; shrinking a failure adds more, bounded by
+// time, and --property-budget caps the creates of both.
+func propertyPlan(pc PropertyConfig, shared bool) func(*targets.Target, harness.Settings, int) Planned {
+	pc = pc.withDefaults()
+	return func(t *targets.Target, _ harness.Settings, _ int) Planned {
+		if shared {
+			return Planned{Note: "shares P1's search"}
+		}
+		p := Planned{
+			Requests:    pc.Checks * pc.Steps * propertyPerStep,
+			MaxRequests: pc.Checks * 4 * pc.Steps * propertyMostInStep,
+			Note:        "random sequences; shrinking a failure sends more, for up to " + pc.ShrinkTime.String(),
+		}
+		if pc.Budget > 0 {
+			p.Note += fmt.Sprintf("; at most %d creates (--property-budget)", pc.Budget)
+		}
+		if t.CannotRestart() == "" {
+			p.Restarts = pc.Checks // one per sequence at most
+			p.Faults = append(p.Faults, "restarts")
+		}
+		if t.CannotCrash() == "" && pc.Crashes > 0 {
+			p.Restarts += pc.Crashes
+			p.Faults = append(p.Faults, fmt.Sprintf("%d crash mid-request (more where no work runs)", pc.Crashes))
+		}
+		p.Faults = append(p.Faults, harness.ResponseLoss{}.Name()+" or "+harness.ResetPeer{}.Name()+" on lost answers")
+		return p
+	}
 }

@@ -206,9 +206,10 @@ func search(ctx context.Context, e *harness.Env, cfg PropertyConfig, level check
 			Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight,
 			MissingKey: e.Target.Profile.MissingKey, Volatile: e.Target.Volatile,
 		},
-		actions: availableActions(e),
-		drawn:   map[string]int{},
-		crashes: cfg.Crashes,
+		actions:    availableActions(e),
+		twinTenant: twinTenant(e.Target),
+		drawn:      map[string]int{},
+		crashes:    cfg.Crashes,
 	}
 	tb := &rapidTB{name: "idemspec-property-" + string(level) + "-" + e.RunID, log: cfg.Log}
 	rapid.Check(tb, r.sequence)

@@ -3,12 +3,14 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"pgregory.net/rapid"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/harness/model"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // maxBurst bounds a property burst; shrinking brings it down to 2.
@@ -47,6 +49,8 @@ var actionCatalogue = []action{
 	// the other five together.
 	{name: "malformed-key", draw: drawMalformedKey, run: (*sequence).malformedKey},
 	{name: "two-key-headers", draw: drawTwoKeyHeaders, run: (*sequence).malformedKey},
+	{name: "other-tenant", supported: func(e *harness.Env) bool { return twinTenant(e.Target) != nil },
+		draw: drawTwin, run: (*sequence).submit},
 	{name: "restart", supported: func(e *harness.Env) bool { return e.Target.CannotRestart() == "" },
 		draw: func(*rapid.T) planned { return planned{} }, run: (*sequence).restart},
 	{name: "crash", supported: func(e *harness.Env) bool { return e.Target.CannotCrash() == "" },
@@ -85,6 +89,41 @@ func drawKeyPayload(t *rapid.T) planned {
 	return p
 }
 
+// drawTwin picks a pool key's twin: its key and bytes sent as another
+// tenant.
+func drawTwin(t *rapid.T) planned {
+	p := drawKeyPayload(t)
+	p.key = twinName(p.key)
+	return p
+}
+
+// twinName is the name of a pool key's twin.
+func twinName(name string) string { return name + "@t2" }
+
+// twinTenant is the tenant the twins are sent as: the first one whose
+// credentials differ from the target's own headers (as the same
+// credentials, a twin would be the same client replaying its own key).
+// Only oracles that read through the API see each tenant's own view; a
+// database or command oracle would count both tenants' resources under
+// one marker, so twins are not drawn there.
+func twinTenant(t *targets.Target) *targets.Tenant {
+	if k := t.Oracle.Kind(); k != "list" && k != "lookup" {
+		return nil
+	}
+	for i, tn := range t.Tenants {
+		same := true
+		for name, v := range tn.Headers {
+			if !slices.Equal(t.Headers.Values(name), v) {
+				same = false
+			}
+		}
+		if !same {
+			return &t.Tenants[i]
+		}
+	}
+	return nil
+}
+
 func drawBurst(t *rapid.T) planned {
 	p := drawKeyPayload(t)
 	p.n = rapid.IntRange(2, maxBurst).Draw(t, "n")
@@ -112,6 +151,10 @@ func drawTwoKeyHeaders(*rapid.T) planned {
 // submit sends one request and waits out "in flight" answers.
 func (s *sequence) submit(st *history.Step, k *poolKey, p planned) error {
 	st.Action, st.Expected = "submit", s.model.Expect(k.name, p.payload)
+	if k.tenant != nil {
+		st.Action = "submit as tenant " + k.tenant.Name
+		st.Expected = "a resource of its own or a refusal, never another key's"
+	}
 	finish(st, s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s", st.N, k.name, p.payload)))
 	return nil
 }
@@ -165,8 +208,10 @@ func (s *sequence) burst(st *history.Step, k *poolKey, p planned) error {
 		s.r.freshBursts++
 	}
 	e := s.r.env
+	// Spread: with several instances behind the target, the burst's
+	// connections are dealt across them, so the instances race (S4).
 	b, xs, err := e.Burst(s.r.ctx, s.h, harness.BurstSpec{
-		Step: fmt.Sprintf("#%d burst %s %s", st.N, k.name, p.payload), Lane: e.Clean,
+		Step: fmt.Sprintf("#%d burst %s %s", st.N, k.name, p.payload), Lane: e.Clean, Spread: e.CleanLanes(),
 		Key: k.key, Body: k.bodies[p.payload], Variant: p.payload, Size: p.n,
 	})
 	if err != nil {

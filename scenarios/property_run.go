@@ -9,6 +9,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/model"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // propertyRun is one rapid search: the sequences it drew, the requests
@@ -19,7 +20,9 @@ type propertyRun struct {
 	cfg     PropertyConfig
 	model   model.Convention
 	actions []action
-	start   time.Time
+	// twinTenant is whom the pool keys' twins are sent as (nil: no twins).
+	twinTenant *targets.Tenant
+	start      time.Time
 	// level is the strength of the rules that fail a sequence; the
 	// others are noted and the sequence goes on.
 	level check.Level

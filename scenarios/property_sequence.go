@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/harness/model"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // The pools are small so that keys collide and payloads change under a
@@ -29,6 +31,17 @@ var (
 type poolKey struct {
 	name, key, marker string
 	bodies            map[string][]byte
+	// tenant is whose credentials the key's requests and oracle reads
+	// carry (nil: the target's own headers); see twinName.
+	tenant *targets.Tenant
+}
+
+// in is ctx carrying the key's tenant, if it has one.
+func (k *poolKey) in(ctx context.Context) context.Context {
+	if k.tenant == nil {
+		return ctx
+	}
+	return targets.AsTenant(ctx, *k.tenant)
 }
 
 // sequence is one history rapid draws: the actions drawn (plan), those
@@ -125,6 +138,17 @@ func (r *propertyRun) newSequence() (*sequence, error) {
 			k.bodies[p] = b
 		}
 		s.keys[name] = k
+	}
+	if tn := r.twinTenant; tn != nil {
+		// Each pool key has a twin: the same key and bytes (marker
+		// included) sent as another tenant, which must get a resource of
+		// its own or a refusal (T1's rule, within random sequences).
+		for _, name := range keyNames {
+			k := *s.keys[name]
+			k.name, k.tenant = twinName(name), tn
+			s.keys[k.name] = &k
+			s.model.Refusable(k.name)
+		}
 	}
 	return s, nil
 }
@@ -329,7 +353,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 		// in-progress timeout; a retry after it must complete.
 		wait = time.Until(at.Add(e.Target.InProgressTimeout + settleMargin))
 	}
-	xs := e.SendUntil(s.r.ctx, s.h, harness.Attempt{
+	xs := e.SendUntil(k.in(s.r.ctx), s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
 	}, wait, busy)
 	s.r.spent += len(xs) - 1 // the first was paid for by afford
@@ -342,7 +366,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 // observe reads the oracle for one key and keeps the reading.
 func (s *sequence) observe(name, when string) (check.Reading, error) {
 	k := s.keys[name]
-	obs, err := s.r.env.Observe(s.r.ctx, k.marker)
+	obs, err := s.r.env.Observe(k.in(s.r.ctx), k.marker)
 	if err != nil {
 		return check.Reading{}, fmt.Errorf("oracle: %w", err)
 	}

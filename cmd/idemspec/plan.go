@@ -13,7 +13,7 @@ import (
 // printPlan is --dry-run: what the run would do, with nothing sent (a
 // target idemspec manages is not even started).
 func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
-	plan, err := scenarios.Plan(t, f.settings, f.labelFilter)
+	plan, err := scenarios.Plan(t, f.settings, f.property, f.labelFilter)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -30,6 +30,9 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
 		faults := strings.Join(p.Faults, "; ")
 		if faults == "" {
 			faults = "-"
+		}
+		if p.Note != "" {
+			faults += " (" + p.Note + ")"
 		}
 		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\n", p.Check.ID, p.Requests, p.MaxRequests, p.Restarts, faults)
 		usual, most, restarts = usual+p.Requests, most+p.MaxRequests, restarts+p.Restarts

@@ -67,7 +67,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.settings.Retry.Deadline, "retry-deadline", f.settings.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
 	fs.IntVar(&f.property.Checks, "checks", f.property.Checks, "random sequences the properties (P1, P2) try")
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
-	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "requests the properties may send in all, shrinking included (0: no cap but --budget)")
+	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code

@@ -42,8 +42,13 @@ func (m *Model) Answer(a Answer) []Finding {
 	k.sent = true
 	s := x.Status
 	switch {
+	case x.Is2xx() && x.ResourceID != "" && m.owner(k, x.ResourceID) != "":
+		return []Finding{must(k.violation(x.Seq, "a success carried another key's resource",
+			"a resource of its own (or a refusal)", fmt.Sprintf("%d %s, the resource of %s", s, x.ResourceID, m.owner(k, x.ResourceID))))}
 	case x.Is2xx():
 		return k.succeeded(a, c)
+	case k.refusable && !k.exists && s >= 400 && s < 500:
+		return nil // refused: nothing created
 	case a.Triggered && s >= 500:
 		// Failed before taking effect: the target stored the failure
 		// for the key, or released it for a fresh retry.

@@ -15,6 +15,9 @@ type Event struct {
 	// reconciliation.
 	Oracle *Reading
 	Final  *Reading
+	// Refusable names a key a server may refuse (Model.Refusable): a
+	// second tenant's twin of a pool key.
+	Refusable string
 }
 
 // Variation is a variation of a request sent after the original succeeded.
@@ -37,6 +40,8 @@ func Check(c Convention, events []Event) []Finding {
 	var out []Finding
 	for _, e := range events {
 		switch {
+		case e.Refusable != "":
+			m.Refusable(e.Refusable)
 		case e.Answer != nil:
 			out = append(out, m.Answer(*e.Answer)...)
 		case e.Lookup != nil:

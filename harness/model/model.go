@@ -74,6 +74,9 @@ type key struct {
 	lastLost string
 	// original is the first success seen: every replay repeats it.
 	original *answered
+	// refusable: the key is another tenant's use of a pool key's name
+	// (same key, same bytes), which a server may refuse outright.
+	refusable bool
 }
 
 // New starts a model in which every key is unbound.
@@ -88,6 +91,22 @@ func (m *Model) key(name string) *key {
 		m.keys[name] = k
 	}
 	return k
+}
+
+// Refusable marks a key a correct server may refuse with any 4xx while it
+// holds no resource: a second tenant reusing the first tenant's key and
+// bytes gets its own resource or a refusal, never the first one's.
+func (m *Model) Refusable(name string) { m.key(name).refusable = true }
+
+// owner names the key other than k whose resource id is id ("": none).
+// Each key creates its own resource, so no two keys share one.
+func (m *Model) owner(k *key, id string) string {
+	for _, name := range m.Keys() {
+		if o := m.keys[name]; o != k && o.id == id {
+			return name
+		}
+	}
+	return ""
 }
 
 // Keys names every key the model has seen, sorted.

@@ -24,6 +24,9 @@ func (m *Model) Oracle(name string, count int, ids []string) []Finding {
 	if len(ids) != 1 {
 		return nil
 	}
+	if o := m.owner(k, ids[0]); o != "" {
+		return []Finding{must(k.violation(0, "the oracle lists another key's resource under this key's marker", "a resource of its own", ids[0]+", the resource of "+o))}
+	}
 	if k.id != "" && ids[0] != k.id {
 		return []Finding{must(k.violation(0, "the oracle lists another resource than the key's", k.id+" ("+k.idFrom+")", ids[0]))}
 	}
