@@ -69,7 +69,11 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 				if n := len(ev.Steps); n == 0 || n > maxShrunk {
 					t.Fatalf("run %d: %s counterexample of %d steps, want 1..%d\n%s", i+1, catcher, n, maxShrunk, r.stdout)
 				}
-				if !strings.HasPrefix(ev.Replay, "idemspec run --target "+m.target+" --label-filter property --seed ") {
+				target := m.target
+				if strings.ContainsAny(target, "?&") {
+					target = "'" + target + "'" // shell-quoted
+				}
+				if !strings.HasPrefix(ev.Replay, "idemspec run --target "+target+" --label-filter property --seed ") {
 					t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
 				}
 				if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
