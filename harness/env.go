@@ -48,8 +48,12 @@ func DefaultSettings() Settings {
 		ContinueWait:   time.Second,
 		CommitWait:     10 * time.Second,
 		Retry: retry.Policy{
-			MaxAttempts:    3,
-			AttemptTimeout: 250 * time.Millisecond,
+			MaxAttempts: 3,
+			// Under S6's faults every attempt times out: the timeout is
+			// the stimulus, and the suite waits it out six times. A
+			// create that does not reach the target in time only makes
+			// S6 try its operation again (landingTries).
+			AttemptTimeout: 150 * time.Millisecond,
 			Deadline:       5 * time.Second,
 			BaseBackoff:    20 * time.Millisecond,
 			MaxBackoff:     200 * time.Millisecond,
