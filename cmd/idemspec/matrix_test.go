@@ -37,6 +37,14 @@ func matrixRuns(t *testing.T, fallback int) int {
 	return fallback
 }
 
+// entryRuns is how many times the matrix runs an entry: more for a race.
+func entryRuns(t *testing.T, m matrixEntry) int {
+	if slices.Contains(m.Catches, "S4") {
+		return matrixRuns(t, 10) // races are where misses hide
+	}
+	return matrixRuns(t, 3)
+}
+
 // matrixEntry is one fake the matrix runs: the reference (under each
 // profile's convention) or a mutant.
 type matrixEntry struct {
@@ -88,10 +96,7 @@ func TestDetectionMatrix(t *testing.T) {
 	for _, m := range matrixEntries() {
 		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
 			t.Parallel()
-			runs := matrixRuns(t, 3)
-			if slices.Contains(m.Catches, "S4") {
-				runs = matrixRuns(t, 10) // races are where misses hide
-			}
+			runs := entryRuns(t, m)
 			m.Mutant = withoutProperties(m.Mutant)
 			wantCode := wantExit(t, m.Mutant)
 			for i := 0; i < runs; i++ {

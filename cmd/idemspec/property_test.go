@@ -27,10 +27,7 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 	for _, m := range matrixEntries() {
 		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
 			t.Parallel()
-			runs := matrixRuns(t, 3)
-			if slices.Contains(m.Catches, "S4") {
-				runs = matrixRuns(t, 10) // races are where misses hide
-			}
+			runs := entryRuns(t, m)
 			for i := 0; i < runs; i++ {
 				r := run(t, "--target", m.target, "--label-filter", "property")
 				want := map[string]check.Status{check.P1.ID: check.PASS, check.P2.ID: check.PASS}
