@@ -76,8 +76,14 @@ func lostCommitted(ctx context.Context, t *trial) (check.Verdict, error) {
 
 // C3: every create is answered 503 for the whole run.
 func persistentOutage(ctx context.Context, t *trial) (check.Verdict, error) {
-	t.ce.Server.FailNext(1<<20, http.StatusServiceUnavailable)
-	t.ev.Faults = append(t.ev.Faults, "every create answered 503 by the server (nothing committed)")
+	return answeredAlways(ctx, t, http.StatusServiceUnavailable, "every create answered 503 by the server (nothing committed)", check.Bounded)
+}
+
+// answeredAlways runs the client once while the server answers every
+// create with status, and judges the run.
+func answeredAlways(ctx context.Context, t *trial, status int, fault string, judge func(check.ClientTrial) check.Verdict) (check.Verdict, error) {
+	t.ce.Server.FailNext(1<<20, status)
+	t.ev.Faults = append(t.ev.Faults, fault)
 	p, err := t.start()
 	if err != nil {
 		return check.Verdict{}, err
@@ -87,7 +93,7 @@ func persistentOutage(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return check.Bounded(run), nil
+	return judge(run), nil
 }
 
 // C6: the client's process group is killed while its create is in flight
@@ -126,16 +132,5 @@ func killedMidOperation(ctx context.Context, t *trial) (check.Verdict, error) {
 // C7: every create is refused with 422 (as for a key reused with another
 // payload): final for the request.
 func refused(ctx context.Context, t *trial) (check.Verdict, error) {
-	t.ce.Server.FailNext(1<<20, http.StatusUnprocessableEntity)
-	t.ev.Faults = append(t.ev.Faults, "every create refused 422 by the server")
-	p, err := t.start()
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	t.finish(p, "client")
-	run, err := t.judge(ctx)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return check.NoRetryOfRefusal(run), nil
+	return answeredAlways(ctx, t, http.StatusUnprocessableEntity, "every create refused 422 by the server", check.NoRetryOfRefusal)
 }
