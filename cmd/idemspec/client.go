@@ -23,12 +23,8 @@ func init() {
 const clientFilter = "client"
 
 type clientFlags struct {
+	suiteFlags
 	command        string
-	reportDir      string
-	labelFilter    string
-	seed           int64
-	strict         bool
-	verbose        bool
 	budget         int
 	deadline       time.Duration
 	attemptTimeout time.Duration
@@ -39,11 +35,7 @@ func runClient(args []string, stdout, stderr io.Writer) int {
 	f := clientFlags{}
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.StringVar(&f.command, "cmd", "", "the client command, run with `sh -c` once per check (see docs/CLIENT-CONTRACT.md)")
-	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
-	fs.StringVar(&f.labelFilter, "label-filter", "", `a further Ginkgo label filter within the client checks, e.g. "C6"`)
-	fs.Int64Var(&f.seed, "seed", 0, "random seed (0: from the clock)")
-	fs.BoolVar(&f.strict, "strict", false, "fail the run on WARN")
-	fs.BoolVar(&f.verbose, "v", false, "stream Ginkgo's own output too")
+	f.register(fs, `a further Ginkgo label filter within the client checks, e.g. "C6"`)
 	fs.IntVar(&f.budget, "attempt-budget", 3, "the most create requests the client may send in one run (1..100)")
 	fs.DurationVar(&f.deadline, "deadline", 5*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")

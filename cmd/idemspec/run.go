@@ -32,13 +32,28 @@ func init() {
 // target proves the harness end to end.
 const defaultTarget = "fake:reference"
 
-type runFlags struct {
-	target      string
+// suiteFlags are the flags of every command that runs the suite.
+type suiteFlags struct {
 	reportDir   string
 	labelFilter string
 	seed        int64
 	strict      bool
 	verbose     bool
+}
+
+// register adds the suite flags to fs; filterUsage says what the label
+// filter selects in this command.
+func (c *suiteFlags) register(fs *flag.FlagSet, filterUsage string) {
+	fs.StringVar(&c.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
+	fs.StringVar(&c.labelFilter, "label-filter", "", filterUsage)
+	fs.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
+	fs.BoolVar(&c.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
+	fs.BoolVar(&c.verbose, "v", false, "stream Ginkgo's own output too (it always goes to REPORT-DIR/ginkgo.log)")
+}
+
+type runFlags struct {
+	suiteFlags
+	target      string
 	allowRemote bool
 	dryRun      bool
 	settings    harness.Settings
@@ -49,11 +64,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	f := runFlags{settings: harness.DefaultSettings(), property: scenarios.DefaultPropertyConfig()}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
-	fs.StringVar(&f.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
-	fs.StringVar(&f.labelFilter, "label-filter", "", `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
-	fs.Int64Var(&f.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
-	fs.BoolVar(&f.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
-	fs.BoolVar(&f.verbose, "v", false, "stream Ginkgo's own output too (it always goes to REPORT-DIR/ginkgo.log)")
+	f.register(fs, `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
 	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
