@@ -30,7 +30,11 @@ func sequenceDiagram(c CheckResult) string {
 		if _, ok := byLane[x.Lane]; !ok {
 			id := fmt.Sprintf("P%d", len(byLane)+1)
 			byLane[x.Lane] = id
-			fmt.Fprintf(&b, "    participant %s as Proxy (%s lane)\n", id, mermaidText(x.Lane))
+			label := fmt.Sprintf("Proxy (%s lane)", mermaidText(x.Lane))
+			if x.Lane == "direct" {
+				label = "Direct (no proxy)" // look-ups, the judge's reads
+			}
+			fmt.Fprintf(&b, "    participant %s as %s\n", id, label)
 		}
 	}
 	b.WriteString("    participant S as Server\n")
