@@ -185,3 +185,27 @@ func shape(steps []history.Step) []string {
 	}
 	return out
 }
+
+// TestPropertyOnProcessTarget runs the properties alone against `idemspec
+// serve` as a managed process, so restarts and crashes are real process
+// starts and SIGKILLs: the reference passes, the crash mutants fail P1,
+// and no process is left behind.
+func TestPropertyOnProcessTarget(t *testing.T) {
+	for _, name := range []string{fakes.Reference, "split-commit", "stuck-inflight"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + name}, "--target", processExample, "--report-dir", dir, "--label-filter", "property")
+			want := check.PASS
+			if name != fakes.Reference {
+				want = check.FAIL
+			}
+			if got := checkResult(t, r, check.P1.ID); got.Verdict != want {
+				t.Fatalf("P1 %s, want %s\n%s%s", got.Verdict, want, r.stdout, r.stderr)
+			}
+			if left := processesUsing(t, dir); len(left) > 0 {
+				t.Fatalf("processes left behind: %v", left)
+			}
+		})
+	}
+}
