@@ -151,7 +151,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	if n := c.requests(); n != 0 {
 		t.Errorf("the dry run sent %d requests, want 0", n)
 	}
-	for _, want := range []string{"S1", "S4", "K5", "total", "budget 50", "concurrency 4", "response-loss", "cleanup: none"} {
+	for _, want := range []string{"S1", "S4", "K5", "P1", "shares P1's search", "shrinking a failure sends more", "total", "budget 50", "concurrency 4", "response-loss", "cleanup: none"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the plan does not mention %q:\n%s", want, r.stdout)
 		}
