@@ -241,3 +241,15 @@ func TestListShowsTheCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// referenceAPI is how a target file describes the reference server's
+// create endpoint and list oracle (the fakes and `idemspec serve`).
+const referenceAPI = `create:
+  path: /resources
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+  id_field: id
+oracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+`

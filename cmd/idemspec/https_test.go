@@ -127,15 +127,7 @@ func TestSuiteOverHTTPS(t *testing.T) {
 		return writeFile(t, "https.yaml", fmt.Sprintf(`
 name: https-reference
 base_url: https://localhost:%d
-create:
-  path: /resources
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /resources?marker={{.Marker}}
-    items: items
-fail_trigger: {header: X-Idemspec-Fail, value: "503"}
+`+referenceAPI+`fail_trigger: {header: X-Idemspec-Fail, value: "503"}
 tenants:
   - {name: a, headers: {Authorization: Bearer https-a}}
   - {name: b, headers: {Authorization: Bearer https-b}}

@@ -139,15 +139,7 @@ func TestNoRestartCapabilitySkipsS5(t *testing.T) {
 	defer in.Close()
 	p := writeFile(t, "target.yaml", fmt.Sprintf(`
 base_url: %s
-create:
-  path: /resources
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /resources?marker={{.Marker}}
-    items: items
-lookup:
+`+referenceAPI+`lookup:
   path: /idempotency-keys/{{.Key}}
 in_progress_timeout: 2s
 `, in.URL))
@@ -192,15 +184,7 @@ func TestRestartCommandHook(t *testing.T) {
 	restart := fmt.Sprintf(`pid=$(cat %q/pid); kill -TERM $pid; while kill -0 $pid 2>/dev/null; do sleep 0.05; done; %s`, dir, startScript)
 	p := writeFile(t, "target.yaml", fmt.Sprintf(`
 base_url: http://127.0.0.1:%d
-create:
-  path: /resources
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /resources?marker={{.Marker}}
-    items: items
-restart:
+`+referenceAPI+`restart:
   command: '%s'
   timeout: 20s
   health:

@@ -19,15 +19,7 @@ func TestRetryCheckByReconciliation(t *testing.T) {
 	defer in.Close()
 	base := `
 base_url: ` + in.URL + `
-create:
-  path: /resources
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /resources?marker={{.Marker}}
-    items: items
-in_progress_timeout: 2s
+` + referenceAPI + `in_progress_timeout: 2s
 `
 	tests := []struct {
 		name  string
