@@ -29,6 +29,9 @@ const (
 	bugCommitBeforeFail
 	bugGlobalKeys
 	bugPerProcessLock
+	bugMismatch417
+	bugReplay200Reduced
+	bugRecordAfterAnswer
 )
 
 // Mutant is the reference server plus exactly one named bug, with the
@@ -163,6 +166,29 @@ var mutants = []Mutant{
 		Bug:     "commits the work before the step that fails, then answers the failure: the failed attempt leaves a resource behind",
 		Catches: []string{"K6", "P1"},
 		bug:     bugCommitBeforeFail,
+	},
+	{
+		Name: "mismatch-417",
+		Bug:  "refuses a reused key with another payload, but with 417 Expectation Failed instead of the profile's 422",
+		// The refusal holds (S3); only its status is off, a SHOULD.
+		Catches: []string{"S3a", "P2"},
+		bug:     bugMismatch417,
+	},
+	{
+		Name: "replay-200-reduced",
+		Bug:  "replays the original resource's id with status 200 and a reduced body instead of the original 201 answer",
+		// The same resource, unfaithfully replayed: replay fidelity is
+		// K4's alone, so S2, S3 and S5a pass.
+		Catches: []string{"K4", "P2"},
+		bug:     bugReplay200Reduced,
+	},
+	{
+		Name: "record-after-answer",
+		Bug:  "answers first and completes the key's record afterwards, in the background (a hook on the send): a restart right after an answer leaves the key in flight, and the retry is refused, then executed again",
+		// Live requests see the answer from memory, so only a restart
+		// aimed right after an answer shows the bug.
+		Catches: []string{"S5a", "P1"},
+		bug:     bugRecordAfterAnswer,
 	},
 }
 

@@ -40,6 +40,10 @@ type Options struct {
 	Convention *Convention
 	// Log, when set, gets one line per request (not from a killed server).
 	Log io.Writer
+	// ListAll makes the list endpoint ignore the caller's credentials and
+	// list every tenant's resources, as admin and service views often do.
+	// Keys stay scoped by tenant: this is a correct server.
+	ListAll bool
 }
 
 // Defaults for Options fields left zero.
@@ -72,6 +76,9 @@ type Server struct {
 	failNext    int        // FailNext: creates still to answer failWith
 	failWith    int
 	crashPoints map[string]chan struct{} // armed by CrashPoint, by key
+	// behind holds the records the record-after-answer mutant has
+	// answered but not yet stored, by tenant and key.
+	behind map[[2]string]record
 
 	// life makes a kill honest: every write holds it for reading, kill
 	// takes it for writing, so once kill returns no handler of this
@@ -109,7 +116,7 @@ func Open(opts Options) (*Server, error) {
 	if opts.KeyHeader == "" {
 		opts.KeyHeader = DefaultKeyHeader
 	}
-	s := &Server{opts: opts, mutant: m, conv: IETF, crashPoints: map[string]chan struct{}{}, dead: make(chan struct{})}
+	s := &Server{opts: opts, mutant: m, conv: IETF, crashPoints: map[string]chan struct{}{}, behind: map[[2]string]record{}, dead: make(chan struct{})}
 	if opts.Convention != nil {
 		s.conv = *opts.Convention
 	}
@@ -307,7 +314,7 @@ func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body 
 	if claimed {
 		return s.executeClaimed(ctx, tenant, key, now, body)
 	}
-	rec, err := loadRecord(ctx, s.db, tenant, key)
+	rec, err := s.loadRecord(ctx, tenant, key)
 	if err != nil {
 		return serverError(err)
 	}
@@ -336,7 +343,15 @@ func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body 
 // the record is an abandoned claim that the caller may take over.
 func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
 	if rec.Hash != hash && s.mutant.bug != bugIgnorePayload {
-		return problem(s.conv.Mismatch, "this key was used with a different request payload"), true
+		status := s.conv.Mismatch
+		if s.mutant.bug == bugMismatch417 {
+			status = http.StatusExpectationFailed
+		}
+		return problem(status, "this key was used with a different request payload"), true
+	}
+	if rec.State == stateComplete && s.mutant.bug == bugReplay200Reduced && rec.Status == http.StatusCreated {
+		body, _ := json.Marshal(map[string]string{"id": rec.ResourceID})
+		return answer{status: http.StatusOK, body: body, location: rec.Location, replayed: true}, true
 	}
 	if rec.State == stateComplete && s.mutant.bug == bugReplayDropsLocation {
 		return answer{status: rec.Status, body: rec.Body, replayed: true}, true
@@ -357,6 +372,9 @@ func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
 func (s *Server) executeClaimed(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
 	if s.mutant.bug == bugSplitCommit {
 		return s.splitCommit(ctx, tenant, key, lockedAt, body)
+	}
+	if s.mutant.bug == bugRecordAfterAnswer {
+		return s.answerThenRecord(ctx, tenant, key, lockedAt, body)
 	}
 	s.work(key)
 	var a created
@@ -486,7 +504,11 @@ func insertResource(ctx context.Context, tx execer, tenant string, body []byte) 
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	rows, err := listResources(r.Context(), s.db, s.tenantOf(r), r.URL.Query().Get("marker"))
+	tenant := s.tenantOf(r)
+	if s.opts.ListAll {
+		tenant = ""
+	}
+	rows, err := listResources(r.Context(), s.db, tenant, r.URL.Query().Get("marker"))
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
@@ -533,7 +555,7 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
 // lookup tells a reconciling client whether a key is known, and its resource.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
 	at := time.Now()
-	rec, err := loadRecord(r.Context(), s.db, s.tenantOf(r), r.PathValue("key"))
+	rec, err := s.loadRecord(r.Context(), s.tenantOf(r), r.PathValue("key"))
 	status := http.StatusOK
 	switch {
 	case errors.Is(err, errNoRecord):

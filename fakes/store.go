@@ -107,10 +107,12 @@ type resourceRow struct {
 	CreatedAt time.Time
 }
 
+// listResources lists the resources carrying marker: the tenant's, or
+// every tenant's when tenant is "" (a view not scoped by tenant).
 func listResources(ctx context.Context, db *sql.DB, tenant, marker string) ([]resourceRow, error) {
 	rows, err := db.QueryContext(ctx,
 		`SELECT id, tenant, marker, payload, created_at FROM resources
-		  WHERE marker = ? AND tenant = ? ORDER BY created_at, id`, marker, tenant)
+		  WHERE marker = ? AND (tenant = ? OR ? = '') ORDER BY created_at, id`, marker, tenant, tenant)
 	if err != nil {
 		return nil, err
 	}

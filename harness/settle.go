@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // maxSettleAttempts bounds SendUntilSettled however long the wait allows.
@@ -22,7 +23,11 @@ func (e *Env) SendUntilSettled(ctx context.Context, h *history.History, a Attemp
 
 // SendUntil is SendUntilSettled with the caller's idea of an answer that
 // means "not yet, try again": pending sees only answered exchanges.
+//
+// wait is capped at targets.MaxWait, whatever the target declares: a key
+// blocked for hours is reported by the checks, never waited out.
 func (e *Env) SendUntil(ctx context.Context, h *history.History, a Attempt, wait time.Duration, pending func(history.Exchange) bool) []history.Exchange {
+	wait = min(wait, targets.MaxWait)
 	until := time.Now().Add(wait)
 	step := a.Step
 	backoff := 50 * time.Millisecond

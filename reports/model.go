@@ -10,6 +10,8 @@
 package reports
 
 import (
+	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -115,6 +117,10 @@ func FromGinkgo(r types.Report, m Meta) Report {
 	if r.SuiteConfig.DryRun && out.Run.Incomplete == "" {
 		out.Run.Incomplete = "dry run"
 	}
+	timedOut := slices.ContainsFunc(r.SpecialSuiteFailureReasons, func(s string) bool { return strings.Contains(s, "Timeout") })
+	if timedOut {
+		out.Run.Incomplete = "the run's time limit (--timeout) ran out"
+	}
 	selected, _ := types.ParseLabelFilter(m.LabelFilter)
 	for _, s := range r.SpecReports {
 		res, ok := scenarios.ResultOf(s)
@@ -122,7 +128,7 @@ func FromGinkgo(r types.Report, m Meta) Report {
 			continue
 		}
 		if !out.Run.Complete {
-			res = unfinished(s, res, selected)
+			res = unfinished(s, res, selected, timedOut)
 		}
 		c, _ := check.Get(res.Verdict.Check)
 		out.Checks = append(out.Checks, CheckResult{
@@ -143,14 +149,21 @@ func FromGinkgo(r types.Report, m Meta) Report {
 // truncated history, or none), and the specs after it never ran (Ginkgo
 // marks them skipped, as it marks the ones the label filter left out).
 // A spec whose body had judged when the interrupt came (it landed in a
-// cleanup or a report node) keeps its verdict.
-func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter) check.Result {
+// cleanup or a report node) keeps its verdict. When the run's time limit
+// ran out, the checks it cut short are ERROR: the harness could not
+// judge them in the time it was given.
+func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter, timedOut bool) check.Result {
 	id := res.Verdict.Check
+	verdict, why := check.Skip, "the run was interrupted"
+	if timedOut {
+		verdict = func(id, reason string) check.Verdict { return check.Errored(id, errors.New(reason)) }
+		why = "the run's time limit (--timeout) ran out"
+	}
 	switch {
-	case s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
-		res.Verdict = check.Skip(id, "not finished: the run was interrupted while it ran")
+	case s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted|types.SpecStateTimedout) && (!judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
+		res.Verdict = verdict(id, "not finished: "+why+" while it ran")
 	case s.State == types.SpecStateSkipped && !judged(s) && selected != nil && selected(s.Labels()):
-		res.Verdict = check.Skip(id, "not run: the run was interrupted")
+		res.Verdict = verdict(id, "not run: "+why)
 	}
 	return res
 }

@@ -17,6 +17,7 @@ var _ = Describe("core", func() {
 	It(check.S1.Title, labels(check.S1), SpecTimeout(specTimeout), run(check.S1, oneResource))
 	It(check.S2.Title, labels(check.S2), SpecTimeout(specTimeout), run(check.S2, replayAfterLoss))
 	It(check.S3.Title, labels(check.S3), SpecTimeout(specTimeout), run(check.S3, mismatchRejected))
+	It(check.S3a.Title, labels(check.S3a), SpecTimeout(specTimeout), run(check.S3a, mismatchStatus))
 	It(check.S4.Title, labels(check.S4), SpecTimeout(specTimeout), run(check.S4, noRaceDuplicates))
 })
 
@@ -77,20 +78,37 @@ func replayAfterLoss(ctx context.Context, e *harness.Env, h *history.History, ev
 	}
 	return check.ReplayAfterLoss(check.LossRun{
 		Lost: []history.Exchange{lost}, Retries: retries, Replay: replay, Reading: r,
-		InFlight: e.Target.Profile.InFlight, Volatile: e.Target.Volatile,
+		InFlight: e.Target.Profile.InFlight,
 	}), nil
 }
 
 // S3: the same key with another payload, between two sends of the original.
 func mismatchRejected(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	key, marker := e.NewKey(), e.NewMarker("S3")
-	original, err := e.Body(marker, "100")
+	run, err := mismatchRun(ctx, e, h, ev, check.S3.ID)
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	other, err := e.Body(marker, "200")
+	return check.MismatchRejected(run), nil
+}
+
+// S3a: ... and the refusal carries the profile's mismatch status.
+func mismatchStatus(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	run, err := mismatchRun(ctx, e, h, ev, check.S3a.ID)
 	if err != nil {
 		return check.Verdict{}, err
+	}
+	return check.MismatchStatus(run), nil
+}
+
+func mismatchRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (check.MismatchRun, error) {
+	key, marker := e.NewKey(), e.NewMarker(scope)
+	original, err := e.Body(marker, "100")
+	if err != nil {
+		return check.MismatchRun{}, err
+	}
+	other, err := e.Body(marker, "200")
+	if err != nil {
+		return check.MismatchRun{}, err
 	}
 	send := func(step, variant string, body []byte) history.Exchange {
 		return e.Send(ctx, h, harness.Attempt{Step: step, Lane: e.Clean, Key: key, Body: body, Variant: variant})
@@ -100,12 +118,9 @@ func mismatchRejected(ctx context.Context, e *harness.Env, h *history.History, e
 		Mismatch: send("same key, other payload", "200", other),
 		Again:    send("original again", "100", original),
 		Want:     e.Target.Profile.Mismatch,
-		Volatile: e.Target.Volatile,
 	}
-	if run.Reading, err = reading(ctx, e, ev, marker, "after the mismatch"); err != nil {
-		return check.Verdict{}, err
-	}
-	return check.MismatchRejected(run), nil
+	run.Reading, err = reading(ctx, e, ev, marker, "after the mismatch")
+	return run, err
 }
 
 // burstRounds bounds S4's rounds of bursts. A race shows only when two

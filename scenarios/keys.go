@@ -302,7 +302,7 @@ func failedFirstAttempt(ctx context.Context, e *harness.Env, h *history.History,
 	}
 	v, notes := check.FailedFirstAttempt(check.FailedFirstRun{
 		First: first, Retries: retries, Again: again, Reading: r, InFlight: e.Target.Profile.InFlight,
-		Volatile: e.Target.Volatile, Convention: e.Target.Profile.FailedAttempt,
+		Convention: e.Target.Profile.FailedAttempt,
 	})
 	ev.Notes = append(ev.Notes, notes...)
 	return v, nil

@@ -43,7 +43,8 @@ var plans = map[string]func(t *targets.Target, s harness.Settings, burst int) Pl
 		return Planned{Requests: 6, MaxRequests: 3 + commitPolls(s) + maxSettle,
 			Faults: []string{harness.ResponseLoss{}.Name() + " on the faulty lane, first attempt"}}
 	},
-	"S3": fixed(4),
+	"S3":  fixed(4),
+	"S3a": fixed(4),
 	// S4: burstRounds rounds against a conforming target, each a tight
 	// and a widened burst with its follow-up and oracle read.
 	"S4": func(_ *targets.Target, _ harness.Settings, b int) Planned {

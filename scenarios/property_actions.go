@@ -20,11 +20,12 @@ const maxBurst = 8
 // actions uniformly by name, so each entry is as likely as any other.
 type action struct {
 	name string
-	// supported says whether the target can take the action; nil means
-	// every target can. Capabilities a target may lack (a look-up path,
-	// a fail trigger, a required key, a restart hook) are checked here,
-	// so the action is simply never drawn against a target without them.
-	supported func(*harness.Env) bool
+	// unsupported says why the target cannot take the action ("": it
+	// can); nil means every target can. Capabilities a target may lack (a
+	// look-up path, a fail trigger, a required key, a restart hook) are
+	// checked here, so the action is never drawn against a target without
+	// them, and the report says why.
+	unsupported func(*harness.Env) string
 	// draw picks the action's arguments. It never touches the target, so
 	// a drawn action can wait for its turn (see memo).
 	draw func(t *rapid.T) planned
@@ -38,42 +39,67 @@ var actionCatalogue = []action{
 	{name: "submit", draw: drawKeyPayload, run: (*sequence).submit},
 	{name: "submit-lost", draw: drawKeyPayload, run: (*sequence).submitLost},
 	{name: "burst", draw: drawBurst, run: (*sequence).burst},
-	{name: "lookup", supported: func(e *harness.Env) bool { return e.Target.LookupPath != "" },
+	{name: "lookup", unsupported: lacks(func(e *harness.Env) bool { return e.Target.LookupPath != "" }, "no look-up path"),
 		draw: drawKey, run: (*sequence).lookup},
 	{name: "variation", draw: drawVariation, run: (*sequence).variation},
-	{name: "submit-failing", supported: func(e *harness.Env) bool { return e.Target.FailTrigger != nil },
+	{name: "submit-failing", unsupported: lacks(func(e *harness.Env) bool { return e.Target.FailTrigger != nil }, "no fail trigger"),
 		draw: drawKeyPayload, run: (*sequence).submitFailing},
-	{name: "keyless", supported: func(e *harness.Env) bool { return e.Target.Key.Required },
+	{name: "keyless", unsupported: lacks(func(e *harness.Env) bool { return e.Target.Key.Required }, "the key is not required"),
 		draw: drawKeyless, run: (*sequence).keyless},
 	// Two key headers is a malformed key of its own, drawn as often as
 	// the other five together.
 	{name: "malformed-key", draw: drawMalformedKey, run: (*sequence).malformedKey},
 	{name: "two-key-headers", draw: drawTwoKeyHeaders, run: (*sequence).malformedKey},
-	{name: "other-tenant", supported: func(e *harness.Env) bool { return twinTenant(e.Target) != nil },
-		draw: drawTwin, run: (*sequence).submit},
-	{name: "restart", supported: func(e *harness.Env) bool { return e.Target.CannotRestart() == "" },
-		draw: func(*rapid.T) planned { return planned{} }, run: (*sequence).restart},
-	{name: "crash", supported: func(e *harness.Env) bool { return e.Target.CannotCrash() == "" },
-		draw: drawKeyPayload, run: (*sequence).crash},
+	{name: "other-tenant", unsupported: lacks(func(e *harness.Env) bool { return twinTenant(e.Target) != nil },
+		"no second tenant, or an oracle that lists no ids"), draw: drawTwin, run: (*sequence).submit},
+	{name: "restart", unsupported: func(e *harness.Env) string { return e.Target.CannotRestart() },
+		draw: drawKeyPayload, run: (*sequence).restart},
+	{name: "crash", unsupported: crashUnsupported, draw: drawKeyPayload, run: (*sequence).crash},
+}
+
+// lacks is an unsupported func for a capability: reason when has fails.
+func lacks(has func(*harness.Env) bool, reason string) func(*harness.Env) string {
+	return func(e *harness.Env) string {
+		if has(e) {
+			return ""
+		}
+		return reason
+	}
+}
+
+// crashUnsupported says why crashes are not drawn: the target cannot be
+// crashed, or a crashed request would block its key for longer than the
+// search may wait (S5b reports that).
+func crashUnsupported(e *harness.Env) string {
+	if why := e.Target.CannotCrash(); why != "" {
+		return why
+	}
+	if blockedTooLong(e) {
+		return fmt.Sprintf("the target declares an in-progress timeout of %s: a crashed request would block its key longer than idemspec waits (%s); S5b reports it",
+			e.Target.InProgressTimeout, targets.MaxWait)
+	}
+	return ""
 }
 
 // availableActions is the catalogue filtered by what the target supports.
 func availableActions(e *harness.Env) []action {
 	var out []action
 	for _, a := range actionCatalogue {
-		if a.supported == nil || a.supported(e) {
+		if a.unsupported == nil || a.unsupported(e) == "" {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// unsupportedActions names the actions the target cannot take.
+// unsupportedActions names the actions the target cannot take, and why.
 func unsupportedActions(e *harness.Env) []string {
 	var out []string
 	for _, a := range actionCatalogue {
-		if a.supported != nil && !a.supported(e) {
-			out = append(out, a.name)
+		if a.unsupported != nil {
+			if why := a.unsupported(e); why != "" {
+				out = append(out, a.name+" ("+why+")")
+			}
 		}
 	}
 	return out
@@ -103,9 +129,11 @@ func twinName(name string) string { return name + "@t2" }
 // twinTenant is the tenant the twins are sent as: the first one whose
 // credentials differ from the target's own headers (as the same
 // credentials, a twin would be the same client replaying its own key).
-// Only oracles that read through the API see each tenant's own view; a
-// database or command oracle would count both tenants' resources under
-// one marker, so twins are not drawn there.
+// A twin carries its pool key's marker, so a view that is not scoped by
+// tenant (an admin list, a database) shows both keys' resources under
+// it; the model attributes each listed id to the key whose answers named
+// it (model.Twin). That needs ids: twins are drawn only where the oracle
+// lists them, through the API, never where it only counts.
 func twinTenant(t *targets.Target) *targets.Tenant {
 	if k := t.Oracle.Kind(); k != "list" && k != "lookup" {
 		return nil

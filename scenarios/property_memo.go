@@ -23,8 +23,10 @@ func (p planned) cost() int {
 	switch p.action.name {
 	case "burst":
 		return p.n
-	case "lookup", "restart":
+	case "lookup":
 		return 0
+	case "restart":
+		return 2 // the request before the restart and the one after
 	}
 	return 1
 }

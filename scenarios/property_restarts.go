@@ -13,18 +13,31 @@ import (
 // The actions on the target's process: a graceful restart, and a crash
 // in the middle of a request.
 
-// restart restarts the target gracefully: a correct server keeps every
-// key's record and resource.
-func (s *sequence) restart(st *history.Step, _ *poolKey, _ planned) error {
-	st.Action, st.Expected = "restart", "every key's record and resource kept"
+// restart sends a request, restarts the target gracefully the moment
+// its answer arrives, and sends the same request again. A correct server
+// keeps every key's record and resource, so the second answer repeats
+// the first. The restart is aimed right after an answer because that is
+// when a server that stores the key's record after answering (a hook on
+// the send) loses it: the key stays "in flight" across the restart, and
+// the retry is refused, then executed again.
+func (s *sequence) restart(st *history.Step, k *poolKey, p planned) error {
+	st.Action = "submit, restart right after the answer, submit again"
+	st.Expected = s.model.Expect(k.name, p.payload) + "; the same again after the restart"
+	xs := s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s (then restart)", st.N, k.name, p.payload))
 	rec, err := s.r.env.Restart(s.r.ctx)
 	s.restarts = append(s.restarts, rec)
 	if err != nil {
 		return err
 	}
-	st.Outcome, st.Observed = "restarted", fmt.Sprintf("down for %s", rec.Down.Round(time.Millisecond))
+	xs = append(xs, s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s (after the restart)", st.N, k.name, p.payload))...)
+	finish(st, xs)
+	st.Observed += fmt.Sprintf("; restarted %s after the answer, down for %s",
+		rec.At.Sub(answered(xs[0])).Round(time.Microsecond), rec.Down.Round(time.Millisecond))
 	return nil
 }
+
+// answered is when an exchange's answer arrived.
+func answered(x history.Exchange) time.Time { return x.Start.Add(x.Duration) }
 
 // crash sends one request and kills the target while it is being
 // processed (harness.CrashMidRequest), then starts it again. The crashed

@@ -147,7 +147,7 @@ func (r *propertyRun) newSequence() (*sequence, error) {
 			k := *s.keys[name]
 			k.name, k.tenant = twinName(name), tn
 			s.keys[k.name] = &k
-			s.model.Refusable(k.name)
+			s.model.Twin(name, k.name)
 		}
 	}
 	return s, nil
@@ -284,7 +284,7 @@ func (s *sequence) hold(p planned) bool {
 
 // step takes one planned action and records it.
 func (s *sequence) step(p planned) error {
-	k := s.keys[p.key] // nil for an action on the whole target (restart)
+	k := s.keys[p.key]
 	if k != nil && !slices.Contains(s.touched, k.name) {
 		s.touched = append(s.touched, k.name)
 		slices.Sort(s.touched)
@@ -313,7 +313,7 @@ func (s *sequence) check(p planned) ([]model.Finding, error) {
 	st := &s.steps[len(s.steps)-1]
 	fs := s.pending
 	names := s.touched
-	if k := s.keys[p.key]; k != nil && p.action.name != "crash" {
+	if k := s.keys[p.key]; k != nil && p.action.name != "crash" && p.action.name != "restart" {
 		names = slices.DeleteFunc(slices.Clone(s.touched), func(name string) bool { return s.keys[name].marker != k.marker })
 	}
 	var seen []string

@@ -67,7 +67,7 @@ func (r *propertyRun) notes() []string {
 			r.steps, r.spent, strings.Join(drawn, ", "), r.freshBursts),
 	}
 	if missing := unsupportedActions(r.env); len(missing) > 0 {
-		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, ", "))
+		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, "; "))
 	}
 	if r.held > 0 {
 		out = append(out, fmt.Sprintf("%d restarts and crashes not taken: a sequence restarts once, and a search lands %d crashes in a request's work (--crashes), each as a sequence's first action", r.held, r.cfg.Crashes))

@@ -39,5 +39,7 @@ func tenantIsolation(ctx context.Context, e *harness.Env, h *history.History, ev
 	if run.SecondReading, err = reading(asB, e, ev, marker, "as "+b.Name); err != nil {
 		return check.Verdict{}, err
 	}
-	return check.TenantIsolation(run), nil
+	v, notes := check.TenantIsolation(run)
+	ev.Notes = append(ev.Notes, notes...)
+	return v, nil
 }

@@ -15,7 +15,7 @@ import (
 // FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
 const FakePrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P]"
+// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all]"
 // starts a built-in fake in this process; anything else is a target file.
 func Load(ref string) (*Target, error) {
 	if strings.HasPrefix(ref, FakePrefix) {
@@ -43,6 +43,16 @@ func StartFake(ref string) (*Target, error) {
 			}
 			continue
 		}
+		if name == "list_scope" {
+			switch vals[0] {
+			case "tenant":
+			case "all":
+				opts.ListAll = true
+			default:
+				return nil, fmt.Errorf("%s: list_scope: %q is not tenant or all", ref, vals[0])
+			}
+			continue
+		}
 		if name == "profile" {
 			if profile, err = LookupProfile(vals[0]); err != nil {
 				return nil, fmt.Errorf("%s: %w", ref, err)
@@ -60,7 +70,7 @@ func StartFake(ref string) (*Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope)", ref, name)
 		}
 	}
 	in, err := fakes.Start(opts, "127.0.0.1:0")

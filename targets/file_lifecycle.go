@@ -151,7 +151,8 @@ func (d *document) health(field string, s healthSpec) (Health, error) {
 	return Health{Path: s.Path, Timeout: timeout}, err
 }
 
-// duration parses a positive duration field, or gives the fallback.
+// duration parses a positive duration field that bounds a wait, or
+// gives the fallback. No wait may exceed MaxWait.
 func (d *document) duration(field, v string, fallback time.Duration) (time.Duration, error) {
 	if v == "" {
 		return fallback, nil
@@ -159,6 +160,9 @@ func (d *document) duration(field, v string, fallback time.Duration) (time.Durat
 	out, err := time.ParseDuration(v)
 	if err != nil || out <= 0 {
 		return 0, d.errorf(field, "%q is not a positive duration such as 30s", v)
+	}
+	if out > MaxWait {
+		return 0, d.errorf(field, "%s is longer than %s, the most idemspec waits for anything", out, MaxWait)
 	}
 	return out, nil
 }

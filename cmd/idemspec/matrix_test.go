@@ -62,8 +62,15 @@ func matrixEntries() []matrixEntry {
 	// Two instances sharing one database: the reference still passes,
 	// and a mutant safe only within one process fails its Multi checks.
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?instances=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	// A list endpoint that ignores the caller's credentials (an admin
+	// view) shows every tenant's resources: the reference still passes,
+	// and keys shared across tenants are still caught (T1, P1).
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?list_scope=all", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	for _, m := range fakes.Mutants() {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
+		if m.Name == "global-keys" {
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?list_scope=all", Mutant: m})
+		}
 		if len(m.Multi) > 0 {
 			multi := m
 			multi.Catches = append(slices.Clone(m.Catches), m.Multi...)

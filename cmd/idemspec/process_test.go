@@ -27,7 +27,7 @@ var processExample = filepath.Join("..", "..", "examples", "targets", "process-r
 // mutant fails exactly its matrix entry, five runs of five, and no
 // process idemspec started is left after any run.
 func TestProcessTargetDetection(t *testing.T) {
-	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight"} {
+	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight", "record-after-answer"} {
 		m, err := fakes.LookupMutant(name)
 		if err != nil {
 			t.Fatal(err)

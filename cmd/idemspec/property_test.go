@@ -124,6 +124,31 @@ func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 	}
 }
 
+// TestPropertiesAttributeSharedViews: a correct API whose list endpoint
+// ignores the caller's credentials (an admin or service view) shows a
+// pool key's resource and its twin's under one marker; the properties
+// attribute each to the key whose answers named it, so the reference
+// passes P1 and P2 whatever the seed, and the twins were really drawn.
+func TestPropertiesAttributeSharedViews(t *testing.T) {
+	const seeds = 20
+	for seed := 1; seed <= seeds; seed++ {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			t.Parallel()
+			r := run(t, "--target", "fake:reference?list_scope=all", "--label-filter", "property", "--seed", fmt.Sprint(seed))
+			for _, id := range properties {
+				if got := checkResult(t, r, id); got.Verdict != check.PASS {
+					t.Fatalf("%s %s\n%s", id, got.Verdict, r.stdout)
+				}
+			}
+			if drawn := slices.ContainsFunc(checkResult(t, r, check.P1.ID).Evidence.Notes, func(n string) bool {
+				return strings.Contains(n, "other-tenant ") && !strings.Contains(n, "other-tenant 0")
+			}); !drawn {
+				t.Fatalf("no twin was sent as another tenant: notes %q", checkResult(t, r, check.P1.ID).Evidence.Notes)
+			}
+		})
+	}
+}
+
 func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 	r := run(t, "--label-filter", "property", "--seed", "4242", "--checks", "3", "--steps", "5")
 	if r.code != 0 || r.report.Run.Seed != 4242 || !strings.Contains(r.stdout, "seed 4242") {

@@ -39,7 +39,13 @@ type suiteFlags struct {
 	seed        int64
 	strict      bool
 	verbose     bool
+	timeout     time.Duration
 }
+
+// defaultRunTimeout bounds a whole run. The default suite takes seconds
+// against the built-in fakes and a few minutes against a slow managed
+// process; every single wait is capped at targets.MaxWait besides.
+const defaultRunTimeout = 30 * time.Minute
 
 // register adds the suite flags to fs; filterUsage says what the label
 // filter selects in this command.
@@ -49,6 +55,7 @@ func (c *suiteFlags) register(fs *flag.FlagSet, filterUsage string) {
 	fs.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
 	fs.BoolVar(&c.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
 	fs.BoolVar(&c.verbose, "v", false, "stream Ginkgo's own output too (it always goes to REPORT-DIR/ginkgo.log)")
+	fs.DurationVar(&c.timeout, "timeout", defaultRunTimeout, "bound on the whole run: when it runs out, the reports hold what finished and the rest is ERROR (exit 2)")
 }
 
 type runFlags struct {
@@ -96,8 +103,8 @@ func (f *runFlags) validate() error {
 	if f.settings.Repeats < 2 || f.settings.Repeats > 1000 {
 		return fmt.Errorf("--repeats %d: must be between 2 and 1000", f.settings.Repeats)
 	}
-	if f.settings.RequestTimeout <= 0 {
-		return fmt.Errorf("--request-timeout must be positive")
+	if f.settings.RequestTimeout <= 0 || f.timeout <= 0 {
+		return fmt.Errorf("--request-timeout and --timeout must be positive")
 	}
 	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
 		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
@@ -160,7 +167,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	}
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose,
+		seed: f.seed, strict: f.strict, verbose: f.verbose, timeout: f.timeout,
 		ctx: ctx, budget: f.settings.Limits.Budget,
 		property: f.property, replay: f.replay,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
@@ -176,6 +183,7 @@ type suiteRun struct {
 	labelFilter     string
 	seed            int64
 	strict, verbose bool
+	timeout         time.Duration // the whole run's bound (0: Ginkgo's own)
 	client          bool
 	banner          string
 	// ctx is cancelled by SIGINT/SIGTERM; nil means never.
@@ -210,6 +218,9 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = r.labelFilter
+	if r.timeout > 0 {
+		suiteConfig.Timeout = r.timeout
+	}
 	if r.seed != 0 {
 		suiteConfig.RandomSeed = r.seed
 	}
@@ -254,6 +265,13 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	progress.Flush()
 	if !rep.Run.Complete {
 		fmt.Fprintf(stdout, "\nthe run is incomplete (%s): the reports hold the checks that finished\n", rep.Run.Incomplete)
+		// The lines above were printed as each spec ended; what the
+		// interruption made of the rest is the report's verdict.
+		for _, c := range rep.Checks {
+			if strings.HasPrefix(c.Reason, "not run: ") || strings.HasPrefix(c.Reason, "not finished: ") {
+				fmt.Fprintf(stdout, "%-5s %-4s %s\n", c.Verdict, c.ID, c.Reason)
+			}
+		}
 	}
 	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
 		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))

@@ -70,7 +70,7 @@ func TestAllIsInIDOrder(t *testing.T) {
 			core = append(core, c.ID)
 		}
 	}
-	if want := []string{"S1", "S2", "S3", "S4"}; !slices.Equal(core, want) {
+	if want := []string{"S1", "S2", "S3", "S3a", "S4"}; !slices.Equal(core, want) {
 		t.Errorf("core checks %v, want %v", core, want)
 	}
 }

@@ -25,12 +25,23 @@ var S2 = Register(Check{
 })
 
 // S3: "same key, different payload: rejected with a 4xx, no new resource,
-// original untouched and still replayable". Draft §2.7: "If there is an
-// attempt to reuse an idempotency key with a different request payload,
-// the resource server SHOULD reply with a HTTP 422 status code".
+// original untouched and still replayable". The MUST is the refusal and
+// its effects: nothing executed, the original's resource kept. Draft §2.7
+// names the status ("If there is an attempt to reuse an idempotency key
+// with a different request payload, the resource server SHOULD reply with
+// a HTTP 422 status code"), a SHOULD, judged by S3a.
 var S3 = Register(Check{
-	ID: "S3", Group: "core", Level: MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
+	ID: "S3", Group: "core", Level: MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.2, §2.7",
 	Title: "should reject a reused key with a different payload and keep the original",
+})
+
+// S3a: §2.7: "If there is an attempt to reuse an idempotency key with a
+// different request payload, the resource server SHOULD reply with a HTTP
+// 422 status code with body containing a link pointing to relevant
+// documentation." (The profile names the code.)
+var S3a = Register(Check{
+	ID: "S3a", Group: "core", Level: SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
+	Title: "should refuse a reused key with a different payload with the profile's mismatch status",
 })
 
 // S4: "N requests with one key released at the same instant: exactly one
@@ -73,7 +84,6 @@ type LossRun struct {
 	Replay   history.Exchange
 	Reading  Reading
 	InFlight int // the status the target uses for "still in flight"
-	Volatile []string
 }
 
 // ReplayAfterLoss judges S2.
@@ -103,63 +113,88 @@ func ReplayAfterLoss(run LossRun) Verdict {
 	id, idv := sameID(all)
 	vs = append(vs, idv...)
 	vs = append(vs, oneResource(run.Reading, id)...)
-	if final != nil && run.Replay.Outcome == history.OK {
-		if same, how := SameAnswer(*final, run.Replay, run.Volatile); !same {
-			vs = append(vs, Violation{
-				What: "a second retry got another answer than the first", Observed: how,
-				Seqs: []int{final.Seq, run.Replay.Seq},
-			})
-		}
+	// The second retry must get the original result again; sameID holds
+	// it to the same resource. How faithfully the answer is replayed
+	// (status, body, headers) is K4's to judge.
+	if final != nil && run.Replay.Outcome == history.OK && !run.Replay.Is2xx() {
+		vs = append(vs, Violation{
+			What: "a second retry was refused after the first got the original result", Expected: "2xx with the original resource",
+			Observed: fmt.Sprint(run.Replay.Status), Seqs: []int{final.Seq, run.Replay.Seq},
+		})
 	}
 	return Judge(S2.ID, vs...)
 }
 
-// MismatchRun is what S3 observed: the original request, the same key
-// with another payload, and the original request once more.
+// MismatchRun is what S3 and S3a observed: the original request, the
+// same key with another payload, and the original request once more.
 type MismatchRun struct {
 	Original history.Exchange
 	Mismatch history.Exchange
 	Again    history.Exchange
 	Reading  Reading
 	Want     int // the status the profile expects for a mismatch
-	Volatile []string
 }
 
-// MismatchRejected judges S3.
-func MismatchRejected(run MismatchRun) Verdict {
-	xs := []history.Exchange{run.Original, run.Mismatch, run.Again}
-	if err := unreached(xs); err != nil {
-		return Errored(S3.ID, err)
+// mismatchRan returns the verdict of a run that cannot be judged: the
+// target unreachable, or the original refused (nothing to reuse the key
+// against).
+func mismatchRan(id string, run MismatchRun) (Verdict, bool) {
+	if err := unreached([]history.Exchange{run.Original, run.Mismatch, run.Again}); err != nil {
+		return Errored(id, err), false
 	}
-	vs := unanswered(xs)
 	if run.Original.Outcome == history.OK && !run.Original.Is2xx() {
-		return Errored(S3.ID, fmt.Errorf("the original request was not accepted (status %d), so there is nothing to reuse the key against", run.Original.Status))
+		return Errored(id, fmt.Errorf("the original request was not accepted (status %d), so there is nothing to reuse the key against", run.Original.Status)), false
 	}
+	return Verdict{}, true
+}
+
+// MismatchRejected judges S3: the other payload was refused (any 4xx),
+// created nothing, and the original is still replayed with its resource.
+// Which 4xx is S3a's business; how faithfully the original is replayed,
+// K4's.
+func MismatchRejected(run MismatchRun) Verdict {
+	if v, ok := mismatchRan(S3.ID, run); !ok {
+		return v
+	}
+	vs := unanswered([]history.Exchange{run.Original, run.Mismatch, run.Again})
 	m := run.Mismatch
-	if m.Outcome == history.OK && m.Status != run.Want {
-		what := "a reused key with another payload was not rejected"
-		if m.Status >= 400 && m.Status < 500 {
-			what = "a reused key with another payload was rejected with another status than the profile's"
-		}
-		vs = append(vs, Violation{What: what, Expected: fmt.Sprint(run.Want), Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq}})
+	switch {
+	case m.Outcome != history.OK, is4xx(m.Status):
+	case m.Is2xx():
+		vs = append(vs, Violation{What: "a reused key with another payload was accepted", Expected: "a refusal (4xx)", Observed: answerOf(m), Seqs: []int{m.Seq}})
+	default:
+		vs = append(vs, Violation{What: "a reused key with another payload was not refused", Expected: "a refusal (4xx)", Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq}})
 	}
 	if m.Is2xx() && m.ResourceID != "" && m.ResourceID != run.Original.ResourceID {
 		vs = append(vs, Violation{What: "the other payload created another resource", Expected: run.Original.ResourceID, Observed: m.ResourceID, Seqs: []int{m.Seq}})
 	}
-	if run.Again.Outcome == history.OK {
-		if !run.Again.Is2xx() || run.Again.ResourceID != run.Original.ResourceID {
-			vs = append(vs, Violation{
-				What:     "the original request is no longer replayed after the mismatch",
-				Expected: fmt.Sprintf("%d with id %s", run.Original.Status, run.Original.ResourceID),
-				Observed: fmt.Sprintf("%d with id %q", run.Again.Status, run.Again.ResourceID),
-				Seqs:     []int{run.Again.Seq},
-			})
-		} else if same, how := SameAnswer(run.Original, run.Again, run.Volatile); !same {
-			vs = append(vs, Violation{What: "the original answer changed after the mismatch", Observed: how, Seqs: []int{run.Original.Seq, run.Again.Seq}})
-		}
+	if a := run.Again; a.Outcome == history.OK && (!a.Is2xx() || a.ResourceID != run.Original.ResourceID) {
+		vs = append(vs, Violation{
+			What:     "the original request is no longer replayed after the mismatch",
+			Expected: fmt.Sprintf("2xx with id %s", run.Original.ResourceID),
+			Observed: fmt.Sprintf("%d with id %q", a.Status, a.ResourceID),
+			Seqs:     []int{a.Seq},
+		})
 	}
 	vs = append(vs, oneResource(run.Reading, run.Original.ResourceID)...)
 	return Judge(S3.ID, vs...)
+}
+
+// MismatchStatus judges S3a: a refusal of the other payload carries the
+// profile's mismatch status. An accepted or unrefused mismatch is S3's
+// failure, not judged again here.
+func MismatchStatus(run MismatchRun) Verdict {
+	if v, ok := mismatchRan(S3a.ID, run); !ok {
+		return v
+	}
+	m := run.Mismatch
+	if m.Outcome != history.OK || !is4xx(m.Status) || m.Status == run.Want {
+		return Judge(S3a.ID)
+	}
+	return Judge(S3a.ID, Violation{
+		What:     "a reused key with another payload was refused with another status than the profile's",
+		Expected: fmt.Sprint(run.Want), Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq},
+	})
 }
 
 // BurstRun is one same-key burst as S4 observed it, with the follow-up

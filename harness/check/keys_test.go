@@ -393,6 +393,13 @@ func TestFailedFirstAttempt(t *testing.T) {
 			want: check.PASS, note: "the target stored the failed attempt's 503 and replays it to retries (as Stripe does)",
 		},
 		{
+			// How faithfully the failure is replayed is not K6's question.
+			name: "stored and replayed with another body",
+			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{withBody(answer(2, "retry", 503, ""), `{"status":503,"retry":true}`)},
+				Again: stored(3, "second retry"), Reading: reading(0), Convention: "replayed"},
+			want: check.PASS, note: "the target stored the failed attempt's 503 and replays it",
+		},
+		{
 			name: "retried afresh, one resource",
 			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 200, "r1"),
 				Reading: reading(1, "r1"), Convention: "replayed"},

@@ -26,13 +26,22 @@ type TenantRun struct {
 	FirstReading, SecondReading Reading
 }
 
-// TenantIsolation judges T1.
-func TenantIsolation(r TenantRun) Verdict {
+// TenantIsolation judges T1 on the answers: the second tenant got its own
+// resource or a refusal, never the first tenant's, and the first tenant
+// still has exactly its one resource.
+//
+// The oracle's views are used to count, not to judge leaks: many list
+// endpoints are not scoped by tenant (an admin or service view, or a
+// database oracle, lists every tenant's resources), so the second
+// tenant's own resource may show in the first tenant's view, and the
+// first tenant's in the second's. Each listed id is attributed to the
+// tenant whose answer named it; the notes say when a view was shared.
+func TenantIsolation(r TenantRun) (Verdict, []string) {
 	if r.First.Outcome != history.OK || !r.First.Is2xx() || r.First.ResourceID == "" {
-		return Errored(T1.ID, fmt.Errorf("the first tenant's create did not succeed with a resource id (%s %d): nothing to compare", r.First.Outcome, r.First.Status))
+		return Errored(T1.ID, fmt.Errorf("the first tenant's create did not succeed with a resource id (%s %d): nothing to compare", r.First.Outcome, r.First.Status)), nil
 	}
 	if r.Second.Outcome != history.OK {
-		return Errored(T1.ID, fmt.Errorf("the second tenant's create got no answer (%s): %s", r.Second.Outcome, r.Second.Error))
+		return Errored(T1.ID, fmt.Errorf("the second tenant's create got no answer (%s): %s", r.Second.Outcome, r.Second.Error)), nil
 	}
 	leaked := r.First.ResourceID
 	var vs []Violation
@@ -43,23 +52,35 @@ func TenantIsolation(r TenantRun) Verdict {
 			Seqs: []int{r.First.Seq, r.Second.Seq},
 		})
 	}
-	if slices.Contains(r.SecondReading.IDs, leaked) {
-		vs = append(vs, Violation{
-			What:     "the oracle, asked as the second tenant, lists the first tenant's resource",
-			Expected: "only the second tenant's resources", Observed: strings.Join(r.SecondReading.IDs, ", "),
-		})
+	own := ""
+	if r.Second.Is2xx() && r.Second.ResourceID != leaked {
+		own = r.Second.ResourceID
 	}
-	if r.Second.Is2xx() && r.Second.ResourceID != "" && r.Second.ResourceID != leaked && !slices.Contains(r.SecondReading.IDs, r.Second.ResourceID) && r.SecondReading.IDs != nil {
+	if own != "" && r.SecondReading.IDs != nil && !slices.Contains(r.SecondReading.IDs, own) {
 		vs = append(vs, Violation{
 			What:     "the second tenant's resource is not in its own view",
-			Expected: r.Second.ResourceID, Observed: fmt.Sprintf("%v", r.SecondReading.IDs), Seqs: []int{r.Second.Seq},
+			Expected: own, Observed: fmt.Sprintf("%v", r.SecondReading.IDs), Seqs: []int{r.Second.Seq},
 		})
 	}
-	if r.FirstReading.Count != 1 {
+	var notes []string
+	// theirs: the second tenant's own resource, counted in the first
+	// tenant's view.
+	theirs := 0
+	switch {
+	case own == "":
+	case r.FirstReading.IDs != nil && slices.Contains(r.FirstReading.IDs, own):
+		theirs = 1
+	case r.FirstReading.IDs == nil && r.FirstReading.Count == 2 && r.SecondReading.Count == 2:
+		theirs = 1 // a count-only oracle that sees every tenant
+	}
+	if theirs > 0 || slices.Contains(r.SecondReading.IDs, leaked) {
+		notes = append(notes, "the oracle's view is not scoped by tenant (it shows one tenant's resource to the other): each resource is attributed to the tenant whose answer named it")
+	}
+	if n := r.FirstReading.Count - theirs; n != 1 {
 		vs = append(vs, Violation{
-			What:     "the first tenant does not see exactly its one resource after the second tenant's create",
-			Expected: "1", Observed: fmt.Sprint(r.FirstReading.Count),
+			What:     "the first tenant does not have exactly its one resource after the second tenant's create",
+			Expected: "1", Observed: fmt.Sprint(n),
 		})
 	}
-	return Judge(T1.ID, vs...)
+	return Judge(T1.ID, vs...), notes
 }

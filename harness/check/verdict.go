@@ -68,6 +68,17 @@ func Judge(id string, violations ...Violation) Verdict {
 	return v
 }
 
+// Warned is a WARN whatever the check's level: the target did what it
+// declares, but what it declares is worth a warning (a MUST check's
+// guarantee that cannot be observed within the harness's bounds).
+func Warned(id string, violations ...Violation) Verdict {
+	v := Judge(id, violations...)
+	if v.Status == FAIL {
+		v.Status = WARN
+	}
+	return v
+}
+
 // Skip is the verdict for a check the target cannot support.
 func Skip(id, reason string) Verdict { return Verdict{Check: id, Status: SKIP, Reason: reason} }
 

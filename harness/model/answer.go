@@ -77,6 +77,12 @@ func (m *Model) Answer(a Answer) []Finding {
 		k.free = false
 		k.bound, k.failed = map[string]bool{}, map[string]int{a.Payload: s}
 		return nil
+	case a.Settled && s >= 400 && s < 500 && k.others(a.Payload):
+		// A refusal, with another status than the profile's: the MUST
+		// (refused, nothing executed) holds; the status is a SHOULD.
+		fs := k.rejected(a)
+		return append(fs, should(k.violation(x.Seq, "a reused key with another payload was refused with another status than the profile's",
+			fmt.Sprint(c.Mismatch), fmt.Sprint(s))))
 	case !a.Settled:
 		return []Finding{should(k.violation(x.Seq, "a duplicate of a request in flight was refused with another status than the profile's",
 			fmt.Sprintf("%d (or a success, or %d for another payload)", c.InFlight, c.Mismatch), fmt.Sprint(s)))}

@@ -15,10 +15,13 @@ type Event struct {
 	// reconciliation.
 	Oracle *Reading
 	Final  *Reading
-	// Refusable names a key a server may refuse (Model.Refusable): a
-	// second tenant's twin of a pool key.
-	Refusable string
+	// Twin declares a second tenant's twin of a pool key (Model.Twin).
+	Twin *Twin
 }
+
+// Twin is a pool key's twin: Name sends the key Of's key and bytes as
+// another tenant, so both carry one marker.
+type Twin struct{ Of, Name string }
 
 // Variation is a variation of a request sent after the original succeeded.
 type Variation struct {
@@ -40,8 +43,8 @@ func Check(c Convention, events []Event) []Finding {
 	var out []Finding
 	for _, e := range events {
 		switch {
-		case e.Refusable != "":
-			m.Refusable(e.Refusable)
+		case e.Twin != nil:
+			m.Twin(e.Twin.Of, e.Twin.Name)
 		case e.Answer != nil:
 			out = append(out, m.Answer(*e.Answer)...)
 		case e.Lookup != nil:

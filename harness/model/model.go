@@ -77,6 +77,8 @@ type key struct {
 	// refusable: the key is another tenant's use of a pool key's name
 	// (same key, same bytes), which a server may refuse outright.
 	refusable bool
+	// twin is the key that shares this key's marker (see Model.Twin).
+	twin string
 }
 
 // New starts a model in which every key is unbound.
@@ -93,10 +95,33 @@ func (m *Model) key(name string) *key {
 	return k
 }
 
-// Refusable marks a key a correct server may refuse with any 4xx while it
-// holds no resource: a second tenant reusing the first tenant's key and
-// bytes gets its own resource or a refusal, never the first one's.
-func (m *Model) Refusable(name string) { m.key(name).refusable = true }
+// Twin declares name as the twin of the pool key of: of's key and bytes
+// sent as a second tenant. A correct server gives the twin its own
+// resource or refuses it (any 4xx while it holds no resource), never
+// of's resource.
+//
+// Both carry one marker, and an oracle may read a view that is not
+// scoped by tenant (an admin or service view lists every tenant's
+// resources), so a reading for either may list the other's resource too.
+// Each resource is attributed to the key whose answers or readings named
+// it: a reading for one drops the id its twin holds (see attributed).
+func (m *Model) Twin(of, name string) {
+	k := m.key(name)
+	k.refusable, k.twin = true, of
+	m.key(of).twin = name
+}
+
+// attributed is a reading for k without its twin's resource: the id the
+// twin's answers (or its own readings) named. Counts without ids cannot
+// be attributed; the properties draw twins only for oracles that list.
+func (m *Model) attributed(k *key, count int, ids []string) (int, []string) {
+	o, ok := m.keys[k.twin]
+	if !ok || o.id == "" || ids == nil {
+		return count, ids
+	}
+	out := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == o.id && id != k.id })
+	return count - (len(ids) - len(out)), out
+}
 
 // owner names the key other than k whose resource id is id ("": none).
 // Each key creates its own resource, so no two keys share one.

@@ -27,6 +27,9 @@ func exchange(outcome history.Outcome, status int, id string) history.Exchange {
 	return x
 }
 
+// twin declares k1@t2 as k1's twin (another tenant, one marker).
+var twin = model.Event{Twin: &model.Twin{Of: "k1", Name: "k1@t2"}}
+
 func answer(key, payload string, status int, id string) model.Event {
 	return model.Event{Answer: &model.Answer{Key: key, Payload: payload, X: exchange(history.OK, status, id), Settled: true}}
 }
@@ -136,14 +139,40 @@ func TestCheck(t *testing.T) {
 			events: []model.Event{answer("k1", "100", 201, "r1"), variation("k1", "an added query parameter", 201, "r1"), variation("k1", "reordered JSON", 422, ""), oracle("k1", "r1")}},
 
 		{name: "another tenant's twin gets its own resource",
-			events: []model.Event{{Refusable: "k1@t2"}, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r2"), oracle("k1", "r1"), oracle("k1@t2", "r2"), final("k1", "r1"), final("k1@t2", "r2")}},
-		{name: "another tenant's twin may be refused outright",
-			events: []model.Event{{Refusable: "k1@t2"}, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 403, ""), oracle("k1@t2"), final("k1@t2")}},
-		{name: "global keys: the twin gets the first tenant's resource",
-			events: []model.Event{{Refusable: "k1@t2"}, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r1")},
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r2"), oracle("k1", "r1"), oracle("k1@t2", "r2"), final("k1", "r1"), final("k1@t2", "r2")}},
+		{name: "a view shared by the tenants lists both resources under one marker: each is attributed by its answers",
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r2"),
+				oracle("k1", "r1", "r2"), oracle("k1@t2", "r1", "r2"), final("k1", "r1", "r2"), final("k1@t2", "r1", "r2")}},
+		{name: "a shared view after a lost answer: the twin's acknowledged resource is not the key's",
+			events: []model.Event{twin, lost("k1", "100"), answer("k1@t2", "100", 201, "r2"),
+				oracle("k1", "r1", "r2"), oracle("k1@t2", "r1", "r2"), final("k1", "r1", "r2")}},
+		{name: "a shared view still shows a key's own duplicate",
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r2"), oracle("k1", "r1", "r3", "r2")},
+			want:   []string{"MUST k1: more than one resource"}},
+		{name: "global keys behind a shared view: the twin still gets the first tenant's resource",
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r1"), oracle("k1", "r1")},
 			want:   []string{"MUST k1@t2: a success carried another key's resource"}},
-		{name: "global keys: the oracle lists the first tenant's resource to the second",
-			events: []model.Event{{Refusable: "k1@t2"}, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 403, ""), oracle("k1@t2", "r1")},
+		{name: "mismatch-417: another payload refused with another 4xx",
+			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 417, ""), oracle("k1", "r1"), answer("k1", "100", 201, "r1"), final("k1", "r1")},
+			want:   []string{"SHOULD k1: a reused key with another payload was refused with another status than the profile's"}},
+		{name: "replay-200-reduced: the replay names the resource with another status and body",
+			events: []model.Event{answer("k1", "100", 201, "r1"), func() model.Event {
+				e := answer("k1", "100", 200, "r1")
+				e.Answer.X.Body = `{"id":"r1"}`
+				return e
+			}(), oracle("k1", "r1"), final("k1", "r1")},
+			want: []string{"SHOULD k1: a replay differs from the original answer"}},
+		{name: "another tenant's twin may be refused outright",
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 403, ""), oracle("k1@t2"), final("k1@t2")}},
+		{name: "global keys: the twin gets the first tenant's resource",
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r1")},
+			want:   []string{"MUST k1@t2: a success carried another key's resource"}},
+		// A view that lists every tenant's resources is no defect of
+		// idempotency: the resource is k1's, whoever reads it.
+		{name: "a shared view lists the first tenant's resource to a refused second tenant",
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 403, ""), oracle("k1@t2", "r1"), final("k1@t2", "r1")}},
+		{name: "a twin refused, yet a resource nobody acknowledged appears in its view",
+			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 403, ""), oracle("k1@t2", "r7")},
 			want:   []string{"MUST k1@t2: a resource exists though no request with the key can have taken effect"}},
 		{name: "a refusal is not fine for a pool key",
 			events: []model.Event{answer("k1", "100", 403, "")},

@@ -3,9 +3,14 @@ package model
 import "fmt"
 
 // Oracle judges what the oracle counted for the key's marker; ids is nil
-// when the oracle only counts.
+// when the oracle only counts. A twin's resource is not the key's.
 func (m *Model) Oracle(name string, count int, ids []string) []Finding {
 	k := m.key(name)
+	count, ids = m.attributed(k, count, ids)
+	return m.oracle(k, count, ids)
+}
+
+func (m *Model) oracle(k *key, count int, ids []string) []Finding {
 	switch {
 	case count > 1:
 		return []Finding{must(k.violation(0, "more than one resource", "at most 1", counted(count, ids)))}
@@ -55,7 +60,9 @@ func (m *Model) Unsettled() []Pending {
 // key acknowledged or found has exactly one resource, a key no request
 // can have bound has none, and a key still open may have either.
 func (m *Model) Final(name string, count int, ids []string) []Finding {
-	if fs := m.Oracle(name, count, ids); len(fs) > 0 {
+	k := m.key(name)
+	count, ids = m.attributed(k, count, ids)
+	if fs := m.oracle(k, count, ids); len(fs) > 0 {
 		return fs
 	}
 	want := m.Settled(name)
