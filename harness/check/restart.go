@@ -153,7 +153,7 @@ func blockedKey(run CrashRun, vs []Violation, inFlight int) Verdict {
 		return Judge(S5b.ID, vs...)
 	}
 	return Warned(S5b.ID, Violation{
-		What: fmt.Sprintf("a crashed request blocks its key for the declared %s: the operation cannot complete or be retried for that long", run.InProgressTimeout),
+		What:     fmt.Sprintf("a crashed request blocks its key for the declared %s: the operation cannot complete or be retried for that long", run.InProgressTimeout),
 		Expected: "a key a retry can complete soon after a crash (a shorter in-progress timeout)",
 		Observed: fmt.Sprintf("%d retries answered in flight, the last %s after the crash", inFlight,
 			run.Retries[len(run.Retries)-1].Start.Sub(run.Crash.At).Round(time.Millisecond)),
