@@ -21,12 +21,7 @@ const recordDelay = 150 * time.Millisecond
 // completes the key record recordDelay later in the background.
 func (s *Server) answerThenRecord(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
 	s.work(key)
-	var a created
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		a, err = insertResource(ctx, tx, tenant, body)
-		return s.failing(err)
-	})
+	a, err := s.commitResource(ctx, tenant, body)
 	if err != nil {
 		return s.finish(ctx, tenant, key, lockedAt, a, err)
 	}

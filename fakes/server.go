@@ -394,12 +394,7 @@ func (s *Server) executeClaimed(ctx context.Context, tenant, key string, lockedA
 // in-flight claim, and the retry that takes the claim over creates
 // another.
 func (s *Server) splitCommit(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
-	var a created
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		a, err = insertResource(ctx, tx, tenant, body)
-		return s.failing(err)
-	})
+	a, err := s.commitResource(ctx, tenant, body)
 	if err != nil {
 		return s.finish(ctx, tenant, key, lockedAt, a, err)
 	}
@@ -407,6 +402,18 @@ func (s *Server) splitCommit(ctx context.Context, tenant, key string, lockedAt i
 	return committed(a, s.write(ctx, func(tx *sql.Tx) error {
 		return complete(ctx, tx, tenant, key, lockedAt, a)
 	}))
+}
+
+// commitResource creates the resource in a transaction of its own,
+// without touching the key record (the mutants that split the two).
+func (s *Server) commitResource(ctx context.Context, tenant string, body []byte) (created, error) {
+	var a created
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = insertResource(ctx, tx, tenant, body)
+		return s.failing(err)
+	})
+	return a, err
 }
 
 // complete stores the answer in the key record, if the claim stamped

@@ -29,6 +29,7 @@ func (s *sequence) restart(st *history.Step, k *poolKey, p planned) error {
 	if err != nil {
 		return err
 	}
+	s.model.Restarted()
 	xs = append(xs, s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s (after the restart)", st.N, k.name, p.payload))...)
 	finish(st, xs)
 	st.Observed += fmt.Sprintf("; restarted %s after the answer, down for %s",
@@ -56,6 +57,7 @@ func (s *sequence) crash(st *history.Step, k *poolKey, p planned) error {
 	}
 	s.crashedAt[k.name], s.crashed[k.name] = rec.At, p.payload
 	s.judge(k, p.payload, x, false, false)
+	s.model.Restarted()
 	finish(st, []history.Exchange{x})
 	st.Observed += "; crashed " + rec.Point
 	return nil

@@ -352,8 +352,11 @@ func finish(st *history.Step, xs []history.Exchange) {
 func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	e, prof := s.r.env, s.r.env.Target.Profile
 	ambiguous := prof.InFlight == prof.Mismatch && s.model.MayMismatch(k.name, payload)
+	// A key answered before a restart has nothing in flight: its "in
+	// flight" is judged at once (model.Durable), not waited out.
+	durable := s.model.Durable(k.name)
 	busy := func(x history.Exchange) bool {
-		return x.Headers["Retry-After"] != "" || (x.Status == prof.InFlight && !ambiguous)
+		return !durable && (x.Headers["Retry-After"] != "" || (x.Status == prof.InFlight && !ambiguous))
 	}
 	wait := e.Target.InProgressTimeout + e.Settings.RequestTimeout
 	if at, crashed := s.crashedAt[k.name]; crashed {

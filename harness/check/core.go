@@ -159,7 +159,9 @@ func MismatchRejected(run MismatchRun) Verdict {
 	vs := unanswered([]history.Exchange{run.Original, run.Mismatch, run.Again})
 	m := run.Mismatch
 	switch {
-	case m.Outcome != history.OK, is4xx(m.Status):
+	// Any 4xx refuses; so does the profile's own status, whatever it is
+	// (powertools answers a mismatch with 500).
+	case m.Outcome != history.OK, is4xx(m.Status), m.Status == run.Want:
 	case m.Is2xx():
 		vs = append(vs, Violation{What: "a reused key with another payload was accepted", Expected: "a refusal (4xx)", Observed: answerOf(m), Seqs: []int{m.Seq}})
 	default:

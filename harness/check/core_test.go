@@ -370,6 +370,14 @@ func TestMismatchRejected(t *testing.T) {
 			reason: "a reused key with another payload was not refused (expected a refusal (4xx), observed 500)",
 		},
 		{
+			name: "answered with the profile's status, a 5xx",
+			run: run(func(r *check.MismatchRun) {
+				r.Want = 500
+				r.Mismatch = answer(2, "mismatch", 500, "")
+			}),
+			want: check.PASS,
+		},
+		{
 			name:   "answered with a redirect",
 			run:    run(func(r *check.MismatchRun) { r.Mismatch = answer(2, "mismatch", 303, "") }),
 			want:   check.FAIL,

@@ -41,6 +41,15 @@ func (m *Model) Answer(a Answer) []Finding {
 	}
 	k.sent = true
 	s := x.Status
+	retryLater := x.Headers["Retry-After"] != ""
+	// An in-flight status without Retry-After, for a payload the key may
+	// be bound away from, may as well be a mismatch refused with the
+	// in-flight status (409 for both is common): it narrows nothing.
+	ambiguous := s == c.InFlight && (s == c.Mismatch || (!retryLater && k.others(a.Payload)))
+	if k.durable && a.Settled && !x.Is2xx() && (retryLater || (s == c.InFlight && !ambiguous)) {
+		return []Finding{must(k.violation(x.Seq, "answered in flight after the target restarted, though its answer came before: the key's record did not survive the restart",
+			"the original answer, replayed", fmt.Sprint(s)))}
+	}
 	switch {
 	case x.Is2xx() && x.ResourceID != "" && m.owner(k, x.ResourceID) != "":
 		return []Finding{must(k.violation(x.Seq, "a success carried another key's resource",
@@ -56,16 +65,21 @@ func (m *Model) Answer(a Answer) []Finding {
 			k.failed[a.Payload] = s
 		}
 		return nil
-	case s == c.InFlight && s == c.Mismatch:
-		// The profile answers both with one status: in flight, or bound
-		// to another payload. Only the first is left if nothing else
-		// can hold the key.
+	case ambiguous:
+		// In flight, or bound to another payload. Only the first is left
+		// if nothing else can hold the key.
 		if a.Settled && !k.others(a.Payload) {
 			return k.stuck(x)
 		}
 		return nil
 	case s == c.Mismatch:
 		return k.rejected(a)
+	case a.Settled && s >= 400 && s < 500 && !retryLater && k.others(a.Payload):
+		// A refusal, with another status than the profile's: the MUST
+		// (refused, nothing executed) holds; the status is a SHOULD.
+		fs := k.rejected(a)
+		return append(fs, should(k.violation(x.Seq, "a reused key with another payload was refused with another status than the profile's",
+			fmt.Sprint(c.Mismatch), fmt.Sprint(s))))
 	case s == c.InFlight:
 		if a.Settled {
 			return k.stuck(x)
@@ -77,12 +91,6 @@ func (m *Model) Answer(a Answer) []Finding {
 		k.free = false
 		k.bound, k.failed = map[string]bool{}, map[string]int{a.Payload: s}
 		return nil
-	case a.Settled && s >= 400 && s < 500 && k.others(a.Payload):
-		// A refusal, with another status than the profile's: the MUST
-		// (refused, nothing executed) holds; the status is a SHOULD.
-		fs := k.rejected(a)
-		return append(fs, should(k.violation(x.Seq, "a reused key with another payload was refused with another status than the profile's",
-			fmt.Sprint(c.Mismatch), fmt.Sprint(s))))
 	case !a.Settled:
 		return []Finding{should(k.violation(x.Seq, "a duplicate of a request in flight was refused with another status than the profile's",
 			fmt.Sprintf("%d (or a success, or %d for another payload)", c.InFlight, c.Mismatch), fmt.Sprint(s)))}

@@ -17,6 +17,8 @@ type Event struct {
 	Final  *Reading
 	// Twin declares a second tenant's twin of a pool key (Model.Twin).
 	Twin *Twin
+	// Restart is a restart of the target (Model.Restarted).
+	Restart bool
 }
 
 // Twin is a pool key's twin: Name sends the key Of's key and bytes as
@@ -45,6 +47,8 @@ func Check(c Convention, events []Event) []Finding {
 		switch {
 		case e.Twin != nil:
 			m.Twin(e.Twin.Of, e.Twin.Name)
+		case e.Restart:
+			m.Restarted()
 		case e.Answer != nil:
 			out = append(out, m.Answer(*e.Answer)...)
 		case e.Lookup != nil:

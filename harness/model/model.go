@@ -79,6 +79,9 @@ type key struct {
 	refusable bool
 	// twin is the key that shares this key's marker (see Model.Twin).
 	twin string
+	// durable: the key was answered with a success before the target
+	// restarted (see Model.Restarted).
+	durable bool
 }
 
 // New starts a model in which every key is unbound.
@@ -110,6 +113,23 @@ func (m *Model) Twin(of, name string) {
 	k.refusable, k.twin = true, of
 	m.key(of).twin = name
 }
+
+// Restarted records that the target restarted (gracefully or after a
+// crash). Every key already answered with a success had its record stored
+// before that answer, and no request with it can be in flight across a
+// restart: from now on a settled "in flight" answer for it means the
+// record was lost, and is judged at once (Durable), not waited out.
+func (m *Model) Restarted() {
+	for _, k := range m.keys {
+		if k.original != nil {
+			k.durable = true
+		}
+	}
+}
+
+// Durable says whether the key was answered with a success before the
+// target restarted: an "in flight" answer for it is final.
+func (m *Model) Durable(name string) bool { return m.key(name).durable }
 
 // attributed is a reading for k without its twin's resource: the id the
 // twin's answers (or its own readings) named. Counts without ids cannot
