@@ -210,6 +210,7 @@ func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 		Lane: e.Faulty, Key: k.key, Body: k.bodies[p.payload], Variant: p.payload}
 	var x history.Exchange
 	if _, swallowed := fault.(harness.ResponseLoss); swallowed {
+		s.swallowed = true
 		committed := make(chan struct{})
 		wait, stop := context.WithCancel(s.r.ctx)
 		go func() {

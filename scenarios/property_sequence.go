@@ -69,7 +69,8 @@ type sequence struct {
 	crashed   map[string]string
 	// landed: a crash landed in a request's work; the sequence takes no
 	// more actions. restarted: the sequence restarted the target.
-	landed, restarted bool
+	// swallowed: an answer was swallowed while its work went on.
+	landed, restarted, swallowed bool
 	// crashes is how many crashes may still land in a request's work;
 	// startCrashes what the sequence started with (a replay needs it).
 	crashes, startCrashes int
@@ -260,16 +261,19 @@ func (s *sequence) markNoted() {
 // reconciliation waits out: it lands only as a sequence's first action,
 // and only while the search has crashes left (PropertyConfig.Crashes);
 // then it ends the sequence, so that its counterexample is that crash and
-// the retry, nothing to shrink away at seconds a try. Crashes on a key
-// whose request does no work (replayed, refused) cost nothing and go
-// anywhere.
+// the retry, nothing to shrink away at seconds a try. A crash after an
+// answer was swallowed counts as landing too: the server may still be
+// finishing that request's work (the harness gave up once the oracle
+// showed the commit), and the crash abandons its claim. Crashes on a key
+// whose request does no work (replayed, refused), with nothing else in
+// flight, cost nothing and go anywhere.
 func (s *sequence) hold(p planned) bool {
 	if p.action.name == "restart" {
 		held := s.restarted
 		s.restarted = true
 		return held
 	}
-	if p.action.name != "crash" || !s.model.WillCreate(p.key, p.payload) {
+	if p.action.name != "crash" || (!s.model.WillCreate(p.key, p.payload) && !s.swallowed) {
 		return false
 	}
 	if len(s.steps) > 0 || s.crashes == 0 {
