@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"text/template"
 	"time"
@@ -97,11 +95,12 @@ func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string,
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	if c.Command != "" {
-		cmd := exec.CommandContext(ctx, "sh", "-c", c.Command)
-		cmd.Env = append(os.Environ(), "IDEMSPEC_RUN_ID="+runID, "IDEMSPEC_MARKERS="+strings.Join(markers, "\n"))
-		out, err := cmd.CombinedOutput()
+		_, err := t.shell(ctx, shellRun{
+			field: "cleanup.command", script: c.Command, timeout: c.Timeout,
+			env: []string{"IDEMSPEC_RUN_ID=" + runID, "IDEMSPEC_MARKERS=" + strings.Join(markers, "\n")},
+		})
 		if err != nil {
-			return res, fmt.Errorf("cleanup command: %w: %s", err, t.Redact(strings.TrimSpace(string(out))))
+			return res, err
 		}
 		return res, nil
 	}

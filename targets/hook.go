@@ -1,16 +1,13 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -21,8 +18,9 @@ import (
 // middle of a request, so it is a Restarter and not a Crasher.
 type RestartHook struct {
 	target *Target
-	// Command is run with sh -c, in its own process group (killed
-	// whole if it overruns Timeout).
+	// Command is run with sh -c, in its own process group; if it
+	// overruns Timeout, it and everything it started are stopped. What it
+	// leaves running after a normal exit is the restarted target.
 	Command string
 	HTTP    *HTTPHook
 	Timeout time.Duration
@@ -73,21 +71,9 @@ func (h *RestartHook) Restart(ctx context.Context) error {
 }
 
 func (h *RestartHook) run(ctx context.Context) error {
-	cmd := exec.CommandContext(ctx, "sh", "-c", h.Command)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	h.logOutput("restart.command", out.Bytes())
-	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("did not finish within %s", h.Timeout)
-		}
-		return fmt.Errorf("restart.command: %w%s", err, lastLine(h.target.Redact(out.String())))
-	}
-	return nil
+	out, err := h.target.shell(ctx, shellRun{field: "restart.command", script: h.Command, timeout: h.Timeout, keep: true})
+	h.logOutput("restart.command", []byte(out.Stdout+out.Stderr))
+	return err
 }
 
 func (h *RestartHook) post(ctx context.Context) error {

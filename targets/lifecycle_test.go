@@ -161,6 +161,20 @@ process:
 	return tg, tg.Lifecycle.(*targets.Process)
 }
 
+// startServed starts a process target whose health check (a TCP
+// connection) the test answers itself, on the process's port.
+func startServed(t *testing.T, tg *targets.Target, dir string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", tg.Upstream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	if err := tg.Start(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A process that never becomes healthy, or dies first, is not left
 // behind, nor is anything it started.
 func TestProcessStartFailureLeavesNothing(t *testing.T) {
@@ -208,14 +222,7 @@ func TestProcessRestartCrashStop(t *testing.T) {
 	// The shell ignores SIGTERM and a child it started keeps the group
 	// busy; the test serves the health check's port itself.
 	tg, p := processTarget(t, "trap '' TERM; sleep 60 & while :; do sleep 1; done", "")
-	ln, err := net.Listen("tcp", tg.Upstream())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	if err := tg.Start(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
+	startServed(t, tg, dir)
 	steps := []struct {
 		name string
 		do   func(context.Context) error

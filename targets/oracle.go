@@ -182,7 +182,11 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 		if err != nil {
 			return nil, err
 		}
-		return &CommandOracle{Run: run, target: t}, nil
+		timeout, err := d.duration("oracle.command.timeout", s.Command.Timeout, DefaultCommandTimeout)
+		if err != nil {
+			return nil, err
+		}
+		return &CommandOracle{Run: run, Timeout: timeout, target: t}, nil
 	}
 }
 
