@@ -60,12 +60,8 @@ func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
 	case s.Delete != nil:
 		c.Method = strings.ToUpper(or(s.Delete.Method, http.MethodDelete))
 		var err error
-		if c.Path, err = template.New("cleanup").Option("missingkey=error").Parse(s.Delete.Path); err != nil {
-			return d.errorf("cleanup.delete.path", "not a valid template: %v", err)
-		}
-		var probe bytes.Buffer
-		if err := c.Path.Execute(&probe, cleanupItem{ID: "probe-id", Marker: "m"}); err != nil || !strings.Contains(probe.String(), "probe-id") {
-			return d.errorf("cleanup.delete.path", "must contain {{.ID}}: one request deletes one resource")
+		if c.Path, _, err = d.pathTemplate("cleanup.delete.path", s.Delete.Path, cleanupItem{ID: probeID, Marker: probeMarker}, "{{.ID}}, {{.Marker}}", probeID); err != nil {
+			return err
 		}
 	default:
 		cmd, err := expand("cleanup.command", s.Command)

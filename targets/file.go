@@ -1,14 +1,9 @@
 package targets
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
-	"text/template"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -110,7 +105,7 @@ func Parse(name string, data []byte) (*Target, error) {
 }
 
 func (d *document) build(s fileSpec) (*Target, error) {
-	t := &Target{Name: s.Name, Source: d.name, Direct: newDirectClient()}
+	t := &Target{Name: s.Name, Source: d.name}
 	expand := func(field, v string) (string, error) {
 		out, secrets, err := expandEnv(v)
 		if err != nil {
@@ -133,13 +128,11 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if raw, err = d.renderBaseURL(raw, port); err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, d.errorf("base_url", "%q is not an http:// or https:// URL", t.Redact(raw))
+	if t.BaseURL, err = d.baseURL(raw, t); err != nil {
+		return nil, err
 	}
-	t.BaseURL = u
 	if t.Name == "" {
-		t.Name = u.Host
+		t.Name = t.BaseURL.Host
 	}
 	if err := d.tlsConfig(s.TLS, t); err != nil {
 		return nil, err
@@ -148,40 +141,16 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, err
 	}
 
-	t.Create = Create{
-		Method:      strings.ToUpper(or(s.Create.Method, http.MethodPost)),
-		Path:        s.Create.Path,
-		ContentType: or(s.Create.ContentType, "application/json"),
-		IDField:     s.Create.IDField,
-	}
-	if t.Create.Body, err = template.New("body").Option("missingkey=error").Parse(s.Create.Body); err != nil {
-		return nil, d.errorf("create.body", "not a valid template: %v", err)
-	}
-	// Render rather than search the text, so {{ .Marker }} counts and a
-	// literal "{{.Marker}}" in the output does not.
-	const probe = "idemspec-marker-probe"
-	body, err := t.Body(Payload{Marker: probe, Variant: "1"})
-	if err != nil {
-		return nil, d.errorf("create.body", "%v", err)
-	}
-	if !bytes.Contains(body, []byte(probe)) {
-		return nil, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
+	if t.Create, err = d.create(s.Create, t); err != nil {
+		return nil, err
 	}
 
 	if t.Key, err = d.key(s.Key); err != nil {
 		return nil, err
 	}
 
-	t.Headers = http.Header{}
-	for name, v := range s.Headers {
-		val, err := expand("headers."+name, v)
-		if err != nil {
-			return nil, err
-		}
-		t.Headers.Add(name, val)
-		if SecretHeader(name) {
-			t.Secrets = append(t.Secrets, headerSecrets(val)...)
-		}
+	if t.Headers, err = d.headers("headers", s.Headers, t, expand); err != nil {
+		return nil, err
 	}
 
 	if t.Oracle, err = d.oracle(s.Oracle, s.Create.IDField, t, expand); err != nil {
@@ -201,6 +170,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if f := s.FailTrigger; f != nil {
 		if !ValidHeaderName(f.Header) {
 			return nil, d.errorf("fail_trigger.header", "%q is not a header name", f.Header)
+		}
+		if err := checkHeader(f.Header, f.Value); err != nil {
+			return nil, d.errorf("fail_trigger.value", "%v", err)
 		}
 		t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
 	}
@@ -225,6 +197,7 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		// A count names no resource: a delete cleanup would delete nothing.
 		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.command use cleanup.command")
 	}
+	t.Direct = t.newDirectClient()
 	return t, nil
 }
 
@@ -233,13 +206,8 @@ func (d *document) build(s fileSpec) (*Target, error) {
 func (d *document) buildReconcile(t *Target, s fileSpec) error {
 	if s.Lookup != nil {
 		t.LookupPath, t.LookupIDField = s.Lookup.Path, or(s.Lookup.IDField, "resource_id")
-		const probe = "idemspec-key-probe"
-		req, err := t.NewLookup(context.Background(), probe)
-		if err != nil {
-			return d.errorf("lookup.path", "%s", strings.TrimPrefix(err.Error(), "lookup.path: "))
-		}
-		if !strings.Contains(req.URL.String(), probe) {
-			return d.errorf("lookup.path", "must contain {{.Key}}: a look-up reads one key's record")
+		if _, _, err := d.pathTemplate("lookup.path", s.Lookup.Path, struct{ Key string }{probeKey}, "{{.Key}}", probeKey); err != nil {
+			return err
 		}
 	}
 	t.Reconcile = s.Reconcile

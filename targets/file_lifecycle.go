@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"text/template"
 	"time"
@@ -121,16 +122,15 @@ func (d *document) restartHook(s *restartSpec, t *Target, expand expander) (*Res
 	case (s.Command == "") == (s.HTTP == nil):
 		return nil, d.errorf("restart", "give exactly one of command: (a script) or http: (an admin endpoint)")
 	case s.HTTP != nil:
-		h.HTTP = &HTTPHook{Method: strings.ToUpper(or(s.HTTP.Method, http.MethodPost)), Header: http.Header{}}
+		h.HTTP = &HTTPHook{Method: strings.ToUpper(or(s.HTTP.Method, http.MethodPost))}
 		if h.HTTP.URL, err = expand("restart.http.url", s.HTTP.URL); err != nil {
 			return nil, err
 		}
-		for name, v := range s.HTTP.Headers {
-			val, err := expand("restart.http.headers."+name, v)
-			if err != nil {
-				return nil, err
-			}
-			h.HTTP.Header.Add(name, val)
+		if h.HTTP.absolute, err = d.pathOrURL("restart.http.url", h.HTTP.URL, t); err != nil {
+			return nil, err
+		}
+		if h.HTTP.Header, err = d.headers("restart.http.headers", s.HTTP.Headers, t, expand); err != nil {
+			return nil, err
 		}
 	default:
 		if h.Command, err = expand("restart.command", s.Command); err != nil {
@@ -148,7 +148,32 @@ func (d *document) restartHook(s *restartSpec, t *Target, expand expander) (*Res
 
 func (d *document) health(field string, s healthSpec) (Health, error) {
 	timeout, err := d.duration(field+".timeout", s.Timeout, DefaultHealthTimeout)
-	return Health{Path: s.Path, Timeout: timeout}, err
+	if err != nil || s.Path == "" {
+		return Health{Timeout: timeout}, err
+	}
+	_, path, err := d.pathTemplate(field+".path", s.Path, noFields{}, "")
+	return Health{Path: path, Timeout: timeout}, err
+}
+
+// pathOrURL reads a field that is either a path on base_url or an
+// absolute http(s) URL, which is then an address the target names (under
+// the same loopback rule as base_url). It returns the URL when absolute.
+func (d *document) pathOrURL(field, v string, t *Target) (*url.URL, error) {
+	if !urlScheme.MatchString(v) && !strings.HasPrefix(v, "//") {
+		if err := checkPath(v); err != nil {
+			return nil, d.errorf(field, "%v", t.Redact(err.Error()))
+		}
+		return nil, nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, d.errorf(field, "%q is neither a path on base_url nor an http:// or https:// URL", t.Redact(v))
+	}
+	if err := checkPort(u); err != nil {
+		return nil, d.errorf(field, "%v", err)
+	}
+	t.Secrets = append(t.Secrets, userinfoSecrets(u)...)
+	return u, nil
 }
 
 // duration parses a positive duration field, or gives the fallback.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,16 @@ type HTTPHook struct {
 	Method string
 	URL    string // absolute, or a path on the target's base URL
 	Header http.Header
+
+	absolute *url.URL // URL when it is absolute: an address the target names
+}
+
+// target is where the hook's request goes.
+func (h *HTTPHook) target(t *Target) string {
+	if h.absolute != nil {
+		return h.absolute.String()
+	}
+	return t.resolve(h.URL)
 }
 
 // DefaultHookTimeout bounds a restart hook.
@@ -77,14 +88,14 @@ func (h *RestartHook) run(ctx context.Context) error {
 }
 
 func (h *RestartHook) post(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, h.HTTP.Method, h.target.resolve(h.HTTP.URL), nil)
+	req, err := http.NewRequestWithContext(ctx, h.HTTP.Method, h.HTTP.target(h.target), nil)
 	if err != nil {
 		return fmt.Errorf("restart.http: %w", err)
 	}
 	for name, vals := range h.HTTP.Header {
 		req.Header[name] = vals
 	}
-	resp, err := healthClient.Transport.RoundTrip(req)
+	resp, err := h.target.transport(false).RoundTrip(req)
 	if err != nil {
 		return fmt.Errorf("restart.http: %s", h.target.Redact(err.Error()))
 	}

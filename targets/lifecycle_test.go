@@ -22,7 +22,7 @@ import (
 const sections = `
 create:
   path: /resources
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:

@@ -1,6 +1,10 @@
 package targets
 
-import "strings"
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+)
 
 // Secrets come from two places: every ${ENV} expansion in a target file,
 // and the value of every header whose name says it carries a credential,
@@ -46,4 +50,19 @@ func credentialsOf(value string) string {
 		return ""
 	}
 	return strings.TrimSpace(creds)
+}
+
+// userinfoSecrets are what a password in a URL's userinfo turns into:
+// the password, and the Basic credentials Go sends for it (base64 of
+// user:password), which a server may echo back.
+func userinfoSecrets(u *url.URL) []string {
+	if u.User == nil {
+		return nil
+	}
+	p, ok := u.User.Password()
+	if !ok || p == "" {
+		return nil
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p))
+	return []string{p, basic}
 }

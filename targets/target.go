@@ -83,6 +83,9 @@ type Target struct {
 	// Direct is the client the oracle and look-ups use: straight to the
 	// target, never through the proxy, so faults never blind the judge.
 	Direct *http.Client
+
+	// pins are the addresses the target's hosts resolved to (contact.go).
+	pins pins
 }
 
 // Create describes the create call.
@@ -204,14 +207,6 @@ func decodeJSON(b []byte) (any, error) {
 	return v, nil
 }
 
-func (t *Target) resolve(path string) string {
-	ref, err := url.Parse(path)
-	if err != nil {
-		return t.BaseURL.String() + path
-	}
-	return t.BaseURL.ResolveReference(ref).String()
-}
-
 func (t *Target) addHeaders(req *http.Request) {
 	for name, values := range t.Headers {
 		for _, v := range values {
@@ -272,13 +267,4 @@ func (t *Target) Close() error {
 		return nil
 	}
 	return t.Lifecycle.Stop()
-}
-
-func newDirectClient() *http.Client {
-	return &http.Client{
-		Timeout: 10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
 }

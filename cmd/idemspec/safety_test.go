@@ -115,7 +115,7 @@ func TestRemoteTargetRefusedUnlessAllowed(t *testing.T) {
 	// 192.0.2.1 is TEST-NET-1: nothing answers there, and nothing is sent.
 	const remote = `
 base_url: http://192.0.2.1:8080
-create: {path: /r, body: '{"m":"{{.Marker}}"}', id_field: id}
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
 oracle: {list: {path: "/r?m={{.Marker}}"}}
 `
 	file := writeFile(t, "remote.yaml", remote)
