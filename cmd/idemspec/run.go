@@ -154,6 +154,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	defer env.Close()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = env.Preflight(pctx)
+	if err == nil {
+		err = env.PreflightCreate(pctx)
+	}
 	cancel()
 	if err != nil {
 		return fail(stderr, target.Redact(err.Error()))

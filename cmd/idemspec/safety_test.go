@@ -205,8 +205,9 @@ func TestBudgetIsNeverExceeded(t *testing.T) {
 
 func TestRateAndConcurrencyLimits(t *testing.T) {
 	c, _, file := countingTarget(t, "")
-	// Burst 2 makes the rate's bucket hold 2: 12 requests (preflight, 10
-	// sends, the oracle read) at 10/s take at least 1 s.
+	// Burst 2 makes the rate's bucket hold 2: 13 requests (the preflight's
+	// oracle read and create, 10 sends, the oracle read) at 10/s take at
+	// least 1.1 s.
 	r := run(t, "--target", file, "--label-filter", "S1", "--repeats", "10", "--burst", "2", "--rate", "10")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -215,8 +216,8 @@ func TestRateAndConcurrencyLimits(t *testing.T) {
 	span := c.arrivals[len(c.arrivals)-1].Sub(c.arrivals[0])
 	n := len(c.arrivals)
 	c.mu.Unlock()
-	if n != 12 || span < 950*time.Millisecond {
-		t.Errorf("%d requests over %v at --rate 10: want 12 over at least 1s", n, span)
+	if n != 13 || span < 1050*time.Millisecond {
+		t.Errorf("%d requests over %v at --rate 10: want 13 over at least 1.1s", n, span)
 	}
 
 	c, _, file = countingTarget(t, "")
@@ -322,4 +323,29 @@ func interruptAfterFirstCheck(t *testing.T, args ...string) string {
 		t.Fatalf("the run did not stop after SIGINT, or no check finished:\n%s%s", out, stderr.String())
 	}
 	return out + stderr.String()
+}
+
+// A target that refuses the harness's own first create (a wrong path, a
+// body the API rejects) is an error of the run, said once, never a FAIL
+// of every check.
+func TestRefusedFirstCreateIsAnErrorNotAFail(t *testing.T) {
+	_, _, file := countingTarget(t, "")
+	wrong := writeFile(t, "wrong.yaml", strings.Replace(mustRead(t, file), "path: /resources\n", "path: /resource\n", 1))
+	dir := t.TempDir()
+	r := idemspec(t, "run", "--target", wrong, "--report-dir", dir)
+	if r.code != 2 || !strings.Contains(r.stderr, "the target refused the create itself: check create.path/body (POST /resource answered 404") {
+		t.Errorf("exit %d, stderr %q: want 2 and the refusal named", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "FAIL") {
+		t.Errorf("a check FAILed:\n%s", r.stdout)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
