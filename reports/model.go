@@ -25,7 +25,7 @@ const Schema = "idemspec/report/v1"
 
 // Report is one run against one target.
 type Report struct {
-	Schema  string        `json:"schema"`
+	Schema  string        `json:"schema" redact:"-"`
 	Tool    Tool          `json:"tool"`
 	Run     Run           `json:"run"`
 	Target  Target        `json:"target"`

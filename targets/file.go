@@ -111,7 +111,7 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		if err != nil {
 			return "", d.errorf(field, "%v", err)
 		}
-		t.Secrets = append(t.Secrets, secrets...)
+		d.secrets(t, field, secrets...)
 		return out, nil
 	}
 

@@ -172,7 +172,7 @@ func (d *document) pathOrURL(field, v string, t *Target) (*url.URL, error) {
 	if err := checkPort(u); err != nil {
 		return nil, d.errorf(field, "%v", err)
 	}
-	t.Secrets = append(t.Secrets, userinfoSecrets(u)...)
+	d.secrets(t, field, userinfoSecrets(u)...)
 	return u, nil
 }
 

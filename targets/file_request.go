@@ -33,7 +33,7 @@ func (d *document) baseURL(raw string, t *Target) (*url.URL, error) {
 	if u.Fragment != "" {
 		return nil, d.errorf("base_url", "a fragment (#%s) means nothing to an API: remove it", u.Fragment)
 	}
-	t.Secrets = append(t.Secrets, userinfoSecrets(u)...)
+	d.secrets(t, "base_url", userinfoSecrets(u)...)
 	return u, nil
 }
 
@@ -106,7 +106,7 @@ func (d *document) headers(field string, m map[string]string, t *Target, expand 
 		}
 		h.Add(name, val)
 		if SecretHeader(name) {
-			t.Secrets = append(t.Secrets, headerSecrets(val)...)
+			d.secrets(t, field+"."+name, headerSecrets(val)...)
 		}
 	}
 	return h, nil

@@ -715,7 +715,7 @@ lookup:
 
 func TestParseSecrets(t *testing.T) {
 	t.Setenv("IDEMSPEC_TEST_TOKEN", "s3cret-token")
-	t.Setenv("IDEMSPEC_TEST_TENANT", "acme-42")
+	t.Setenv("IDEMSPEC_TEST_TENANT", "acme-4242")
 	tg, err := targets.Parse("t.yaml", file(`
 base_url: http://localhost:8080
 create:
@@ -735,19 +735,19 @@ headers:
 	}
 	for name, want := range map[string]string{
 		"Authorization": "Bearer s3cret-token",
-		"X-Tenant":      "acme-42-eu",
+		"X-Tenant":      "acme-4242-eu",
 		"X-Plain":       "$HOME", // a bare $ is left alone
 	} {
 		if got := tg.Headers.Get(name); got != want {
 			t.Errorf("header %s = %q, want %q", name, got, want)
 		}
 	}
-	for _, s := range []string{"s3cret-token", "acme-42"} {
+	for _, s := range []string{"s3cret-token", "acme-4242"} {
 		if !slices.Contains(tg.Secrets, s) {
 			t.Errorf("Secrets %q lack the expanded value %q", tg.Secrets, s)
 		}
 	}
-	if got := tg.Redact("Authorization: Bearer s3cret-token, tenant acme-42"); got != "Authorization: Bearer [redacted], tenant [redacted]" {
+	if got := tg.Redact("Authorization: Bearer s3cret-token, tenant acme-4242"); got != "Authorization: [redacted], tenant [redacted]" {
 		t.Errorf("Redact = %q", got)
 	}
 	if body, _ := tg.Body(targets.Payload{Marker: "m", Variant: "5"}); string(body) != `{"marker":"m","price":"$5"}` {

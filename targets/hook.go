@@ -6,10 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/outfile"
 )
 
 // RestartHook restarts a target idemspec does not run, through a command
@@ -54,7 +55,11 @@ const DefaultHookTimeout = time.Minute
 // is already running.
 func (h *RestartHook) Start(_ context.Context, dir string) error {
 	h.logPath = filepath.Join(dir, LogName)
-	return nil
+	f, err := outfile.Create(h.logPath) // this run's log, not an older one's
+	if err != nil {
+		return fmt.Errorf("restart: log file: %w", err)
+	}
+	return f.Close()
 }
 
 // Stop does nothing: idemspec did not start the target.
@@ -113,7 +118,7 @@ func (h *RestartHook) logOutput(what string, out []byte) {
 	if h.logPath == "" {
 		return
 	}
-	f, err := os.OpenFile(h.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := outfile.Append(h.logPath)
 	if err != nil {
 		return
 	}

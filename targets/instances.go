@@ -49,7 +49,7 @@ func (d *document) instances(raw []string, t *Target, expand expander) error {
 		if strings.Trim(u.Path, "/") != strings.Trim(t.BaseURL.Path, "/") || u.RawQuery != "" || u.Fragment != "" {
 			return d.errorf("instances", "instance %d: %q has another path or a query: an instance is another address of the same service, its paths are base_url's", i+1, t.Redact(v))
 		}
-		t.Secrets = append(t.Secrets, userinfoSecrets(u)...)
+		d.secrets(t, "instances", userinfoSecrets(u)...)
 		t.Instances = append(t.Instances, u)
 	}
 	return nil

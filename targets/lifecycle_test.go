@@ -31,7 +31,7 @@ oracle:
 
 func TestParseProcess(t *testing.T) {
 	unsetenv(t, "IDEMSPEC_TEST_MUTANT")
-	t.Setenv("IDEMSPEC_TEST_DELAY", "300ms")
+	t.Setenv("IDEMSPEC_TEST_DELAY", "300.0000ms")
 	tg, err := targets.Parse("p.yaml", file(`
 base_url: http://127.0.0.1:{{.Port}}`+sections+`
 process:
@@ -52,7 +52,7 @@ process:
 	if p.Port == 0 || tg.BaseURL.Port() != strconv.Itoa(p.Port) {
 		t.Errorf("base_url %s, picked port %d: {{.Port}} must be the same port", tg.BaseURL, p.Port)
 	}
-	wantArgs := []string{"serve", "--addr=127.0.0.1:{{.Port}}", "--mutant=reference", "--delay=300ms"}
+	wantArgs := []string{"serve", "--addr=127.0.0.1:{{.Port}}", "--mutant=reference", "--delay=300.0000ms"}
 	if fmt.Sprint(p.Args) != fmt.Sprint(wantArgs) {
 		t.Errorf("Args %q, want %q (${ENV} expanded now, the default when unset; templates kept for start)", p.Args, wantArgs)
 	}
@@ -62,8 +62,8 @@ process:
 	if tg.CrashWindow != (targets.Window{Min: 20 * time.Millisecond, Max: 80 * time.Millisecond}) {
 		t.Errorf("CrashWindow %v", tg.CrashWindow)
 	}
-	if tg.Redact("x300ms") != "x[redacted]" || tg.Redact("reference") != "reference" {
-		t.Errorf("an ${ENV} value is a secret, a default is not: %q %q", tg.Redact("x300ms"), tg.Redact("reference"))
+	if tg.Redact("x300.0000ms") != "x[redacted]" || tg.Redact("reference") != "reference" {
+		t.Errorf("an ${ENV} value is a secret, a default is not: %q %q", tg.Redact("x300.0000ms"), tg.Redact("reference"))
 	}
 	for _, c := range []struct{ what, why string }{
 		{tg.CannotRestart(), "restart"}, {tg.CannotCrash(), "crash"},

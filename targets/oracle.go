@@ -171,7 +171,7 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 			return nil, err
 		}
 		// A DSN written in the file holds credentials too.
-		t.Secrets = append(t.Secrets, dsnSecrets(dsn)...)
+		d.secrets(t, "oracle.sql.dsn", dsnSecrets(dsn)...)
 		o := &SQLOracle{Driver: s.SQL.Driver, Query: s.SQL.Query, dsn: dsn}
 		if s.SQL.Driver == "postgres" {
 			if o.postgres, o.hosts, err = t.postgresConfig(dsn); err != nil {

@@ -13,6 +13,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/idemspec/idemspec/internal/outfile"
 	"github.com/idemspec/idemspec/internal/proc"
 )
 
@@ -42,9 +43,10 @@ type Process struct {
 	Port int
 
 	mu     sync.Mutex
-	dir    string     // the report directory (set by Start)
-	log    *os.File   // dir/target.log, shared by every generation
-	run    *proc.Proc // nil when no process runs
+	dir    string        // the report directory (set by Start)
+	log    *os.File      // dir/target.log, shared by every generation
+	out    *RedactWriter // log, with the target's secrets redacted
+	run    *proc.Proc    // nil when no process runs
 	starts int
 }
 
@@ -76,9 +78,12 @@ func (p *Process) Start(ctx context.Context, dir string) error {
 	}
 	p.dir = abs
 	if p.log == nil {
-		if p.log, err = os.OpenFile(filepath.Join(abs, LogName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		if p.log, err = outfile.Create(filepath.Join(abs, LogName)); err != nil {
 			return fmt.Errorf("process: log file: %w", err)
 		}
+		// The process may log what it was given (${ENV} in its args and
+		// environment) or what it was sent (credential headers).
+		p.out = p.target.RedactWriter(p.log)
 	}
 	return p.start(ctx)
 }
@@ -105,8 +110,9 @@ func (p *Process) Stop() error {
 	defer p.mu.Unlock()
 	p.stop(true)
 	if p.log != nil {
+		p.out.Flush()
 		err := p.log.Close()
-		p.log = nil
+		p.log, p.out = nil, nil
 		return err
 	}
 	return nil
@@ -134,7 +140,7 @@ func (p *Process) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd.Stdout, cmd.Stderr = p.log, p.log
+	cmd.Stdout, cmd.Stderr = p.out, p.out
 	// Its own group: a signal to -pid reaches everything it starts, and
 	// a Ctrl-C at the terminal reaches idemspec alone, which stops it.
 	r, err := proc.Start(cmd)
@@ -195,8 +201,8 @@ func exitText(err error) string {
 
 // note writes one line of idemspec's own into the target log.
 func (p *Process) note(format string, args ...any) {
-	if p.log != nil {
-		fmt.Fprintf(p.log, "idemspec %s: "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
+	if p.out != nil {
+		fmt.Fprintf(p.out, "idemspec %s: "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
 	}
 }
 

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -10,6 +11,23 @@ import (
 // and the value of every header whose name says it carries a credential,
 // even when the file spells the value out. Both are replaced by
 // "[redacted]" in every report and log.
+
+// secrets keeps values of a field as secrets. One shorter than
+// MinSecretLen is not kept: redacting it would rewrite innocent text,
+// the report's structure included, so loading warns that it will be
+// written as it is.
+func (d *document) secrets(t *Target, field string, values ...string) {
+	for _, v := range values {
+		switch {
+		case v == "":
+		case len(v) < MinSecretLen:
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %s: a secret of %d bytes is too short to redact without rewriting innocent text: it is NOT redacted from reports and logs (use %d bytes or more)",
+				d.name, d.line(field), field, len(v), MinSecretLen))
+		default:
+			t.Secrets = append(t.Secrets, v)
+		}
+	}
+}
 
 // secretHeaderWords are the name fragments of credential headers
 // (Authorization, Proxy-Authorization, Cookie, X-Api-Key, X-Auth-Token,

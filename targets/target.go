@@ -35,8 +35,13 @@ type Target struct {
 	// Headers are sent with every request (create, oracle, lookup).
 	Headers http.Header
 	// Secrets are values that must never appear in a report or log
-	// (everything that came from an ${ENV} expansion).
+	// (everything that came from an ${ENV} expansion, credential header
+	// values, passwords in URLs and DSNs). Each is redacted in every form
+	// it may be written in (see Redact).
 	Secrets []string
+	// Warnings are what loading found questionable but not wrong (a
+	// secret too short to redact): run and validate print them.
+	Warnings []string
 
 	Oracle Oracle
 	// LookupPath, when set, reads a key's record: a template with {{.Key}}.
@@ -86,6 +91,8 @@ type Target struct {
 
 	// pins are the addresses the target's hosts resolved to (contact.go).
 	pins pins
+	// redaction is the replacer built from Secrets (redact.go).
+	redaction redaction
 }
 
 // Create describes the create call.
@@ -234,16 +241,6 @@ func (t *Target) get(ctx context.Context, path string) (int, []byte, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	return resp.StatusCode, b, err
-}
-
-// Redact replaces every secret in s.
-func (t *Target) Redact(s string) string {
-	for _, secret := range t.Secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
 }
 
 // Start starts a target idemspec manages (a process: section); dir is

@@ -19,6 +19,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/outfile"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
@@ -135,6 +136,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err := target.CheckRemote(f.allowRemote); err != nil {
 		return fail(stderr, err)
 	}
+	warn(stderr, target)
 	if f.dryRun {
 		return f.printPlan(stdout, stderr, target)
 	}
@@ -200,7 +202,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
-	logFile, err := os.Create(filepath.Join(r.reportDir, "ginkgo.log"))
+	logFile, err := outfile.Create(filepath.Join(r.reportDir, "ginkgo.log"))
 	if err != nil {
 		return fail(stderr, err)
 	}

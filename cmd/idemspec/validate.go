@@ -34,7 +34,16 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err := t.CheckRemote(*allowRemote); err != nil {
 		return fail(stderr, err)
 	}
+	warn(stderr, t)
 	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key %s)\n",
 		fs.Arg(0), t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Header)
 	return exitOK
+}
+
+// warn prints what loading the target found questionable (run and
+// validate print the same).
+func warn(stderr io.Writer, t *targets.Target) {
+	for _, w := range t.Warnings {
+		fmt.Fprintf(stderr, "idemspec: warning: %s\n", w)
+	}
 }
