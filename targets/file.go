@@ -2,6 +2,7 @@ package targets
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -12,26 +13,26 @@ import (
 // fileSpec is the target file as written. Field tags are the names users
 // type; every field is documented in README.md ("Target files").
 type fileSpec struct {
-	Name              string            `yaml:"name"`
-	BaseURL           string            `yaml:"base_url" required:"true"`
-	Create            createSpec        `yaml:"create" required:"true"`
-	Key               keySpec           `yaml:"key"`
-	Headers           map[string]string `yaml:"headers"`
-	Oracle            oracleSpec        `yaml:"oracle" required:"true"`
-	Lookup            *lookupSpec       `yaml:"lookup"`
-	Reconcile         string            `yaml:"reconcile"`
-	Profile           string            `yaml:"profile"`
-	Statuses          statusSpec        `yaml:"statuses"`
-	Volatile          []string          `yaml:"volatile_fields"`
-	InProgressTimeout string            `yaml:"in_progress_timeout"`
-	FailTrigger       *failSpec         `yaml:"fail_trigger"`
-	Process           *processSpec      `yaml:"process"`
-	Restart           *restartSpec      `yaml:"restart"`
-	Tenants           []tenantSpec      `yaml:"tenants"`
-	TLS               *tlsSpec          `yaml:"tls"`
-	Instances         []string          `yaml:"instances"`
-	AllowRemote       bool              `yaml:"allow_remote"`
-	Cleanup           *cleanupSpec      `yaml:"cleanup"`
+	Name              string       `yaml:"name"`
+	BaseURL           string       `yaml:"base_url" required:"true"`
+	Create            createSpec   `yaml:"create" required:"true"`
+	Key               keySpec      `yaml:"key"`
+	Headers           stringMap    `yaml:"headers"`
+	Oracle            oracleSpec   `yaml:"oracle" required:"true"`
+	Lookup            *lookupSpec  `yaml:"lookup"`
+	Reconcile         string       `yaml:"reconcile"`
+	Profile           string       `yaml:"profile"`
+	Statuses          statusSpec   `yaml:"statuses"`
+	Volatile          []string     `yaml:"volatile_fields"`
+	InProgressTimeout string       `yaml:"in_progress_timeout"`
+	FailTrigger       *failSpec    `yaml:"fail_trigger"`
+	Process           *processSpec `yaml:"process"`
+	Restart           *restartSpec `yaml:"restart"`
+	Tenants           []tenantSpec `yaml:"tenants"`
+	TLS               *tlsSpec     `yaml:"tls"`
+	Instances         []string     `yaml:"instances"`
+	AllowRemote       bool         `yaml:"allow_remote"`
+	Cleanup           *cleanupSpec `yaml:"cleanup"`
 }
 
 type createSpec struct {
@@ -81,12 +82,24 @@ type lookupSpec struct {
 	IDField string `yaml:"id_field"`
 }
 
+// MaxFileSize caps a target file: loading is linear, but a file is
+// read whole into memory, and no sensible target file comes near this.
+const MaxFileSize = 16 << 20
+
 // LoadFile reads and validates a target file. Every error names the file,
 // the line and the field.
 func LoadFile(path string) (*Target, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("target file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("target file: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: a target file is at most %d MiB", path, MaxFileSize>>20)
 	}
 	return Parse(path, data)
 }

@@ -12,13 +12,13 @@ import (
 
 // processSpec is the process: section: a target idemspec runs itself.
 type processSpec struct {
-	Command     string            `yaml:"command" required:"true"`
-	Args        []string          `yaml:"args"`
-	Env         map[string]string `yaml:"env"`
-	Dir         string            `yaml:"dir"`
-	Health      healthSpec        `yaml:"health"`
-	StopTimeout string            `yaml:"stop_timeout"`
-	CrashWindow string            `yaml:"crash_window"`
+	Command     string     `yaml:"command" required:"true"`
+	Args        []string   `yaml:"args"`
+	Env         stringMap  `yaml:"env"`
+	Dir         string     `yaml:"dir"`
+	Health      healthSpec `yaml:"health"`
+	StopTimeout string     `yaml:"stop_timeout"`
+	CrashWindow string     `yaml:"crash_window"`
 }
 
 type healthSpec struct {
@@ -36,9 +36,9 @@ type restartSpec struct {
 }
 
 type restartHTTPSpec struct {
-	Method  string            `yaml:"method"`
-	URL     string            `yaml:"url" required:"true"`
-	Headers map[string]string `yaml:"headers"`
+	Method  string    `yaml:"method"`
+	URL     string    `yaml:"url" required:"true"`
+	Headers stringMap `yaml:"headers"`
 }
 
 type expander func(field, v string) (string, error)
@@ -98,8 +98,8 @@ func (d *document) process(s *processSpec, t *Target, port int, expand expander)
 		}
 		p.Args = append(p.Args, v)
 	}
-	for k, v := range s.Env {
-		if p.Env[k], err = field("process.env."+k, v); err != nil {
+	for _, e := range s.Env {
+		if p.Env[e.Key], err = field("process.env."+e.Key, e.Value); err != nil {
 			return nil, err
 		}
 	}

@@ -94,9 +94,10 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 // values must not hold CR, LF or NUL, or the request could not be sent
 // (or would carry a header the file did not mean). Values of credential
 // headers are secrets.
-func (d *document) headers(field string, m map[string]string, t *Target, expand expander) (http.Header, error) {
-	h := http.Header{}
-	for name, v := range m {
+func (d *document) headers(field string, m stringMap, t *Target, expand expander) (http.Header, error) {
+	h := make(http.Header, len(m))
+	for _, e := range m {
+		name, v := e.Key, e.Value
 		val, err := expand(field+"."+name, v)
 		if err != nil {
 			return nil, err

@@ -1,8 +1,12 @@
 package targets_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemspec/idemspec/targets"
 )
@@ -86,5 +90,50 @@ instances: ['http://127.0.0.1:0']
 				t.Errorf("error %v\nwant %q", err, c.want)
 			}
 		})
+	}
+}
+
+// Loading is linear in the file's size: ten times the headers take
+// about ten times as long (yaml.v3's check of each key against every
+// other took a hundred times; 40k headers took 4.7 s), and a file over
+// the cap is refused before it is read.
+func TestLoadingIsLinearAndCapped(t *testing.T) {
+	load := func(n int) time.Duration {
+		var b strings.Builder
+		b.WriteString("base_url: http://127.0.0.1:1\ncreate: {path: /r, body: '{\"m\":\"{{.Marker}}\",\"v\":{{.Variant}}}', id_field: id}\noracle: {list: {path: '/r?m={{.Marker}}'}}\nheaders:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  X-H-%d: v%d\n", i, i)
+		}
+		start := time.Now()
+		tg, err := targets.Parse("big.yaml", []byte(b.String()))
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tg.Headers) != n {
+			t.Errorf("%d headers, want %d", len(tg.Headers), n)
+		}
+		return took
+	}
+	small, big := load(15_000), load(150_000)
+	t.Logf("15k headers: %v, 150k headers: %v", small, big)
+	if big > 20*small+100*time.Millisecond || big > 15*time.Second {
+		t.Errorf("150k headers took %v, 15k took %v: not linear", big, small)
+	}
+
+	dup := targetFile("http://127.0.0.1:1", "/r?m={{.Marker}}", "headers:\n  X-A: 1\n  X-A: 2\n")
+	if _, err := targets.Parse("dup.yaml", dup); err == nil || !strings.Contains(err.Error(), `dup.yaml:6: headers.X-A: "X-A" is given twice (first at line 5)`) {
+		t.Errorf("duplicate header: %v", err)
+	}
+
+	huge := filepath.Join(t.TempDir(), "huge.yaml")
+	if err := os.WriteFile(huge, []byte("base_url: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, targets.MaxFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := targets.LoadFile(huge); err == nil || !strings.Contains(err.Error(), "huge.yaml: a target file is at most 16 MiB") {
+		t.Errorf("a file over the cap: %v", err)
 	}
 }

@@ -407,7 +407,7 @@ oracle:
 headers:
   - Authorization
 `,
-			want: []string{"t.yaml:10: headers: cannot unmarshal"},
+			want: []string{"t.yaml:10: headers: expected a mapping of names to values"},
 		},
 		{
 			name: "body without the marker",

@@ -69,13 +69,13 @@ func (h *RestartHook) Stop() error { return nil }
 // hook must return only once the old instance stopped serving, or the
 // health check may be answered by it.
 func (h *RestartHook) Restart(ctx context.Context) error {
-	hctx, cancel := context.WithTimeout(ctx, h.Timeout)
-	defer cancel()
 	var err error
 	if h.HTTP != nil {
+		hctx, cancel := context.WithTimeout(ctx, h.Timeout)
 		err = h.post(hctx)
+		cancel()
 	} else {
-		err = h.run(hctx)
+		err = h.run(ctx) // bounded by h.Timeout in shell
 	}
 	if err != nil {
 		return err

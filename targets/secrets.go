@@ -20,6 +20,8 @@ func (d *document) secrets(t *Target, field string, values ...string) {
 	for _, v := range values {
 		switch {
 		case v == "":
+		case len(v) < MinSecretLen && len(t.Warnings) >= maxWarnings:
+			// Enough said; finding the line of each would cost.
 		case len(v) < MinSecretLen:
 			t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %s: a secret of %d bytes is too short to redact without rewriting innocent text: it is NOT redacted from reports and logs (use %d bytes or more)",
 				d.name, d.line(field), field, len(v), MinSecretLen))
@@ -28,6 +30,9 @@ func (d *document) secrets(t *Target, field string, values ...string) {
 		}
 	}
 }
+
+// maxWarnings caps the warnings a file can produce.
+const maxWarnings = 20
 
 // secretHeaderWords are the name fragments of credential headers
 // (Authorization, Proxy-Authorization, Cookie, X-Api-Key, X-Auth-Token,

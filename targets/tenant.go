@@ -15,8 +15,8 @@ type Tenant struct {
 }
 
 type tenantSpec struct {
-	Name    string            `yaml:"name" required:"true"`
-	Headers map[string]string `yaml:"headers" required:"true"`
+	Name    string    `yaml:"name" required:"true"`
+	Headers stringMap `yaml:"headers" required:"true"`
 }
 
 type tenantKey struct{}
