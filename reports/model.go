@@ -138,19 +138,14 @@ func FromGinkgo(r types.Report, m Meta) Report {
 	return out
 }
 
-// unfinished says why a check of an interrupted run has no real verdict:
-// the interrupt may have cut a spec's body short (it then judged a
-// truncated history, or none), and the specs after it never ran (Ginkgo
-// marks them skipped, as it marks the ones the label filter left out).
-// A spec whose body had judged when the interrupt came (it landed in a
-// cleanup or a report node) keeps its verdict.
+// unfinished says why a check of an interrupted run has no real verdict
+// when the spec never ran: the specs after the interrupt are marked
+// skipped by Ginkgo, as it marks the ones the label filter left out. (A
+// spec the interrupt cut short is a SKIP already: scenarios.ResultOf,
+// which the terminal's lines use too.)
 func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter) check.Result {
-	id := res.Verdict.Check
-	switch {
-	case s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
-		res.Verdict = check.Skip(id, "not finished: the run was interrupted while it ran")
-	case s.State == types.SpecStateSkipped && !judged(s) && selected != nil && selected(s.Labels()):
-		res.Verdict = check.Skip(id, "not run: the run was interrupted")
+	if s.State == types.SpecStateSkipped && !scenarios.Judged(s) && selected != nil && selected(s.Labels()) {
+		res.Verdict = check.Skip(res.Verdict.Check, "not run: the run was interrupted")
 	}
 	return res
 }
@@ -205,17 +200,6 @@ func (r Report) Verdict() string {
 		return "INCOMPLETE"
 	}
 	return "ERROR"
-}
-
-// judged reports whether a spec attached a verdict of its own (a check
-// that skipped for a missing capability did).
-func judged(s types.SpecReport) bool {
-	for _, e := range s.ReportEntries {
-		if e.Name == scenarios.EntryName {
-			return true
-		}
-	}
-	return false
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -122,12 +120,14 @@ func (f *runFlags) validate() error {
 }
 
 func (f *runFlags) execute(stdout, stderr io.Writer) int {
-	// From here on SIGINT and SIGTERM do not kill idemspec: they cancel
-	// ctx (start-up) and interrupt the suite (Ginkgo listens too), and
-	// the deferred Close stops any process idemspec started, so nothing
-	// is left behind and the reports cover what ran.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// From here on SIGINT and SIGTERM do not kill idemspec: the first
+	// cancels ctx (start-up) and interrupts the suite (Ginkgo listens
+	// too), the second skips the cleanup, and the deferred Close stops
+	// any process idemspec started, so nothing is left behind and the
+	// reports cover what ran.
+	sig := watchInterrupts()
+	defer sig.stop()
+	ctx := sig.first
 	target, err := targets.Load(f.target)
 	if err != nil {
 		return fail(stderr, err)
@@ -166,7 +166,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose,
-		ctx: ctx, budget: f.settings.Limits.Budget,
+		ctx: ctx, cleanupCtx: sig.second, budget: f.settings.Limits.Budget,
 		property: f.property, replay: f.replay,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
 	}, stdout, stderr)
@@ -183,8 +183,9 @@ type suiteRun struct {
 	strict, verbose bool
 	client          bool
 	banner          string
-	// ctx is cancelled by SIGINT/SIGTERM; nil means never.
-	ctx    context.Context
+	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
+	// one; nil means never.
+	ctx, cleanupCtx context.Context
 	budget int // the request budget, to report how much was spent
 	// property is how hard the properties search; replay writes the
 	// command line that replays a failing sequence (nil in client mode).
@@ -246,9 +247,13 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	// The cleanup runs after an interrupt too: the signal cancelled ctx,
-	// so it gets its own bound (the cleanup's timeout).
-	cleanupFailed := runCleanup(context.WithoutCancel(ctx), env, stdout, stderr)
+	// The cleanup runs after an interrupt too, bounded by its timeout; a
+	// second interrupt skips it.
+	cctx := r.cleanupCtx
+	if cctx == nil {
+		cctx = context.Background()
+	}
+	cleanupFailed := runCleanup(cctx, env, stdout, stderr)
 	if r.budget > 0 {
 		fmt.Fprintf(stdout, "requests sent: %d of a budget of %d\n", env.Sent(), r.budget)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/proc/proctest"
 )
 
 // countingServer is the reference fake behind a counter: every request
@@ -348,4 +349,49 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A second Ctrl-C during the cleanup skips it, as Ginkgo's message
+// promises: the cleanup command (here one that ignores SIGTERM) is
+// stopped with everything it started, and idemspec exits at once.
+func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
+	began := filepath.Join(t.TempDir(), "began")
+	h := proctest.Hostiles()[0]
+	_, _, file := countingTarget(t, fmt.Sprintf("cleanup:\n  command: %q\n", "touch "+began+"; "+h.Line))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "run", "--target", file, "--label-filter", "core", "--report-dir", t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if f := strings.Fields(lines.Text()); len(f) > 1 && isVerdict(f[0]) {
+			break
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	go io.Copy(io.Discard, stdout)
+	waitFor(t, time.Minute, func() bool { _, err := os.Stat(began); return err == nil })
+	second := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	if took := time.Since(second); took > 5*time.Second || ctx.Err() != nil {
+		t.Errorf("idemspec took %v to exit after the second interrupt", took)
+	}
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
+		t.Errorf("exit %v, want 2", err)
+	}
+	if !strings.Contains(stderr.String(), "cleanup stopped (interrupted twice)") {
+		t.Errorf("stderr does not say the cleanup was stopped:\n%s", stderr.String())
+	}
+	if left := proctest.GoneSoon(h.Sleep); len(left) > 0 {
+		t.Errorf("the cleanup command left %v running", left)
+	}
 }
