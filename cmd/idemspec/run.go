@@ -186,7 +186,7 @@ type suiteRun struct {
 	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
 	// one; nil means never.
 	ctx, cleanupCtx context.Context
-	budget int // the request budget, to report how much was spent
+	budget          int // the request budget, to report how much was spent
 	// property is how hard the properties search; replay writes the
 	// command line that replays a failing sequence (nil in client mode).
 	property scenarios.PropertyConfig

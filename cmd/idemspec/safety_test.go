@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -297,33 +296,19 @@ func interruptAfterFirstCheck(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append([]string{"run"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
-	var out string
-	signalled := false
-	for lines.Scan() {
-		out += lines.Text() + "\n"
-		if f := strings.Fields(lines.Text()); !signalled && len(f) > 1 && isVerdict(f[0]) {
-			if err := cmd.Process.Signal(os.Interrupt); err != nil {
-				t.Fatal(err)
-			}
-			signalled = true
+	s := startRun(t, ctx, args...)
+	signalled := s.firstVerdict() != ""
+	if signalled {
+		if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
 		}
 	}
-	cmd.Wait()
+	s.rest()
+	s.cmd.Wait()
 	if ctx.Err() != nil || !signalled {
-		t.Fatalf("the run did not stop after SIGINT, or no check finished:\n%s%s", out, stderr.String())
+		t.Fatalf("the run did not stop after SIGINT, or no check finished:\n%s%s", s.out, s.stderr.String())
 	}
-	return out + stderr.String()
+	return s.out + s.stderr.String()
 }
 
 // A target that refuses the harness's own first create (a wrong path, a
@@ -360,28 +345,15 @@ func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
 	_, _, file := countingTarget(t, fmt.Sprintf("cleanup:\n  command: %q\n", "touch "+began+"; "+h.Line))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "run", "--target", file, "--label-filter", "core", "--report-dir", t.TempDir())
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if f := strings.Fields(lines.Text()); len(f) > 1 && isVerdict(f[0]) {
-			break
-		}
-	}
+	s := startRun(t, ctx, "--target", file, "--label-filter", "core", "--report-dir", t.TempDir())
+	cmd, stderr := s.cmd, &s.stderr
+	s.firstVerdict()
 	cmd.Process.Signal(os.Interrupt)
-	go io.Copy(io.Discard, stdout)
+	go s.rest()
 	waitFor(t, time.Minute, func() bool { _, err := os.Stat(began); return err == nil })
 	second := time.Now()
 	cmd.Process.Signal(os.Interrupt)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if took := time.Since(second); took > 5*time.Second || ctx.Err() != nil {
 		t.Errorf("idemspec took %v to exit after the second interrupt", took)
 	}
