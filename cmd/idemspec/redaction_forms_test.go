@@ -101,7 +101,7 @@ func TestTargetLogIsRedacted(t *testing.T) {
 base_url: http://127.0.0.1:{{.Port}}
 `+referenceAPI+`process:
   command: sh
-  args: ["-c", 'echo "starting with token $TOKEN"; exec "$0" serve --addr 127.0.0.1:{{.Port}}', "{{.Idemspec}}"]
+  args: ["-c", 'echo "starting with token $TOKEN"; exec "$0" serve --addr 127.0.0.1:{{.Port}} --db "$1"', "{{.Idemspec}}", "{{.ReportDir}}/target.db"]
   env: {TOKEN: "${IDEMSPEC_PLANTED_TOKEN}"}
   health: {path: /healthz}
 `)
