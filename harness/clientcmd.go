@@ -1,28 +1,27 @@
 package harness
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/proc"
 )
 
 // ClientProcess is one run of a client command under test, in its own
-// process group so that a kill reaches whatever the command started
-// (a shell, an interpreter, its children).
+// process group and tagged (internal/proc), so that a kill reaches
+// whatever the command started (a shell, an interpreter, its children,
+// a child that left the group).
 type ClientProcess struct {
-	cmd     *exec.Cmd
+	proc    *proc.Proc
 	started time.Time
-	stdout  bytes.Buffer
-	stderr  bytes.Buffer
-	done    chan struct{}
+	stdout  proc.Buffer
+	stderr  proc.Buffer
 
 	mu     sync.Mutex
 	killed string
@@ -33,49 +32,43 @@ const outputLimit = 1 << 20
 
 // StartClient runs command with `sh -c`, adding env to the environment.
 func StartClient(command string, env []string) (*ClientProcess, error) {
-	p := &ClientProcess{done: make(chan struct{})}
-	p.cmd = exec.Command("/bin/sh", "-c", command)
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stdout = &limitedWriter{w: &p.stdout, n: outputLimit}
-	p.cmd.Stderr = &limitedWriter{w: &p.stderr, n: outputLimit}
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild that left the group must not keep Wait on its pipes.
-	p.cmd.WaitDelay = 2 * time.Second
+	p := &ClientProcess{stdout: proc.Buffer{Limit: outputLimit}, stderr: proc.Buffer{Limit: outputLimit}}
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	p.started = time.Now()
-	if err := p.cmd.Start(); err != nil {
+	var err error
+	if p.proc, err = proc.Start(cmd); err != nil {
 		return nil, fmt.Errorf("start the client %q: %w", command, err)
 	}
-	go func() {
-		p.cmd.Wait()
-		close(p.done)
-	}()
 	return p, nil
 }
 
-// Kill sends SIGKILL to the client's process group, saying why.
+// Kill sends SIGKILL to the client's process group and descendants,
+// saying why.
 func (p *ClientProcess) Kill(why string) {
 	p.mu.Lock()
 	if p.killed == "" {
 		p.killed = why
 	}
 	p.mu.Unlock()
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	p.proc.Kill()
 }
 
-// Wait waits for the client to exit, killing it after limit, and reads
-// its result. It never waits longer than limit plus the kill.
+// Wait waits for the client to exit, killing it after limit (SIGKILL:
+// the limit is the contract's deadline plus its slack), and reads its
+// result. It never waits longer than limit plus the kill, and whatever
+// the client left running dies with it.
 func (p *ClientProcess) Wait(limit time.Duration) check.ClientExit {
 	timer := time.NewTimer(limit - time.Since(p.started))
 	defer timer.Stop()
 	select {
-	case <-p.done:
+	case <-p.proc.Done():
 	case <-timer.C:
 		p.Kill(fmt.Sprintf("still running after %v", limit))
-		<-p.done
 	}
-	// A child the command left behind dies with the group.
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	x := check.ClientExit{Elapsed: time.Since(p.started), Code: p.cmd.ProcessState.ExitCode()}
+	p.proc.Stop(0)
+	x := check.ClientExit{Elapsed: time.Since(p.started), Code: p.proc.ProcessState().ExitCode()}
 	p.mu.Lock()
 	x.Killed = p.killed
 	p.mu.Unlock()
@@ -121,22 +114,5 @@ func tail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// limitedWriter keeps the first n bytes and drops the rest, so a chatty
-// client cannot fill memory; it never fails the client's write.
-type limitedWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-	n  int
-}
-
-func (l *limitedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(b[:min(len(b), room)])
-	}
-	return len(b), nil
-}
-
 // Exited is closed when the client has exited.
-func (p *ClientProcess) Exited() <-chan struct{} { return p.done }
+func (p *ClientProcess) Exited() <-chan struct{} { return p.proc.Done() }

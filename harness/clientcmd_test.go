@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/proc/proctest"
 )
 
 // The client runner reads the contract's last stdout line, and kills a
@@ -69,5 +70,26 @@ func TestClientEnvironmentReachesTheCommand(t *testing.T) {
 	}
 	if _, stderr := p.Output(100); stderr != "oops\n" {
 		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// A client that ignores SIGTERM or double-forks out of its group is
+// killed at its limit with everything it started.
+func TestClientProcessLeavesNothing(t *testing.T) {
+	for _, h := range proctest.Hostiles() {
+		t.Run(h.Name, func(t *testing.T) {
+			p, err := harness.StartClient(h.Line+"trap '' TERM; sleep 999", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			x := p.Wait(300 * time.Millisecond)
+			if took := time.Since(start); took > 1500*time.Millisecond || x.Killed == "" {
+				t.Errorf("Wait took %v (killed %q) for a 300ms limit", took, x.Killed)
+			}
+			if left := proctest.GoneSoon(h.Sleep); len(left) > 0 {
+				t.Errorf("pids %v still run %q", left, h.Sleep)
+			}
+		})
 	}
 }

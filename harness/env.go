@@ -92,7 +92,13 @@ type Env struct {
 func New(t *targets.Target, s Settings) (*Env, error) {
 	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
 		payloads: map[string]string{}, named: map[string][]string{}}
-	for i, upstream := range t.Upstreams() {
+	// The lanes connect to the addresses the target's hosts were pinned
+	// to, not to names: DNS is asked once, if at all.
+	upstreams, err := t.Pinned(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	for i, upstream := range upstreams {
 		suffix := ""
 		if i > 0 {
 			suffix = fmt.Sprintf("-%d", i+1)

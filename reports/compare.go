@@ -103,7 +103,7 @@ func WriteCompareMarkdown(w io.Writer, m Matrix) error {
 	md.line(header)
 	md.line(rule)
 	for _, row := range m.Rows {
-		line := fmt.Sprintf("| %s | %s | %s |", row.ID, row.Level, cell(strings.TrimPrefix(row.Title, "should ")))
+		line := fmt.Sprintf("| %s | %s | %s |", cell(row.ID), cell(string(row.Level)), cell(strings.TrimPrefix(row.Title, "should ")))
 		for _, c := range row.Cells {
 			line += " " + cellText(c) + " |"
 		}
@@ -111,7 +111,7 @@ func WriteCompareMarkdown(w io.Writer, m Matrix) error {
 	}
 	line := "| **run** | | |"
 	for _, c := range m.Columns {
-		line += fmt.Sprintf(" %s **%s** |", verdictIcon(check.Status(c.Verdict)), c.Verdict)
+		line += fmt.Sprintf(" %s **%s** |", verdictIcon(check.Status(c.Verdict)), cell(string(c.Verdict)))
 	}
 	md.line(line)
 	md.line("")
@@ -132,7 +132,7 @@ func cellText(c Cell) string {
 	if !c.Ran {
 		return "—"
 	}
-	return verdictIcon(c.Verdict) + " " + string(c.Verdict)
+	return verdictIcon(c.Verdict) + " " + cell(string(c.Verdict))
 }
 
 // WriteCompareHTML writes the matrix as a self-contained HTML page.

@@ -43,11 +43,13 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.line("| ID | verdict | level | clause | should ... | time |")
 	md.line("|---|---|---|---|---|---|")
 	for _, c := range r.Checks {
-		id := c.ID
+		// A report read back may come from anywhere: even the id, verdict
+		// and level columns are escaped.
+		id := cell(c.ID)
 		if findingWorthy(c.Verdict) {
-			id = fmt.Sprintf("[%s](#%s)", c.ID, anchor(c))
+			id = fmt.Sprintf("[%s](#%s)", id, anchor(c))
 		}
-		md.linef("| %s | %s %s | %s | %s | %s | %s |", id, verdictIcon(c.Verdict), c.Verdict, c.Level,
+		md.linef("| %s | %s %s | %s | %s | %s | %s |", id, verdictIcon(c.Verdict), cell(string(c.Verdict)), cell(string(c.Level)),
 			cell(c.Clause), cell(strings.TrimPrefix(c.Title, "should ")), msText(c.DurationMS))
 	}
 	for _, c := range r.Checks {
@@ -62,7 +64,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 				md.line("\n## Skipped\n")
 				skipped = true
 			}
-			md.linef("- **%s**: %s", c.ID, inline(c.Reason))
+			md.linef("- **%s**: %s", inline(c.ID), inline(c.Reason))
 		}
 	}
 	md.linef("\n---\nWritten by %s %s. The JSON report (`report.json`) holds every exchange.", inline(r.Tool.Name), inline(r.Tool.Version))
@@ -73,9 +75,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 // finding is the section of one check that did not pass.
 func (md *markdown) finding(c CheckResult) {
 	md.line("")
-	md.linef("## %s %s %s: %s", verdictIcon(c.Verdict), c.ID, c.Verdict, inline(c.Title))
+	md.linef("## %s %s %s: %s", verdictIcon(c.Verdict), inline(c.ID), inline(string(c.Verdict)), inline(c.Title))
 	md.line("")
-	md.linef("Level **%s**, clause %s, group %s, %s.", c.Level, inline(c.Clause), inline(c.Group), msText(c.DurationMS))
+	md.linef("Level **%s**, clause %s, group %s, %s.", inline(string(c.Level)), inline(c.Clause), inline(c.Group), msText(c.DurationMS))
 	md.line("")
 	if len(c.Violations) == 0 {
 		md.linef("%s", inline(c.Reason))

@@ -165,3 +165,35 @@ func TestMarkdownIncompleteRun(t *testing.T) {
 		t.Error("run row does not say incomplete")
 	}
 }
+
+// A report read back from a file may carry anything in its check id,
+// verdict and level: report.md and compare.md keep every row one row
+// with its columns, and the text stays text.
+func TestMarkdownEscapesIDVerdictAndLevel(t *testing.T) {
+	r := syntheticReport()
+	r.Checks[0].ID = "S1|x\n## injected [link](http://evil)"
+	r.Checks[0].Level = "MUST\n| injected |"
+	r.Checks[1].Verdict = "FAIL|\nx"
+	var cmp bytes.Buffer
+	if err := reports.WriteCompareMarkdown(&cmp, reports.Compare([]reports.Report{r})); err != nil {
+		t.Fatal(err)
+	}
+	for name, md := range map[string]string{"report.md": markdownOf(t, r), "compare.md": cmp.String()} {
+		if strings.Contains(md, "\n## injected") || strings.Contains(md, "\n| injected |") || strings.Contains(md, "[link](") {
+			t.Errorf("%s: the id or level escaped its cell:\n%s", name, md)
+		}
+		var want int
+		for _, line := range strings.Split(md, "\n") {
+			if strings.HasPrefix(line, "|---") {
+				want = strings.Count(line, "|")
+				continue
+			}
+			if want > 0 && strings.HasPrefix(line, "|") && unescapedPipes(line) != want {
+				t.Errorf("%s: row %q has %d separators, the table %d", name, line, unescapedPipes(line), want)
+			}
+			if !strings.HasPrefix(line, "|") {
+				want = 0
+			}
+		}
+	}
+}

@@ -27,7 +27,7 @@ const Schema = "idemspec/report/v1"
 
 // Report is one run against one target.
 type Report struct {
-	Schema  string        `json:"schema"`
+	Schema  string        `json:"schema" redact:"-"`
 	Tool    Tool          `json:"tool"`
 	Run     Run           `json:"run"`
 	Target  Target        `json:"target"`
@@ -144,26 +144,23 @@ func FromGinkgo(r types.Report, m Meta) Report {
 	return out
 }
 
-// unfinished says why a check of an interrupted run has no real verdict:
-// the interrupt may have cut a spec's body short (it then judged a
-// truncated history, or none), and the specs after it never ran (Ginkgo
-// marks them skipped, as it marks the ones the label filter left out).
-// A spec whose body had judged when the interrupt came (it landed in a
-// cleanup or a report node) keeps its verdict. When the run's time limit
-// ran out, the checks it cut short are ERROR: the harness could not
-// judge them in the time it was given.
+// unfinished says why a check of an interrupted run has no real verdict
+// when the spec never ran: the specs after the interrupt are marked
+// skipped by Ginkgo, as it marks the ones the label filter left out. (A
+// spec an interrupt cut short is a SKIP already: scenarios.ResultOf,
+// which the terminal's lines use too.) When the run's time limit ran
+// out, every check it cut short or never reached is ERROR: the harness
+// could not judge it in the time it was given.
 func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter, timedOut bool) check.Result {
 	id := res.Verdict.Check
-	verdict, why := check.Skip, "the run was interrupted"
-	if timedOut {
-		verdict = func(id, reason string) check.Verdict { return check.Errored(id, errors.New(reason)) }
-		why = "the run's time limit (--timeout) ran out"
-	}
+	skipped := s.State == types.SpecStateSkipped && !scenarios.Judged(s) && selected != nil && selected(s.Labels())
 	switch {
-	case s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted|types.SpecStateTimedout) && (!judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
-		res.Verdict = verdict(id, "not finished: "+why+" while it ran")
-	case s.State == types.SpecStateSkipped && !judged(s) && selected != nil && selected(s.Labels()):
-		res.Verdict = verdict(id, "not run: "+why)
+	case timedOut && skipped:
+		res.Verdict = check.Errored(id, errors.New("not run: the run's time limit (--timeout) ran out"))
+	case timedOut && s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted|types.SpecStateTimedout) && (!scenarios.Judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
+		res.Verdict = check.Errored(id, errors.New("not finished: the run's time limit (--timeout) ran out while it ran"))
+	case skipped:
+		res.Verdict = check.Skip(id, "not run: the run was interrupted")
 	}
 	return res
 }
@@ -218,17 +215,6 @@ func (r Report) Verdict() string {
 		return "INCOMPLETE"
 	}
 	return "ERROR"
-}
-
-// judged reports whether a spec attached a verdict of its own (a check
-// that skipped for a missing capability did).
-func judged(s types.SpecReport) bool {
-	for _, e := range s.ReportEntries {
-		if e.Name == scenarios.EntryName {
-			return true
-		}
-	}
-	return false
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

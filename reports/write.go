@@ -1,12 +1,13 @@
 package reports
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/idemspec/idemspec/internal/outfile"
 )
 
 // Writer renders a report in one format.
@@ -67,27 +68,8 @@ func WriteFiles(dir string, files ...File) ([]string, error) {
 }
 
 // WriteFileAtomic renders into a temporary file beside path and renames
-// it over path, so a reader never sees half a report.
+// it over path, so a reader never sees half a report. The file's mode is
+// 0644 less the umask, and a symlink at path is replaced, not followed.
 func WriteFileAtomic(path string, render func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := render(&buf); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return outfile.WriteAtomic(path, render)
 }

@@ -106,8 +106,9 @@ func keyRequired(n int) func(*targets.Target, harness.Settings, int) Planned {
 	}
 }
 
-// PreflightRequests is what a run sends before any check.
-const PreflightRequests = 1
+// PreflightRequests is what a run sends before any check: an oracle
+// read and one create of the harness's own.
+const PreflightRequests = 2
 
 // Plan lists what the selected checks will do to t, without sending
 // anything. A check the catalogue has but this table does not know is an

@@ -118,8 +118,31 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 })
 
 // ResultOf reads a spec's verdict. A spec that failed or panicked
-// without one (an assertion in the harness, a timeout) is an ERROR.
+// without one (an assertion in the harness, a timeout) is an ERROR. A
+// spec whose body the interrupt cut short judged a truncated history, or
+// none: it is a SKIP that says so, on the terminal and in the report
+// alike. (One whose body had judged when the interrupt landed in a
+// cleanup or report node keeps its verdict.)
 func ResultOf(r types.SpecReport) (check.Result, bool) {
+	res, ok := resultOf(r)
+	if ok && r.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!Judged(r) || r.Failure.FailureNodeType == types.NodeTypeIt) {
+		res.Verdict = check.Skip(res.Verdict.Check, "not finished: the run was interrupted while it ran")
+	}
+	return res, ok
+}
+
+// Judged reports whether a spec attached a verdict of its own (a check
+// that skipped for a missing capability did).
+func Judged(r types.SpecReport) bool {
+	for _, e := range r.ReportEntries {
+		if e.Name == EntryName {
+			return true
+		}
+	}
+	return false
+}
+
+func resultOf(r types.SpecReport) (check.Result, bool) {
 	for _, e := range r.ReportEntries {
 		if e.Name != EntryName {
 			continue

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"text/template"
 	"time"
@@ -62,12 +60,8 @@ func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
 	case s.Delete != nil:
 		c.Method = strings.ToUpper(or(s.Delete.Method, http.MethodDelete))
 		var err error
-		if c.Path, err = template.New("cleanup").Option("missingkey=error").Parse(s.Delete.Path); err != nil {
-			return d.errorf("cleanup.delete.path", "not a valid template: %v", err)
-		}
-		var probe bytes.Buffer
-		if err := c.Path.Execute(&probe, cleanupItem{ID: "probe-id", Marker: "m"}); err != nil || !strings.Contains(probe.String(), "probe-id") {
-			return d.errorf("cleanup.delete.path", "must contain {{.ID}}: one request deletes one resource")
+		if c.Path, _, err = d.pathTemplate("cleanup.delete.path", s.Delete.Path, cleanupItem{ID: probeID, Marker: probeMarker}, "{{.ID}}, {{.Marker}}", probeID); err != nil {
+			return err
 		}
 	default:
 		cmd, err := expand("cleanup.command", s.Command)
@@ -97,11 +91,12 @@ func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string,
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	if c.Command != "" {
-		cmd := exec.CommandContext(ctx, "sh", "-c", c.Command)
-		cmd.Env = append(os.Environ(), "IDEMSPEC_RUN_ID="+runID, "IDEMSPEC_MARKERS="+strings.Join(markers, "\n"))
-		out, err := cmd.CombinedOutput()
+		_, err := t.shell(ctx, shellRun{
+			field: "cleanup.command", script: c.Command, timeout: c.Timeout,
+			env: []string{"IDEMSPEC_RUN_ID=" + runID, "IDEMSPEC_MARKERS=" + strings.Join(markers, "\n")},
+		})
 		if err != nil {
-			return res, fmt.Errorf("cleanup command: %w: %s", err, t.Redact(strings.TrimSpace(string(out))))
+			return res, err
 		}
 		return res, nil
 	}

@@ -12,7 +12,7 @@ const base = `
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:

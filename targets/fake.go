@@ -134,7 +134,6 @@ func FakeTarget(baseURL, name string) *Target {
 			{Name: "tenant-a", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-a"}}},
 			{Name: "tenant-b", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-b"}}},
 		},
-		Direct: newDirectClient(),
 	}
 	t.Oracle = &ListOracle{
 		target:  t,
@@ -142,5 +141,6 @@ func FakeTarget(baseURL, name string) *Target {
 		Items:   "items",
 		IDField: "id",
 	}
+	t.Direct = t.newDirectClient()
 	return t
 }

@@ -1,14 +1,10 @@
 package targets
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"net/http"
-	"net/url"
+	"io"
 	"os"
 	"strings"
-	"text/template"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -17,26 +13,26 @@ import (
 // fileSpec is the target file as written. Field tags are the names users
 // type; every field is documented in README.md ("Target files").
 type fileSpec struct {
-	Name              string            `yaml:"name"`
-	BaseURL           string            `yaml:"base_url" required:"true"`
-	Create            createSpec        `yaml:"create" required:"true"`
-	Key               keySpec           `yaml:"key"`
-	Headers           map[string]string `yaml:"headers"`
-	Oracle            oracleSpec        `yaml:"oracle" required:"true"`
-	Lookup            *lookupSpec       `yaml:"lookup"`
-	Reconcile         string            `yaml:"reconcile"`
-	Profile           string            `yaml:"profile"`
-	Statuses          statusSpec        `yaml:"statuses"`
-	Volatile          []string          `yaml:"volatile_fields"`
-	InProgressTimeout string            `yaml:"in_progress_timeout"`
-	FailTrigger       *failSpec         `yaml:"fail_trigger"`
-	Process           *processSpec      `yaml:"process"`
-	Restart           *restartSpec      `yaml:"restart"`
-	Tenants           []tenantSpec      `yaml:"tenants"`
-	TLS               *tlsSpec          `yaml:"tls"`
-	Instances         []string          `yaml:"instances"`
-	AllowRemote       bool              `yaml:"allow_remote"`
-	Cleanup           *cleanupSpec      `yaml:"cleanup"`
+	Name              string       `yaml:"name"`
+	BaseURL           string       `yaml:"base_url" required:"true"`
+	Create            createSpec   `yaml:"create" required:"true"`
+	Key               keySpec      `yaml:"key"`
+	Headers           stringMap    `yaml:"headers"`
+	Oracle            oracleSpec   `yaml:"oracle" required:"true"`
+	Lookup            *lookupSpec  `yaml:"lookup"`
+	Reconcile         string       `yaml:"reconcile"`
+	Profile           string       `yaml:"profile"`
+	Statuses          statusSpec   `yaml:"statuses"`
+	Volatile          []string     `yaml:"volatile_fields"`
+	InProgressTimeout string       `yaml:"in_progress_timeout"`
+	FailTrigger       *failSpec    `yaml:"fail_trigger"`
+	Process           *processSpec `yaml:"process"`
+	Restart           *restartSpec `yaml:"restart"`
+	Tenants           []tenantSpec `yaml:"tenants"`
+	TLS               *tlsSpec     `yaml:"tls"`
+	Instances         []string     `yaml:"instances"`
+	AllowRemote       bool         `yaml:"allow_remote"`
+	Cleanup           *cleanupSpec `yaml:"cleanup"`
 }
 
 type createSpec struct {
@@ -86,12 +82,24 @@ type lookupSpec struct {
 	IDField string `yaml:"id_field"`
 }
 
+// MaxFileSize caps a target file: loading is linear, but a file is
+// read whole into memory, and no sensible target file comes near this.
+const MaxFileSize = 16 << 20
+
 // LoadFile reads and validates a target file. Every error names the file,
 // the line and the field.
 func LoadFile(path string) (*Target, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("target file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("target file: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: a target file is at most %d MiB", path, MaxFileSize>>20)
 	}
 	return Parse(path, data)
 }
@@ -110,13 +118,13 @@ func Parse(name string, data []byte) (*Target, error) {
 }
 
 func (d *document) build(s fileSpec) (*Target, error) {
-	t := &Target{Name: s.Name, Source: d.name, Direct: newDirectClient()}
+	t := &Target{Name: s.Name, Source: d.name}
 	expand := func(field, v string) (string, error) {
 		out, secrets, err := expandEnv(v)
 		if err != nil {
 			return "", d.errorf(field, "%v", err)
 		}
-		t.Secrets = append(t.Secrets, secrets...)
+		d.secrets(t, field, secrets...)
 		return out, nil
 	}
 
@@ -133,13 +141,11 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if raw, err = d.renderBaseURL(raw, port); err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, d.errorf("base_url", "%q is not an http:// or https:// URL", t.Redact(raw))
+	if t.BaseURL, err = d.baseURL(raw, t); err != nil {
+		return nil, err
 	}
-	t.BaseURL = u
 	if t.Name == "" {
-		t.Name = u.Host
+		t.Name = t.BaseURL.Host
 	}
 	if err := d.tlsConfig(s.TLS, t); err != nil {
 		return nil, err
@@ -148,40 +154,16 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, err
 	}
 
-	t.Create = Create{
-		Method:      strings.ToUpper(or(s.Create.Method, http.MethodPost)),
-		Path:        s.Create.Path,
-		ContentType: or(s.Create.ContentType, "application/json"),
-		IDField:     s.Create.IDField,
-	}
-	if t.Create.Body, err = template.New("body").Option("missingkey=error").Parse(s.Create.Body); err != nil {
-		return nil, d.errorf("create.body", "not a valid template: %v", err)
-	}
-	// Render rather than search the text, so {{ .Marker }} counts and a
-	// literal "{{.Marker}}" in the output does not.
-	const probe = "idemspec-marker-probe"
-	body, err := t.Body(Payload{Marker: probe, Variant: "1"})
-	if err != nil {
-		return nil, d.errorf("create.body", "%v", err)
-	}
-	if !bytes.Contains(body, []byte(probe)) {
-		return nil, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
+	if t.Create, err = d.create(s.Create, t); err != nil {
+		return nil, err
 	}
 
 	if t.Key, err = d.key(s.Key); err != nil {
 		return nil, err
 	}
 
-	t.Headers = http.Header{}
-	for name, v := range s.Headers {
-		val, err := expand("headers."+name, v)
-		if err != nil {
-			return nil, err
-		}
-		t.Headers.Add(name, val)
-		if SecretHeader(name) {
-			t.Secrets = append(t.Secrets, headerSecrets(val)...)
-		}
+	if t.Headers, err = d.headers("headers", s.Headers, t, expand); err != nil {
+		return nil, err
 	}
 
 	if t.Oracle, err = d.oracle(s.Oracle, s.Create.IDField, t, expand); err != nil {
@@ -201,6 +183,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if f := s.FailTrigger; f != nil {
 		if !ValidHeaderName(f.Header) {
 			return nil, d.errorf("fail_trigger.header", "%q is not a header name", f.Header)
+		}
+		if err := checkHeader(f.Header, f.Value); err != nil {
+			return nil, d.errorf("fail_trigger.value", "%v", err)
 		}
 		t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
 	}
@@ -225,6 +210,7 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		// A count names no resource: a delete cleanup would delete nothing.
 		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.command use cleanup.command")
 	}
+	t.Direct = t.newDirectClient()
 	return t, nil
 }
 
@@ -233,13 +219,8 @@ func (d *document) build(s fileSpec) (*Target, error) {
 func (d *document) buildReconcile(t *Target, s fileSpec) error {
 	if s.Lookup != nil {
 		t.LookupPath, t.LookupIDField = s.Lookup.Path, or(s.Lookup.IDField, "resource_id")
-		const probe = "idemspec-key-probe"
-		req, err := t.NewLookup(context.Background(), probe)
-		if err != nil {
-			return d.errorf("lookup.path", "%s", strings.TrimPrefix(err.Error(), "lookup.path: "))
-		}
-		if !strings.Contains(req.URL.String(), probe) {
-			return d.errorf("lookup.path", "must contain {{.Key}}: a look-up reads one key's record")
+		if _, _, err := d.pathTemplate("lookup.path", s.Lookup.Path, struct{ Key string }{probeKey}, "{{.Key}}", probeKey); err != nil {
+			return err
 		}
 	}
 	t.Reconcile = s.Reconcile

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"text/template"
 	"time"
@@ -11,13 +12,13 @@ import (
 
 // processSpec is the process: section: a target idemspec runs itself.
 type processSpec struct {
-	Command     string            `yaml:"command" required:"true"`
-	Args        []string          `yaml:"args"`
-	Env         map[string]string `yaml:"env"`
-	Dir         string            `yaml:"dir"`
-	Health      healthSpec        `yaml:"health"`
-	StopTimeout string            `yaml:"stop_timeout"`
-	CrashWindow string            `yaml:"crash_window"`
+	Command     string     `yaml:"command" required:"true"`
+	Args        []string   `yaml:"args"`
+	Env         stringMap  `yaml:"env"`
+	Dir         string     `yaml:"dir"`
+	Health      healthSpec `yaml:"health"`
+	StopTimeout string     `yaml:"stop_timeout"`
+	CrashWindow string     `yaml:"crash_window"`
 }
 
 type healthSpec struct {
@@ -35,9 +36,9 @@ type restartSpec struct {
 }
 
 type restartHTTPSpec struct {
-	Method  string            `yaml:"method"`
-	URL     string            `yaml:"url" required:"true"`
-	Headers map[string]string `yaml:"headers"`
+	Method  string    `yaml:"method"`
+	URL     string    `yaml:"url" required:"true"`
+	Headers stringMap `yaml:"headers"`
 }
 
 type expander func(field, v string) (string, error)
@@ -97,8 +98,8 @@ func (d *document) process(s *processSpec, t *Target, port int, expand expander)
 		}
 		p.Args = append(p.Args, v)
 	}
-	for k, v := range s.Env {
-		if p.Env[k], err = field("process.env."+k, v); err != nil {
+	for _, e := range s.Env {
+		if p.Env[e.Key], err = field("process.env."+e.Key, e.Value); err != nil {
 			return nil, err
 		}
 	}
@@ -121,16 +122,15 @@ func (d *document) restartHook(s *restartSpec, t *Target, expand expander) (*Res
 	case (s.Command == "") == (s.HTTP == nil):
 		return nil, d.errorf("restart", "give exactly one of command: (a script) or http: (an admin endpoint)")
 	case s.HTTP != nil:
-		h.HTTP = &HTTPHook{Method: strings.ToUpper(or(s.HTTP.Method, http.MethodPost)), Header: http.Header{}}
+		h.HTTP = &HTTPHook{Method: strings.ToUpper(or(s.HTTP.Method, http.MethodPost))}
 		if h.HTTP.URL, err = expand("restart.http.url", s.HTTP.URL); err != nil {
 			return nil, err
 		}
-		for name, v := range s.HTTP.Headers {
-			val, err := expand("restart.http.headers."+name, v)
-			if err != nil {
-				return nil, err
-			}
-			h.HTTP.Header.Add(name, val)
+		if h.HTTP.absolute, err = d.pathOrURL("restart.http.url", h.HTTP.URL, t); err != nil {
+			return nil, err
+		}
+		if h.HTTP.Header, err = d.headers("restart.http.headers", s.HTTP.Headers, t, expand); err != nil {
+			return nil, err
 		}
 	default:
 		if h.Command, err = expand("restart.command", s.Command); err != nil {
@@ -148,7 +148,32 @@ func (d *document) restartHook(s *restartSpec, t *Target, expand expander) (*Res
 
 func (d *document) health(field string, s healthSpec) (Health, error) {
 	timeout, err := d.duration(field+".timeout", s.Timeout, DefaultHealthTimeout)
-	return Health{Path: s.Path, Timeout: timeout}, err
+	if err != nil || s.Path == "" {
+		return Health{Timeout: timeout}, err
+	}
+	_, path, err := d.pathTemplate(field+".path", s.Path, noFields{}, "")
+	return Health{Path: path, Timeout: timeout}, err
+}
+
+// pathOrURL reads a field that is either a path on base_url or an
+// absolute http(s) URL, which is then an address the target names (under
+// the same loopback rule as base_url). It returns the URL when absolute.
+func (d *document) pathOrURL(field, v string, t *Target) (*url.URL, error) {
+	if !urlScheme.MatchString(v) && !strings.HasPrefix(v, "//") {
+		if err := checkPath(v); err != nil {
+			return nil, d.errorf(field, "%v", t.Redact(err.Error()))
+		}
+		return nil, nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, d.errorf(field, "%q is neither a path on base_url nor an http:// or https:// URL", t.Redact(v))
+	}
+	if err := checkPort(u); err != nil {
+		return nil, d.errorf(field, "%v", err)
+	}
+	d.secrets(t, field, userinfoSecrets(u)...)
+	return u, nil
 }
 
 // duration parses a positive duration field that bounds a wait, or

@@ -108,7 +108,7 @@ base_url: http://localhost:8080
 create:
   method: put
   path: /things
-  body: '<thing marker="{{ .Marker }}"/>'
+  body: '<thing marker="{{ .Marker }}" amount="{{.Variant}}"/>'
   content_type: application/xml
   id_field: id
 key:
@@ -148,7 +148,7 @@ in_progress_timeout: 2m
 }
 
 func TestParseJSONFile(t *testing.T) {
-	tg, err := targets.Parse("t.json", []byte(`{"base_url":"http://127.0.0.1:9000","create":{"path":"/r","body":"{\"m\":\"{{.Marker}}\"}","id_field":"id"},"oracle":{"list":{"path":"/r?m={{.Marker}}"}}}`))
+	tg, err := targets.Parse("t.json", []byte(`{"base_url":"http://127.0.0.1:9000","create":{"path":"/r","body":"{\"m\":\"{{.Marker}}\",\"v\":{{.Variant}}}","id_field":"id"},"oracle":{"list":{"path":"/r?m={{.Marker}}"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestParseErrors(t *testing.T) {
 bsae_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -199,7 +199,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -221,7 +221,7 @@ colour: red
 			data: `
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -244,7 +244,7 @@ oracle:
 			data: `
 base_url: http://localhost:8080
 create:
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -271,7 +271,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
 oracle:
   list:
     path: /things?marker={{.Marker}}
@@ -295,7 +295,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 `,
 			want: []string{"t.yaml:1: oracle: missing required field"},
@@ -306,7 +306,7 @@ create:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
 `,
@@ -318,7 +318,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle: {}
 `,
@@ -330,7 +330,7 @@ oracle: {}
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -343,7 +343,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -368,7 +368,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -383,7 +383,7 @@ volatile_fields: 3
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 key:
   header: [X-Key]
@@ -399,7 +399,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -407,7 +407,7 @@ oracle:
 headers:
   - Authorization
 `,
-			want: []string{"t.yaml:10: headers: cannot unmarshal"},
+			want: []string{"t.yaml:10: headers: expected a mapping of names to values"},
 		},
 		{
 			name: "body without the marker",
@@ -471,7 +471,7 @@ oracle:
 base_url: ftp://example.com
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -485,7 +485,7 @@ oracle:
 base_url: example.com/api
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -499,7 +499,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -514,7 +514,7 @@ profile: paypal
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 key:
   format: ulid
@@ -530,7 +530,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -545,7 +545,7 @@ in_progress_timeout: soon
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -560,7 +560,7 @@ in_progress_timeout: -5s
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -574,7 +574,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -591,7 +591,7 @@ headers:
 base_url: ${IDEMSPEC_TEST_UNSET}
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -605,7 +605,7 @@ oracle:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -621,7 +621,7 @@ headers:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -636,7 +636,7 @@ reconcile: lookup
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -651,7 +651,7 @@ reconcile: ask
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -667,7 +667,7 @@ lookup:
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -675,7 +675,7 @@ oracle:
 lookup:
   path: /keys/{{.Key
 `,
-			want: []string{"t.yaml:10: lookup.path: template: lookup"},
+			want: []string{"t.yaml:10: lookup.path: not a valid template"},
 		},
 		{
 			name: "not YAML",
@@ -715,12 +715,12 @@ lookup:
 
 func TestParseSecrets(t *testing.T) {
 	t.Setenv("IDEMSPEC_TEST_TOKEN", "s3cret-token")
-	t.Setenv("IDEMSPEC_TEST_TENANT", "acme-42")
+	t.Setenv("IDEMSPEC_TEST_TENANT", "acme-4242")
 	tg, err := targets.Parse("t.yaml", file(`
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}","price":"$5"}'
+  body: '{"marker":"{{.Marker}}","price":"${{.Variant}}"}'
   id_field: id
 oracle:
   list:
@@ -735,22 +735,22 @@ headers:
 	}
 	for name, want := range map[string]string{
 		"Authorization": "Bearer s3cret-token",
-		"X-Tenant":      "acme-42-eu",
+		"X-Tenant":      "acme-4242-eu",
 		"X-Plain":       "$HOME", // a bare $ is left alone
 	} {
 		if got := tg.Headers.Get(name); got != want {
 			t.Errorf("header %s = %q, want %q", name, got, want)
 		}
 	}
-	for _, s := range []string{"s3cret-token", "acme-42"} {
+	for _, s := range []string{"s3cret-token", "acme-4242"} {
 		if !slices.Contains(tg.Secrets, s) {
 			t.Errorf("Secrets %q lack the expanded value %q", tg.Secrets, s)
 		}
 	}
-	if got := tg.Redact("Authorization: Bearer s3cret-token, tenant acme-42"); got != "Authorization: Bearer [redacted], tenant [redacted]" {
+	if got := tg.Redact("Authorization: Bearer s3cret-token, tenant acme-4242"); got != "Authorization: [redacted], tenant [redacted]" {
 		t.Errorf("Redact = %q", got)
 	}
-	if body, _ := tg.Body(targets.Payload{Marker: "m"}); string(body) != `{"marker":"m","price":"$5"}` {
+	if body, _ := tg.Body(targets.Payload{Marker: "m", Variant: "5"}); string(body) != `{"marker":"m","price":"$5"}` {
 		t.Errorf("body %q: a body is not env-expanded", body)
 	}
 }
@@ -761,7 +761,7 @@ func TestParseErrorRedactsSecrets(t *testing.T) {
 base_url: ftp://user:${IDEMSPEC_TEST_TOKEN}@example.com
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -783,7 +783,7 @@ func TestNewCreate(t *testing.T) {
 base_url: https://api.example.com/v1/
 create:
   path: payments
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 headers:
   X-Api-Version: "2"

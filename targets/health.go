@@ -3,7 +3,6 @@ package targets
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 )
@@ -18,16 +17,6 @@ type Health struct {
 
 // DefaultHealthTimeout bounds the wait for a target to come up.
 const DefaultHealthTimeout = 30 * time.Second
-
-// healthClient never reuses a connection: one left from before a
-// restart would only fail.
-var healthClient = &http.Client{
-	Timeout:   time.Second,
-	Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
-	CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	},
-}
 
 // await polls the health check until it passes, the timeout passes, ctx
 // ends, or gone is closed (the process exited: it will never be healthy).
@@ -60,8 +49,7 @@ func (h Health) await(ctx context.Context, t *Target, gone <-chan struct{}) erro
 
 func (h Health) probe(ctx context.Context, t *Target) error {
 	if h.Path == "" {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", t.Upstream())
+		c, err := t.dial(ctx, "tcp", t.Upstream())
 		if err != nil {
 			return err
 		}
@@ -71,7 +59,7 @@ func (h Health) probe(ctx context.Context, t *Target) error {
 	if err != nil {
 		return err
 	}
-	resp, err := healthClient.Do(req)
+	resp, err := t.healthClient().Do(req)
 	if err != nil {
 		return err
 	}
@@ -80,6 +68,18 @@ func (h Health) probe(ctx context.Context, t *Target) error {
 		return fmt.Errorf("GET %s: status %d", h.Path, resp.StatusCode)
 	}
 	return nil
+}
+
+// healthClient never reuses a connection (one left from before a
+// restart would only fail) and never follows a redirect.
+func (t *Target) healthClient() *http.Client {
+	return &http.Client{
+		Timeout:   time.Second,
+		Transport: t.transport(false),
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
 }
 
 // String describes the check for messages.

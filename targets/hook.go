@@ -1,17 +1,16 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
+	"net/url"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/outfile"
 )
 
 // RestartHook restarts a target idemspec does not run, through a command
@@ -21,8 +20,9 @@ import (
 // middle of a request, so it is a Restarter and not a Crasher.
 type RestartHook struct {
 	target *Target
-	// Command is run with sh -c, in its own process group (killed
-	// whole if it overruns Timeout).
+	// Command is run with sh -c, in its own process group; if it
+	// overruns Timeout, it and everything it started are stopped. What it
+	// leaves running after a normal exit is the restarted target.
 	Command string
 	HTTP    *HTTPHook
 	Timeout time.Duration
@@ -36,6 +36,16 @@ type HTTPHook struct {
 	Method string
 	URL    string // absolute, or a path on the target's base URL
 	Header http.Header
+
+	absolute *url.URL // URL when it is absolute: an address the target names
+}
+
+// target is where the hook's request goes.
+func (h *HTTPHook) target(t *Target) string {
+	if h.absolute != nil {
+		return h.absolute.String()
+	}
+	return t.resolve(h.URL)
 }
 
 // DefaultHookTimeout bounds a restart hook.
@@ -45,7 +55,11 @@ const DefaultHookTimeout = time.Minute
 // is already running.
 func (h *RestartHook) Start(_ context.Context, dir string) error {
 	h.logPath = filepath.Join(dir, LogName)
-	return nil
+	f, err := outfile.Create(h.logPath) // this run's log, not an older one's
+	if err != nil {
+		return fmt.Errorf("restart: log file: %w", err)
+	}
+	return f.Close()
 }
 
 // Stop does nothing: idemspec did not start the target.
@@ -55,13 +69,13 @@ func (h *RestartHook) Stop() error { return nil }
 // hook must return only once the old instance stopped serving, or the
 // health check may be answered by it.
 func (h *RestartHook) Restart(ctx context.Context) error {
-	hctx, cancel := context.WithTimeout(ctx, h.Timeout)
-	defer cancel()
 	var err error
 	if h.HTTP != nil {
+		hctx, cancel := context.WithTimeout(ctx, h.Timeout)
 		err = h.post(hctx)
+		cancel()
 	} else {
-		err = h.run(hctx)
+		err = h.run(ctx) // bounded by h.Timeout in shell
 	}
 	if err != nil {
 		return err
@@ -73,32 +87,20 @@ func (h *RestartHook) Restart(ctx context.Context) error {
 }
 
 func (h *RestartHook) run(ctx context.Context) error {
-	cmd := exec.CommandContext(ctx, "sh", "-c", h.Command)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	h.logOutput("restart.command", out.Bytes())
-	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("did not finish within %s", h.Timeout)
-		}
-		return fmt.Errorf("restart.command: %w%s", err, lastLine(h.target.Redact(out.String())))
-	}
-	return nil
+	out, err := h.target.shell(ctx, shellRun{field: "restart.command", script: h.Command, timeout: h.Timeout, keep: true})
+	h.logOutput("restart.command", []byte(out.Stdout+out.Stderr))
+	return err
 }
 
 func (h *RestartHook) post(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, h.HTTP.Method, h.target.resolve(h.HTTP.URL), nil)
+	req, err := http.NewRequestWithContext(ctx, h.HTTP.Method, h.HTTP.target(h.target), nil)
 	if err != nil {
 		return fmt.Errorf("restart.http: %w", err)
 	}
 	for name, vals := range h.HTTP.Header {
 		req.Header[name] = vals
 	}
-	resp, err := healthClient.Transport.RoundTrip(req)
+	resp, err := h.target.transport(false).RoundTrip(req)
 	if err != nil {
 		return fmt.Errorf("restart.http: %s", h.target.Redact(err.Error()))
 	}
@@ -116,7 +118,7 @@ func (h *RestartHook) logOutput(what string, out []byte) {
 	if h.logPath == "" {
 		return
 	}
-	f, err := os.OpenFile(h.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := outfile.Append(h.logPath)
 	if err != nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 
 	"github.com/idemspec/idemspec/fakes"
 )
@@ -42,6 +43,13 @@ func (d *document) instances(raw []string, t *Target, expand expander) error {
 		if err != nil || u.Scheme != t.BaseURL.Scheme || u.Host == "" {
 			return d.errorf("instances", "instance %d: %q is not a %s:// URL like base_url", i+1, t.Redact(v), t.BaseURL.Scheme)
 		}
+		if err := checkPort(u); err != nil {
+			return d.errorf("instances", "instance %d: %v", i+1, err)
+		}
+		if strings.Trim(u.Path, "/") != strings.Trim(t.BaseURL.Path, "/") || u.RawQuery != "" || u.Fragment != "" {
+			return d.errorf("instances", "instance %d: %q has another path or a query: an instance is another address of the same service, its paths are base_url's", i+1, t.Redact(v))
+		}
+		d.secrets(t, "instances", userinfoSecrets(u)...)
 		t.Instances = append(t.Instances, u)
 	}
 	return nil

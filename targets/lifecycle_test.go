@@ -22,7 +22,7 @@ import (
 const sections = `
 create:
   path: /resources
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:
@@ -31,7 +31,7 @@ oracle:
 
 func TestParseProcess(t *testing.T) {
 	unsetenv(t, "IDEMSPEC_TEST_MUTANT")
-	t.Setenv("IDEMSPEC_TEST_DELAY", "300ms")
+	t.Setenv("IDEMSPEC_TEST_DELAY", "300.0000ms")
 	tg, err := targets.Parse("p.yaml", file(`
 base_url: http://127.0.0.1:{{.Port}}`+sections+`
 process:
@@ -52,7 +52,7 @@ process:
 	if p.Port == 0 || tg.BaseURL.Port() != strconv.Itoa(p.Port) {
 		t.Errorf("base_url %s, picked port %d: {{.Port}} must be the same port", tg.BaseURL, p.Port)
 	}
-	wantArgs := []string{"serve", "--addr=127.0.0.1:{{.Port}}", "--mutant=reference", "--delay=300ms"}
+	wantArgs := []string{"serve", "--addr=127.0.0.1:{{.Port}}", "--mutant=reference", "--delay=300.0000ms"}
 	if fmt.Sprint(p.Args) != fmt.Sprint(wantArgs) {
 		t.Errorf("Args %q, want %q (${ENV} expanded now, the default when unset; templates kept for start)", p.Args, wantArgs)
 	}
@@ -62,8 +62,8 @@ process:
 	if tg.CrashWindow != (targets.Window{Min: 20 * time.Millisecond, Max: 80 * time.Millisecond}) {
 		t.Errorf("CrashWindow %v", tg.CrashWindow)
 	}
-	if tg.Redact("x300ms") != "x[redacted]" || tg.Redact("reference") != "reference" {
-		t.Errorf("an ${ENV} value is a secret, a default is not: %q %q", tg.Redact("x300ms"), tg.Redact("reference"))
+	if tg.Redact("x300.0000ms") != "x[redacted]" || tg.Redact("reference") != "reference" {
+		t.Errorf("an ${ENV} value is a secret, a default is not: %q %q", tg.Redact("x300.0000ms"), tg.Redact("reference"))
 	}
 	for _, c := range []struct{ what, why string }{
 		{tg.CannotRestart(), "restart"}, {tg.CannotCrash(), "crash"},
@@ -161,6 +161,20 @@ process:
 	return tg, tg.Lifecycle.(*targets.Process)
 }
 
+// startServed starts a process target whose health check (a TCP
+// connection) the test answers itself, on the process's port.
+func startServed(t *testing.T, tg *targets.Target, dir string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", tg.Upstream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	if err := tg.Start(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A process that never becomes healthy, or dies first, is not left
 // behind, nor is anything it started.
 func TestProcessStartFailureLeavesNothing(t *testing.T) {
@@ -208,14 +222,7 @@ func TestProcessRestartCrashStop(t *testing.T) {
 	// The shell ignores SIGTERM and a child it started keeps the group
 	// busy; the test serves the health check's port itself.
 	tg, p := processTarget(t, "trap '' TERM; sleep 60 & while :; do sleep 1; done", "")
-	ln, err := net.Listen("tcp", tg.Upstream())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	if err := tg.Start(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
+	startServed(t, tg, dir)
 	steps := []struct {
 		name string
 		do   func(context.Context) error

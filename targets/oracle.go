@@ -152,18 +152,14 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 	case s.List != nil:
 		l := s.List
 		o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, idField), MarkerField: l.MarkerField}
-		if o.path, err = template.New("oracle").Option("missingkey=error").Parse(l.Path); err != nil {
-			return nil, d.errorf("oracle.list.path", "not a valid template: %v", err)
+		if o.path, _, err = d.pathTemplate("oracle.list.path", l.Path, Payload{Marker: probeMarker}, "{{.Marker}}", probeMarker); err != nil {
+			return nil, err
 		}
 		return o, nil
 	case s.Lookup != nil:
 		o := &LookupOracle{target: t, MarkerField: s.Lookup.MarkerField}
-		if o.path, err = template.New("oracle").Option("missingkey=error").Parse(s.Lookup.Path); err != nil {
-			return nil, d.errorf("oracle.lookup.path", "not a valid template: %v", err)
-		}
-		var probe bytes.Buffer
-		if err := o.path.Execute(&probe, cleanupItem{ID: "probe-id"}); err != nil || !bytes.Contains(probe.Bytes(), []byte("probe-id")) {
-			return nil, d.errorf("oracle.lookup.path", "must contain {{.ID}}: the lookup oracle reads one resource by id")
+		if o.path, _, err = d.pathTemplate("oracle.lookup.path", s.Lookup.Path, cleanupItem{ID: probeID, Marker: probeMarker}, "{{.ID}}, {{.Marker}}", probeID); err != nil {
+			return nil, err
 		}
 		return o, nil
 	case s.SQL != nil:
@@ -175,14 +171,24 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 			return nil, err
 		}
 		// A DSN written in the file holds credentials too.
-		t.Secrets = append(t.Secrets, dsnSecrets(dsn)...)
-		return &SQLOracle{Driver: s.SQL.Driver, Query: s.SQL.Query, dsn: dsn}, nil
+		d.secrets(t, "oracle.sql.dsn", dsnSecrets(dsn)...)
+		o := &SQLOracle{Driver: s.SQL.Driver, Query: s.SQL.Query, dsn: dsn}
+		if s.SQL.Driver == "postgres" {
+			if o.postgres, o.hosts, err = t.postgresConfig(dsn); err != nil {
+				return nil, d.errorf("oracle.sql.dsn", "not a postgres DSN: %s", t.Redact(err.Error()))
+			}
+		}
+		return o, nil
 	default:
 		run, err := expand("oracle.command.run", s.Command.Run)
 		if err != nil {
 			return nil, err
 		}
-		return &CommandOracle{Run: run, target: t}, nil
+		timeout, err := d.duration("oracle.command.timeout", s.Command.Timeout, DefaultCommandTimeout)
+		if err != nil {
+			return nil, err
+		}
+		return &CommandOracle{Run: run, Timeout: timeout, target: t}, nil
 	}
 }
 

@@ -3,21 +3,24 @@ package targets
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 type commandSpec struct {
-	Run string `yaml:"run" required:"true"`
+	Run     string `yaml:"run" required:"true"`
+	Timeout string `yaml:"timeout"`
 }
 
 // CommandOracle runs a command that prints how many resources carry a
 // marker. The marker is its first argument ($1) and IDEMSPEC_MARKER.
 type CommandOracle struct {
-	Run    string
-	target *Target
+	Run string
+	// Timeout bounds one run (DefaultCommandTimeout unless the file
+	// says); the caller's context may bound it sooner.
+	Timeout time.Duration
+	target  *Target
 }
 
 func (o *CommandOracle) Kind() string { return "command" }
@@ -29,17 +32,16 @@ func (o *CommandOracle) Evidence() string {
 
 // Observe runs the command and reads the count it prints.
 func (o *CommandOracle) Observe(ctx context.Context, marker string) (Observation, error) {
-	cmd := exec.CommandContext(ctx, "sh", "-c", o.Run, "idemspec-oracle", marker)
-	cmd.Env = append(os.Environ(), "IDEMSPEC_MARKER="+marker)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := o.target.shell(ctx, shellRun{
+		field: "oracle.command", script: o.Run, args: []string{"idemspec-oracle", marker},
+		env: []string{"IDEMSPEC_MARKER=" + marker}, timeout: o.Timeout,
+	})
 	if err != nil {
-		return Observation{}, fmt.Errorf("oracle command: %w: %s", err, o.target.Redact(strings.TrimSpace(stderr.String())))
+		return Observation{}, err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	n, err := strconv.Atoi(strings.TrimSpace(out.Stdout))
 	if err != nil || n < 0 {
-		return Observation{}, fmt.Errorf("oracle command printed %q: want a count (a non-negative integer)", o.target.Redact(strings.TrimSpace(string(out))))
+		return Observation{}, fmt.Errorf("oracle command printed %q: want a count (a non-negative integer)", o.target.Redact(strings.TrimSpace(out.Stdout)))
 	}
 	return Observation{Count: n}, nil
 }

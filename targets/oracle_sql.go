@@ -4,11 +4,48 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 	"sync"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"           // registers "sqlite"
 )
+
+// sqlHost is a host:port a postgres DSN names.
+type sqlHost struct{ host, port string }
+
+// postgresConfig parses a postgres DSN (URL or key=value, with the PG*
+// environment defaults) so that its hosts are addresses the target names,
+// under the loopback rule, and its connections go through dial.
+func (t *Target) postgresConfig(dsn string) (*pgx.ConnConfig, []sqlHost, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	var hosts []sqlHost
+	add := func(host string, port uint16) {
+		if !strings.HasPrefix(host, "/") { // a Unix socket directory
+			hosts = append(hosts, sqlHost{host: host, port: strconv.Itoa(int(port))})
+		}
+	}
+	add(cfg.Host, cfg.Port)
+	for _, f := range cfg.Fallbacks {
+		add(f.Host, f.Port)
+	}
+	// No lookup here: dial resolves the name once and pins it.
+	cfg.LookupFunc = func(_ context.Context, host string) ([]string, error) { return []string{host}, nil }
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if network == "unix" {
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		}
+		return t.dial(ctx, network, addr)
+	}
+	return cfg, hosts, nil
+}
 
 type sqlSpec struct {
 	Driver string `yaml:"driver" required:"true"`
@@ -27,6 +64,11 @@ var sqlDrivers = map[string]string{"sqlite": "sqlite", "postgres": "pgx"}
 type SQLOracle struct {
 	Driver, Query string
 	dsn           string
+	// postgres is the parsed DSN of a postgres oracle, its connections
+	// dialled through the target's pinned addresses; hosts are the
+	// network hosts it names (a socket directory is not one).
+	postgres *pgx.ConnConfig
+	hosts    []sqlHost
 
 	once sync.Once
 	db   *sql.DB
@@ -42,7 +84,13 @@ func (o *SQLOracle) Evidence() string {
 
 // Observe runs the query with marker as its parameter.
 func (o *SQLOracle) Observe(ctx context.Context, marker string) (Observation, error) {
-	o.once.Do(func() { o.db, o.err = sql.Open(sqlDrivers[o.Driver], o.dsn) })
+	o.once.Do(func() {
+		if o.postgres != nil {
+			o.db = stdlib.OpenDB(*o.postgres)
+			return
+		}
+		o.db, o.err = sql.Open(sqlDrivers[o.Driver], o.dsn)
+	})
 	if o.err != nil {
 		return Observation{}, fmt.Errorf("oracle sql: %w", o.err)
 	}

@@ -15,7 +15,7 @@ import (
 
 const oracleBase = `
 base_url: http://127.0.0.1:1
-create: {path: /r, body: '{"m":"{{.Marker}}"}', id_field: id}
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
 oracle:
 `
 
@@ -68,10 +68,10 @@ func TestOracleSpecErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
 		{"  sql: {driver: mysql, dsn: x, query: q}\n", `t.yaml:4: oracle.sql.driver: "mysql" is not a known driver`},
 		{"  lookup: {path: /r/1}\n", "t.yaml:4: oracle.lookup.path: must contain {{.ID}}"},
-		{"  list: {path: /r}\n  command: {run: x}\n", "t.yaml:3: oracle: give exactly one of list, lookup, sql, command (found 2)"},
+		{"  list: {path: '/r?m={{.Marker}}'}\n  command: {run: x}\n", "t.yaml:3: oracle: give exactly one of list, lookup, sql, command (found 2)"},
 		{"  command: {run: x}\ncleanup: {delete: {path: '/r/{{.ID}}'}}\n", "t.yaml:5: cleanup.delete: needs an oracle that names ids"},
-		{"  list: {path: /r}\ncleanup: {delete: {path: /r}}\n", "t.yaml:5: cleanup.delete.path: must contain {{.ID}}"},
-		{"  list: {path: /r}\ncleanup: {command: x, delete: {path: '/r/{{.ID}}'}}\n", "t.yaml:5: cleanup: give either delete"},
+		{"  list: {path: '/r?m={{.Marker}}'}\ncleanup: {delete: {path: /r}}\n", "t.yaml:5: cleanup.delete.path: must contain {{.ID}}"},
+		{"  list: {path: '/r?m={{.Marker}}'}\ncleanup: {command: x, delete: {path: '/r/{{.ID}}'}}\n", "t.yaml:5: cleanup: give either delete"},
 	} {
 		if _, err := targets.Parse("t.yaml", file(oracleBase+tc.spec)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.spec, err, tc.want)
@@ -80,14 +80,14 @@ func TestOracleSpecErrors(t *testing.T) {
 }
 
 func TestInstances(t *testing.T) {
-	tg, err := targets.Parse("t.yaml", file(oracleBase+"  list: {path: /r}\ninstances: [http://127.0.0.1:2, 'http://localhost:3']\n"))
+	tg, err := targets.Parse("t.yaml", file(oracleBase+"  list: {path: '/r?m={{.Marker}}'}\ninstances: [http://127.0.0.1:2, 'http://localhost:3']\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := tg.Upstreams(); !slices.Equal(got, []string{"127.0.0.1:1", "127.0.0.1:2", "localhost:3"}) {
 		t.Errorf("upstreams %v", got)
 	}
-	if _, err := targets.Parse("t.yaml", file(oracleBase+"  list: {path: /r}\ninstances: [https://127.0.0.1:2]\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:5: instances: instance 1") {
+	if _, err := targets.Parse("t.yaml", file(oracleBase+"  list: {path: '/r?m={{.Marker}}'}\ninstances: [https://127.0.0.1:2]\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:5: instances: instance 1") {
 		t.Errorf("error %v: want one naming the instance with another scheme", err)
 	}
 }

@@ -10,9 +10,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"text/template"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/outfile"
+	"github.com/idemspec/idemspec/internal/proc"
 )
 
 // Process is a target process idemspec starts before the suite, restarts
@@ -20,8 +22,10 @@ import (
 // and stops at the end: the process: section of a target file.
 //
 // It runs in its own process group and every signal goes to the whole
-// group, so whatever it started dies with it; Stop always ends with a
-// SIGKILL to the group, so nothing it started outlives the run.
+// group and to every descendant that left it (found by the tag in its
+// environment, see internal/proc), so whatever it started dies with it;
+// Stop always ends with a SIGKILL to all of them, so nothing it started
+// outlives the run.
 type Process struct {
 	target *Target
 
@@ -39,9 +43,10 @@ type Process struct {
 	Port int
 
 	mu     sync.Mutex
-	dir    string   // the report directory (set by Start)
-	log    *os.File // dir/target.log, shared by every generation
-	run    *running // nil when no process runs
+	dir    string        // the report directory (set by Start)
+	log    *os.File      // dir/target.log, shared by every generation
+	out    *RedactWriter // log, with the target's secrets redacted
+	run    *proc.Proc    // nil when no process runs
 	starts int
 }
 
@@ -51,13 +56,6 @@ type ProcessVars struct {
 	Port      int    // a free loopback port idemspec picked for this run
 	Idemspec  string // the path of the running idemspec binary
 	ReportDir string // the run's report directory (absolute)
-}
-
-// running is one started process.
-type running struct {
-	cmd    *exec.Cmd
-	exited chan struct{} // closed once Wait returned
-	err    error         // Wait's error, set before exited is closed
 }
 
 // DefaultStopTimeout is how long a graceful stop waits before SIGKILL.
@@ -80,9 +78,12 @@ func (p *Process) Start(ctx context.Context, dir string) error {
 	}
 	p.dir = abs
 	if p.log == nil {
-		if p.log, err = os.OpenFile(filepath.Join(abs, LogName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		if p.log, err = outfile.Create(filepath.Join(abs, LogName)); err != nil {
 			return fmt.Errorf("process: log file: %w", err)
 		}
+		// The process may log what it was given (${ENV} in its args and
+		// environment) or what it was sent (credential headers).
+		p.out = p.target.RedactWriter(p.log)
 	}
 	return p.start(ctx)
 }
@@ -109,8 +110,9 @@ func (p *Process) Stop() error {
 	defer p.mu.Unlock()
 	p.stop(true)
 	if p.log != nil {
+		p.out.Flush()
 		err := p.log.Close()
-		p.log = nil
+		p.log, p.out = nil, nil
 		return err
 	}
 	return nil
@@ -123,7 +125,7 @@ func (p *Process) Pid() int {
 	if p.run == nil {
 		return 0
 	}
-	return p.run.cmd.Process.Pid
+	return p.run.Pid()
 }
 
 // LogPath is where the process's output goes (known after Start).
@@ -138,23 +140,18 @@ func (p *Process) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd.Stdout, cmd.Stderr = p.log, p.log
+	cmd.Stdout, cmd.Stderr = p.out, p.out
 	// Its own group: a signal to -pid reaches everything it starts, and
 	// a Ctrl-C at the terminal reaches idemspec alone, which stops it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	r, err := proc.Start(cmd)
+	if err != nil {
 		return fmt.Errorf("process: start %s: %w", p.target.Redact(cmd.Path), err)
 	}
-	r := &running{cmd: cmd, exited: make(chan struct{})}
-	go func() {
-		r.err = cmd.Wait()
-		close(r.exited)
-	}()
 	p.run = r
 	p.starts++
-	p.note("started pid %d (start %d)", cmd.Process.Pid, p.starts)
-	if err := p.Health.await(ctx, p.target, r.exited); err != nil {
-		pid := cmd.Process.Pid
+	p.note("started pid %d (start %d)", r.Pid(), p.starts)
+	if err := p.Health.await(ctx, p.target, r.Done()); err != nil {
+		pid := r.Pid()
 		p.stop(false) // a process that never came up is not left behind
 		return fmt.Errorf("process (pid %d) not healthy (%s): %w; its output is in %s",
 			pid, p.Health, err, filepath.Join(p.dir, LogName))
@@ -162,36 +159,37 @@ func (p *Process) start(ctx context.Context) error {
 	return nil
 }
 
-// stop ends the running process: SIGTERM to the group and a wait of
-// StopTimeout when graceful, then SIGKILL to the group in every case
-// (for whatever the leader left behind), then the leader is reaped.
+// stop ends the running process: SIGTERM to the group and its
+// descendants and a wait of StopTimeout when graceful, then SIGKILL to
+// all of them in every case (for whatever the leader left behind), then
+// the leader is reaped.
 func (p *Process) stop(graceful bool) {
 	r := p.run
 	if r == nil {
 		return
 	}
 	p.run = nil
-	pgid := r.cmd.Process.Pid
+	grace := time.Duration(0)
 	if graceful {
-		syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-r.exited:
-		case <-time.After(p.StopTimeout):
-			p.note("pid %d did not stop within %s of SIGTERM: SIGKILL", pgid, p.StopTimeout)
-		}
+		grace = p.StopTimeout
 	}
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	select {
-	case <-r.exited:
-	case <-time.After(10 * time.Second):
-		p.note("pid %d not reaped 10s after SIGKILL", pgid)
+	s := r.Stop(grace)
+	pid := r.Pid()
+	if graceful && !s.Graceful {
+		p.note("pid %d did not stop within %s of SIGTERM: SIGKILL", pid, p.StopTimeout)
+	}
+	if s.Leftovers > 0 {
+		p.note("pid %d had left %d processes outside its group: SIGKILL", pid, s.Leftovers)
+	}
+	if !s.Reaped {
+		p.note("pid %d not reaped 10s after SIGKILL", pid)
 		return
 	}
 	how := "SIGTERM"
-	if !graceful {
+	if !graceful || !s.Graceful {
 		how = "SIGKILL"
 	}
-	p.note("pid %d stopped (%s): %v", pgid, how, exitText(r.err))
+	p.note("pid %d stopped (%s): %v", pid, how, exitText(r.Err()))
 }
 
 func exitText(err error) string {
@@ -203,8 +201,8 @@ func exitText(err error) string {
 
 // note writes one line of idemspec's own into the target log.
 func (p *Process) note(format string, args ...any) {
-	if p.log != nil {
-		fmt.Fprintf(p.log, "idemspec %s: "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
+	if p.out != nil {
+		fmt.Fprintf(p.out, "idemspec %s: "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
 	}
 }
 

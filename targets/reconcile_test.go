@@ -13,7 +13,7 @@ func TestReconcileByOracle(t *testing.T) {
 base_url: http://localhost:8080/api/
 create:
   path: things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 headers:
   X-Tenant: t1

@@ -1,11 +1,38 @@
 package targets
 
-import "strings"
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strings"
+)
 
 // Secrets come from two places: every ${ENV} expansion in a target file,
 // and the value of every header whose name says it carries a credential,
 // even when the file spells the value out. Both are replaced by
 // "[redacted]" in every report and log.
+
+// secrets keeps values of a field as secrets. One shorter than
+// MinSecretLen is not kept: redacting it would rewrite innocent text,
+// the report's structure included, so loading warns that it will be
+// written as it is.
+func (d *document) secrets(t *Target, field string, values ...string) {
+	for _, v := range values {
+		switch {
+		case v == "":
+		case len(v) < MinSecretLen && len(t.Warnings) >= maxWarnings:
+			// Enough said; finding the line of each would cost.
+		case len(v) < MinSecretLen:
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %s: a secret of %d bytes is too short to redact without rewriting innocent text: it is NOT redacted from reports and logs (use %d bytes or more)",
+				d.name, d.line(field), field, len(v), MinSecretLen))
+		default:
+			t.Secrets = append(t.Secrets, v)
+		}
+	}
+}
+
+// maxWarnings caps the warnings a file can produce.
+const maxWarnings = 20
 
 // secretHeaderWords are the name fragments of credential headers
 // (Authorization, Proxy-Authorization, Cookie, X-Api-Key, X-Auth-Token,
@@ -46,4 +73,19 @@ func credentialsOf(value string) string {
 		return ""
 	}
 	return strings.TrimSpace(creds)
+}
+
+// userinfoSecrets are what a password in a URL's userinfo turns into:
+// the password, and the Basic credentials Go sends for it (base64 of
+// user:password), which a server may echo back.
+func userinfoSecrets(u *url.URL) []string {
+	if u.User == nil {
+		return nil
+	}
+	p, ok := u.User.Password()
+	if !ok || p == "" {
+		return nil
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p))
+	return []string{p, basic}
 }

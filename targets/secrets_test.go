@@ -26,7 +26,7 @@ func TestLiteralCredentialHeadersAreSecrets(t *testing.T) {
 base_url: http://localhost:8080
 create:
   path: /things
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:

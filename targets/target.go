@@ -35,8 +35,13 @@ type Target struct {
 	// Headers are sent with every request (create, oracle, lookup).
 	Headers http.Header
 	// Secrets are values that must never appear in a report or log
-	// (everything that came from an ${ENV} expansion).
+	// (everything that came from an ${ENV} expansion, credential header
+	// values, passwords in URLs and DSNs). Each is redacted in every form
+	// it may be written in (see Redact).
 	Secrets []string
+	// Warnings are what loading found questionable but not wrong (a
+	// secret too short to redact): run and validate print them.
+	Warnings []string
 
 	Oracle Oracle
 	// LookupPath, when set, reads a key's record: a template with {{.Key}}.
@@ -83,6 +88,11 @@ type Target struct {
 	// Direct is the client the oracle and look-ups use: straight to the
 	// target, never through the proxy, so faults never blind the judge.
 	Direct *http.Client
+
+	// pins are the addresses the target's hosts resolved to (contact.go).
+	pins pins
+	// redaction is the replacer built from Secrets (redact.go).
+	redaction redaction
 }
 
 // Create describes the create call.
@@ -204,14 +214,6 @@ func decodeJSON(b []byte) (any, error) {
 	return v, nil
 }
 
-func (t *Target) resolve(path string) string {
-	ref, err := url.Parse(path)
-	if err != nil {
-		return t.BaseURL.String() + path
-	}
-	return t.BaseURL.ResolveReference(ref).String()
-}
-
 func (t *Target) addHeaders(req *http.Request) {
 	for name, values := range t.Headers {
 		for _, v := range values {
@@ -241,16 +243,6 @@ func (t *Target) get(ctx context.Context, path string) (int, []byte, error) {
 	return resp.StatusCode, b, err
 }
 
-// Redact replaces every secret in s.
-func (t *Target) Redact(s string) string {
-	for _, secret := range t.Secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
-}
-
 // Start starts a target idemspec manages (a process: section); dir is
 // where its log goes. Other targets are already running.
 func (t *Target) Start(ctx context.Context, dir string) error {
@@ -272,13 +264,4 @@ func (t *Target) Close() error {
 		return nil
 	}
 	return t.Lifecycle.Stop()
-}
-
-func newDirectClient() *http.Client {
-	return &http.Client{
-		Timeout: 10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
 }

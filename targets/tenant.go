@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 )
 
@@ -14,8 +15,8 @@ type Tenant struct {
 }
 
 type tenantSpec struct {
-	Name    string            `yaml:"name" required:"true"`
-	Headers map[string]string `yaml:"headers" required:"true"`
+	Name    string    `yaml:"name" required:"true"`
+	Headers stringMap `yaml:"headers" required:"true"`
 }
 
 type tenantKey struct{}
@@ -37,20 +38,11 @@ func (d *document) tenants(specs []tenantSpec, t *Target, expand expander) error
 		if s.Name == "" || len(s.Headers) == 0 {
 			return d.errorf("tenants", "tenant %d needs a name and headers (its credentials)", i+1)
 		}
-		tn := Tenant{Name: s.Name, Headers: http.Header{}}
-		for name, v := range s.Headers {
-			val, err := expand("tenants."+name, v)
-			if err != nil {
-				return err
-			}
-			if !ValidHeaderName(name) {
-				return d.errorf("tenants", "tenant %d: %q is not a header name", i+1, name)
-			}
-			tn.Headers.Set(name, val)
-			if SecretHeader(name) {
-				t.Secrets = append(t.Secrets, headerSecrets(val)...)
-			}
+		h, err := d.headers(fmt.Sprintf("tenants[%d].headers", i), s.Headers, t, expand)
+		if err != nil {
+			return err
 		}
+		tn := Tenant{Name: s.Name, Headers: h}
 		t.Tenants = append(t.Tenants, tn)
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 
 const tenantBase = `
 base_url: http://127.0.0.1:1
-create: {path: /r, body: '{"m":"{{.Marker}}"}', id_field: id}
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
 headers: {Authorization: Bearer default}
 oracle: {list: {path: "/r?m={{.Marker}}"}}
 `

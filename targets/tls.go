@@ -3,7 +3,6 @@ package targets
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"net/http"
 	"os"
 )
 
@@ -47,7 +46,6 @@ func (d *document) tlsConfig(s *tlsSpec, t *Target) error {
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	t.TLS = cfg
-	t.Direct.Transport = &http.Transport{TLSClientConfig: cfg.Clone(), Proxy: nil}
 	return nil
 }
 

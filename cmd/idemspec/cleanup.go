@@ -16,7 +16,15 @@ func runCleanup(ctx context.Context, env *harness.Env, stdout, stderr io.Writer)
 	if t.Cleanup == nil {
 		return false
 	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "idemspec: cleanup skipped (interrupted twice): what run %s created may remain\n", env.RunID)
+		return true
+	}
 	res, err := env.Cleanup(ctx)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "idemspec: cleanup stopped (interrupted twice): what run %s created may remain\n", env.RunID)
+		return true
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemspec: %s\n", t.Redact(err.Error()))
 		return true

@@ -163,7 +163,7 @@ func TestBadTargetFileExitsTwoNamingFileLineField(t *testing.T) {
 	}{
 		{"misspelled", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  bdy: '{}'\n", ":4: create.bdy: unknown field (did you mean \"body\"?)"},
 		{"missing", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  body: '{\"m\":\"{{.Marker}}\"}'\n  id_field: id\n", ":1: oracle: missing required field"},
-		{"status override", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  body: '{\"m\":\"{{.Marker}}\"}'\n  id_field: id\noracle:\n  list:\n    path: /r\nstatuses:\n  in_flight: 201\n",
+		{"status override", "base_url: http://127.0.0.1:1\ncreate:\n  path: /r\n  body: '{\"m\":\"{{.Marker}}\",\"v\":{{.Variant}}}'\n  id_field: id\noracle:\n  list:\n    path: /r?m={{.Marker}}\nstatuses:\n  in_flight: 201\n",
 			":10: statuses.in_flight: 201 is not an error status (400-599)"},
 	}
 	for _, c := range cases {
@@ -188,7 +188,7 @@ func TestUnreachableTargetExitsTwoQuickly(t *testing.T) {
 base_url: http://127.0.0.1:1
 create:
   path: /resources
-  body: '{"marker":"{{.Marker}}"}'
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
   id_field: id
 oracle:
   list:

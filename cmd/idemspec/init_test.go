@@ -46,8 +46,16 @@ func TestValidateSendsNothingAndNamesTheField(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, bad+":4: create.body: must contain {{.Marker}}") {
 		t.Errorf("exit %d, stderr %q: want 2 naming file, line and field", r.code, r.stderr)
 	}
-	remote := writeFile(t, "remote.yaml", "base_url: http://192.0.2.1\ncreate: {path: /r, body: '{{.Marker}}', id_field: id}\noracle: {list: {path: /r}}\n")
-	if r := idemspec(t, "validate", remote); r.code != 0 || !strings.Contains(r.stdout, "allow_remote: true") {
-		t.Errorf("validate of a remote target: exit %d, want 0 with a note on allow_remote\n%s", r.code, r.stdout)
+	// A remote target is refused as run refuses it, with the same words.
+	remote := writeFile(t, "remote.yaml", "base_url: http://192.0.2.1\ncreate: {path: /r, body: '{{.Marker}} {{.Variant}}', id_field: id}\noracle: {list: {path: '/r?m={{.Marker}}'}}\n")
+	v := idemspec(t, "validate", remote)
+	if v.code != 2 || !strings.Contains(v.stderr, "allow_remote: true") {
+		t.Errorf("validate of a remote target: exit %d, want 2 with the refusal\n%s", v.code, v.stderr)
+	}
+	if r := idemspec(t, "run", "--target", remote, "--dry-run"); r.stderr != v.stderr {
+		t.Errorf("run and validate disagree:\nrun:      %svalidate: %s", r.stderr, v.stderr)
+	}
+	if r := idemspec(t, "validate", "--allow-remote", remote); r.code != 0 {
+		t.Errorf("validate --allow-remote: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -25,36 +25,19 @@ func TestInterruptedRunLeavesIncompleteReport(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "run", "--target", "fake:reference?delay=300ms", "--label-filter", "core", "--report-dir", dir)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
-	var first, out string
-	for lines.Scan() {
-		out += lines.Text() + "\n"
-		if f := strings.Fields(lines.Text()); len(f) > 1 && isVerdict(f[0]) {
-			first = lines.Text()
-			break
-		}
-	}
+	s := startRun(t, ctx, "--target", "fake:reference?delay=300ms", "--label-filter", "core", "--report-dir", dir)
+	cmd, stderr := s.cmd, &s.stderr
+	first := s.firstVerdict()
 	if first == "" {
 		cmd.Wait()
-		t.Fatalf("no check finished:\n%s%s", out, stderr.String())
+		t.Fatalf("no check finished:\n%s%s", s.out, stderr.String())
 	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	for lines.Scan() {
-		out += lines.Text() + "\n"
-	}
-	err = cmd.Wait()
+	s.rest()
+	out := s.out
+	err := cmd.Wait()
 	if ctx.Err() != nil {
 		t.Fatalf("idemspec did not stop after SIGINT:\n%s", out)
 	}
@@ -70,17 +53,24 @@ func TestInterruptedRunLeavesIncompleteReport(t *testing.T) {
 		t.Errorf("run %+v: want complete=false, incomplete=Interrupted by User", r.Run)
 	}
 	f := strings.Fields(first)
-	finished := map[string]check.Status{f[1]: check.Status(f[0])}
+	// Every verdict the terminal printed, the check cut short by the
+	// signal included, is the report's: one source of truth.
+	printed := map[string]check.Status{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && isVerdict(f[0]) {
+			printed[f[1]] = check.Status(f[0])
+		}
+	}
 	unfinished := 0
 	for _, c := range r.Checks {
-		if want, ok := finished[c.ID]; ok && c.Verdict != want {
-			t.Errorf("%s finished as %s but the report says %s", c.ID, want, c.Verdict)
+		if said, ok := printed[c.ID]; ok && c.Verdict != said {
+			t.Errorf("the terminal said %s %s but the report says %s", said, c.ID, c.Verdict)
 		}
 		if c.Verdict == check.SKIP && strings.Contains(c.Reason, "interrupted") {
 			unfinished++
 		}
 	}
-	if _, ok := finished[f[1]]; !ok || unfinished == 0 || len(r.Checks) < 2 {
+	if _, ok := printed[f[1]]; !ok || unfinished == 0 || len(r.Checks) < 2 {
 		t.Errorf("want the finished check %s and at least one SKIP for the interruption, got %+v", f[1], r.Checks)
 	}
 	if !strings.Contains(out, "the run is incomplete (Interrupted by User)") {
@@ -97,6 +87,49 @@ func TestInterruptedRunLeavesIncompleteReport(t *testing.T) {
 	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
 	if !strings.Contains(string(html), "Incomplete run.") {
 		t.Error("report.html does not flag the incomplete run")
+	}
+}
+
+// runningSuite is `idemspec run` started, its output read line by line.
+type runningSuite struct {
+	cmd    *exec.Cmd
+	lines  *bufio.Scanner
+	stderr strings.Builder
+	out    string // what it printed so far
+}
+
+// startRun starts `idemspec run args...`, killed when ctx ends.
+func startRun(t *testing.T, ctx context.Context, args ...string) *runningSuite {
+	t.Helper()
+	s := &runningSuite{cmd: exec.CommandContext(ctx, binary, append([]string{"run"}, args...)...)}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Stderr = &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.lines = bufio.NewScanner(stdout)
+	return s
+}
+
+// firstVerdict reads up to the first verdict line and returns it, or ""
+// if the output ended first.
+func (s *runningSuite) firstVerdict() string {
+	for s.lines.Scan() {
+		s.out += s.lines.Text() + "\n"
+		if f := strings.Fields(s.lines.Text()); len(f) > 1 && isVerdict(f[0]) {
+			return s.lines.Text()
+		}
+	}
+	return ""
+}
+
+// rest reads what is left of the output.
+func (s *runningSuite) rest() {
+	for s.lines.Scan() {
+		s.out += s.lines.Text() + "\n"
 	}
 }
 

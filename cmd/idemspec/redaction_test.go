@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,8 +73,20 @@ lookup:
 		t.Fatalf("the fake saw Authorization %q: the planted header was not sent", got)
 	}
 
+	outputs := neverWritten(t, dir, r, token, apiKey)
+	if !strings.Contains(outputs["report.json"], `\"seen_authorization\":\"[redacted]\"`) ||
+		!strings.Contains(outputs["report.json"], `\"seen_api_key\":\"[redacted]\"`) {
+		t.Error("report.json holds no redacted echo: the secrets never reached the report, so this test proved nothing")
+	}
+}
+
+// neverWritten reads every file of the report directory and both output
+// streams, checks the four reports and the log were written, and fails
+// the test for each secret found in any of them. It returns what it read.
+func neverWritten(t *testing.T, dir string, r result, secrets ...string) map[string]string {
+	t.Helper()
 	outputs := map[string]string{"stdout": r.stdout, "stderr": r.stderr}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -89,16 +103,13 @@ lookup:
 		}
 	}
 	for name, content := range outputs {
-		for _, secret := range []string{token, apiKey} {
+		for _, secret := range secrets {
 			if strings.Contains(content, secret) {
 				t.Errorf("%s contains the planted secret %q", name, secret)
 			}
 		}
 	}
-	if !strings.Contains(outputs["report.json"], `\"seen_authorization\":\"Bearer [redacted]\"`) ||
-		!strings.Contains(outputs["report.json"], `\"seen_api_key\":\"[redacted]\"`) {
-		t.Error("report.json holds no redacted echo: the secrets never reached the report, so this test proved nothing")
-	}
+	return outputs
 }
 
 func randomHex(t *testing.T) string {
@@ -132,10 +143,15 @@ func (e *echoingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.next.ServeHTTP(rec, r)
 	body := rec.Body.Bytes()
 	var obj map[string]any
+	key := r.Header.Get("X-Api-Key")
 	if json.Unmarshal(body, &obj) == nil && obj != nil {
 		obj["seen_authorization"] = r.Header.Get("Authorization")
-		obj["seen_api_key"] = r.Header.Get("X-Api-Key")
+		obj["seen_api_key"] = key
 		body, _ = json.Marshal(obj)
+		// Other encoders' forms: non-ASCII as \uXXXX (Python's default),
+		// and URL-encoded in a link.
+		body = append(body[:len(body)-1], []byte(`,"seen_ascii":`+strconv.QuoteToASCII(key)+`}`)...)
+		rec.Header().Set("Location", "/resources?key="+url.QueryEscape(key))
 	}
 	for k, v := range rec.Header() {
 		w.Header()[k] = v

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -19,6 +17,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/outfile"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
@@ -128,12 +127,14 @@ func (f *runFlags) validate() error {
 }
 
 func (f *runFlags) execute(stdout, stderr io.Writer) int {
-	// From here on SIGINT and SIGTERM do not kill idemspec: they cancel
-	// ctx (start-up) and interrupt the suite (Ginkgo listens too), and
-	// the deferred Close stops any process idemspec started, so nothing
-	// is left behind and the reports cover what ran.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// From here on SIGINT and SIGTERM do not kill idemspec: the first
+	// cancels ctx (start-up) and interrupts the suite (Ginkgo listens
+	// too), the second skips the cleanup, and the deferred Close stops
+	// any process idemspec started, so nothing is left behind and the
+	// reports cover what ran.
+	sig := watchInterrupts()
+	defer sig.stop()
+	ctx := sig.first
 	target, err := targets.Load(f.target)
 	if err != nil {
 		return fail(stderr, err)
@@ -142,6 +143,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err := target.CheckRemote(f.allowRemote); err != nil {
 		return fail(stderr, err)
 	}
+	warn(stderr, target)
 	if f.dryRun {
 		return f.printPlan(stdout, stderr, target)
 	}
@@ -161,6 +163,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	defer env.Close()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = env.Preflight(pctx)
+	if err == nil {
+		err = env.PreflightCreate(pctx)
+	}
 	cancel()
 	if err != nil {
 		return fail(stderr, target.Redact(err.Error()))
@@ -168,7 +173,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, timeout: f.timeout,
-		ctx: ctx, budget: f.settings.Limits.Budget,
+		ctx: ctx, cleanupCtx: sig.second, budget: f.settings.Limits.Budget,
 		property: f.property, replay: f.replay,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
 	}, stdout, stderr)
@@ -186,9 +191,10 @@ type suiteRun struct {
 	timeout         time.Duration // the whole run's bound (0: Ginkgo's own)
 	client          bool
 	banner          string
-	// ctx is cancelled by SIGINT/SIGTERM; nil means never.
-	ctx    context.Context
-	budget int // the request budget, to report how much was spent
+	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
+	// one; nil means never.
+	ctx, cleanupCtx context.Context
+	budget          int // the request budget, to report how much was spent
 	// property is how hard the properties search; replay writes the
 	// command line that replays a failing sequence (nil in client mode).
 	property scenarios.PropertyConfig
@@ -205,7 +211,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
-	logFile, err := os.Create(filepath.Join(r.reportDir, "ginkgo.log"))
+	logFile, err := outfile.Create(filepath.Join(r.reportDir, "ginkgo.log"))
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -252,9 +258,13 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	// The cleanup runs after an interrupt too: the signal cancelled ctx,
-	// so it gets its own bound (the cleanup's timeout).
-	cleanupFailed := runCleanup(context.WithoutCancel(ctx), env, stdout, stderr)
+	// The cleanup runs after an interrupt too, bounded by its timeout; a
+	// second interrupt skips it.
+	cctx := r.cleanupCtx
+	if cctx == nil {
+		cctx = context.Background()
+	}
+	cleanupFailed := runCleanup(cctx, env, stdout, stderr)
 	if r.budget > 0 {
 		fmt.Fprintf(stdout, "requests sent: %d of a budget of %d\n", env.Sent(), r.budget)
 	}

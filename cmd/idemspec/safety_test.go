@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/proc/proctest"
 )
 
 // countingServer is the reference fake behind a counter: every request
@@ -115,7 +115,7 @@ func TestRemoteTargetRefusedUnlessAllowed(t *testing.T) {
 	// 192.0.2.1 is TEST-NET-1: nothing answers there, and nothing is sent.
 	const remote = `
 base_url: http://192.0.2.1:8080
-create: {path: /r, body: '{"m":"{{.Marker}}"}', id_field: id}
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
 oracle: {list: {path: "/r?m={{.Marker}}"}}
 `
 	file := writeFile(t, "remote.yaml", remote)
@@ -205,8 +205,9 @@ func TestBudgetIsNeverExceeded(t *testing.T) {
 
 func TestRateAndConcurrencyLimits(t *testing.T) {
 	c, _, file := countingTarget(t, "")
-	// Burst 2 makes the rate's bucket hold 2: 12 requests (preflight, 10
-	// sends, the oracle read) at 10/s take at least 1 s.
+	// Burst 2 makes the rate's bucket hold 2: 13 requests (the preflight's
+	// oracle read and create, 10 sends, the oracle read) at 10/s take at
+	// least 1.1 s.
 	r := run(t, "--target", file, "--label-filter", "S1", "--repeats", "10", "--burst", "2", "--rate", "10")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -215,8 +216,8 @@ func TestRateAndConcurrencyLimits(t *testing.T) {
 	span := c.arrivals[len(c.arrivals)-1].Sub(c.arrivals[0])
 	n := len(c.arrivals)
 	c.mu.Unlock()
-	if n != 12 || span < 950*time.Millisecond {
-		t.Errorf("%d requests over %v at --rate 10: want 12 over at least 1s", n, span)
+	if n != 13 || span < 1050*time.Millisecond {
+		t.Errorf("%d requests over %v at --rate 10: want 13 over at least 1.1s", n, span)
 	}
 
 	c, _, file = countingTarget(t, "")
@@ -295,31 +296,74 @@ func interruptAfterFirstCheck(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append([]string{"run"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
+	s := startRun(t, ctx, args...)
+	signalled := s.firstVerdict() != ""
+	if signalled {
+		if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.rest()
+	s.cmd.Wait()
+	if ctx.Err() != nil || !signalled {
+		t.Fatalf("the run did not stop after SIGINT, or no check finished:\n%s%s", s.out, s.stderr.String())
+	}
+	return s.out + s.stderr.String()
+}
+
+// A target that refuses the harness's own first create (a wrong path, a
+// body the API rejects) is an error of the run, said once, never a FAIL
+// of every check.
+func TestRefusedFirstCreateIsAnErrorNotAFail(t *testing.T) {
+	_, _, file := countingTarget(t, "")
+	wrong := writeFile(t, "wrong.yaml", strings.Replace(mustRead(t, file), "path: /resources\n", "path: /resource\n", 1))
+	dir := t.TempDir()
+	r := idemspec(t, "run", "--target", wrong, "--report-dir", dir)
+	if r.code != 2 || !strings.Contains(r.stderr, "the target refused the create itself: check create.path/body (POST /resource answered 404") {
+		t.Errorf("exit %d, stderr %q: want 2 and the refusal named", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "FAIL") {
+		t.Errorf("a check FAILed:\n%s", r.stdout)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	return string(b)
+}
+
+// A second Ctrl-C during the cleanup skips it, as Ginkgo's message
+// promises: the cleanup command (here one that ignores SIGTERM) is
+// stopped with everything it started, and idemspec exits at once.
+func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
+	began := filepath.Join(t.TempDir(), "began")
+	h := proctest.Hostiles()[0]
+	_, _, file := countingTarget(t, fmt.Sprintf("cleanup:\n  command: %q\n", "touch "+began+"; "+h.Line))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := startRun(t, ctx, "--target", file, "--label-filter", "core", "--report-dir", t.TempDir())
+	cmd, stderr := s.cmd, &s.stderr
+	s.firstVerdict()
+	cmd.Process.Signal(os.Interrupt)
+	go s.rest()
+	waitFor(t, time.Minute, func() bool { _, err := os.Stat(began); return err == nil })
+	second := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if took := time.Since(second); took > 5*time.Second || ctx.Err() != nil {
+		t.Errorf("idemspec took %v to exit after the second interrupt", took)
 	}
-	lines := bufio.NewScanner(stdout)
-	var out string
-	signalled := false
-	for lines.Scan() {
-		out += lines.Text() + "\n"
-		if f := strings.Fields(lines.Text()); !signalled && len(f) > 1 && isVerdict(f[0]) {
-			if err := cmd.Process.Signal(os.Interrupt); err != nil {
-				t.Fatal(err)
-			}
-			signalled = true
-		}
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
+		t.Errorf("exit %v, want 2", err)
 	}
-	cmd.Wait()
-	if ctx.Err() != nil || !signalled {
-		t.Fatalf("the run did not stop after SIGINT, or no check finished:\n%s%s", out, stderr.String())
+	if !strings.Contains(stderr.String(), "cleanup stopped (interrupted twice)") {
+		t.Errorf("stderr does not say the cleanup was stopped:\n%s", stderr.String())
 	}
-	return out + stderr.String()
+	if left := proctest.GoneSoon(h.Sleep); len(left) > 0 {
+		t.Errorf("the cleanup command left %v running", left)
+	}
 }

@@ -62,6 +62,11 @@ func InFlightConflict(run InFlightRun) (Verdict, []string) {
 			Expected: "delay-seconds or an HTTP-date", Observed: tally(retryAfter), Seqs: badRetryAfter,
 		})
 	}
+	if silent == len(run.Sends) {
+		// Nothing answered: there is no in-flight answer to judge, and a
+		// PASS would claim one was right.
+		return Errored(K5.ID, fmt.Errorf("none of the %d same-key requests was answered (%s): there is no in-flight answer to judge", len(run.Sends), run.Sends[0].Error)), nil
+	}
 	note := fmt.Sprintf("of %d same-key requests in %d bursts: %d succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), %d answered %d in flight",
 		len(run.Sends), len(run.Bursts), success, conflict, run.InFlight)
 	if conflict > 0 {

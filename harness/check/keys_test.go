@@ -362,6 +362,7 @@ func TestInFlightConflict(t *testing.T) {
 			want: check.PASS, note: "1 got no answer (judged by S4)",
 		},
 		{name: "unreachable", run: burst(refused(1, "burst"), refused(2, "burst")), want: check.ERROR, reason: "could not be reached"},
+		{name: "nothing answered", run: burst(lost(1, "burst"), lost(2, "burst")), want: check.ERROR, reason: "none of the 2 same-key requests was answered"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
