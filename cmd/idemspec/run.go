@@ -246,7 +246,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 
-	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
+	rep := scenarios.ComplianceReport(scenarios.LastReport(), reports.Meta{
 		Version: version, RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reports.Target{
 			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),

@@ -1,4 +1,4 @@
-package reports_test
+package scenarios_test
 
 import (
 	"strings"
@@ -16,6 +16,8 @@ import (
 // Reporters are tested against synthetic Ginkgo reports, as Ginkgo's own
 // suites test theirs: each spec is a SpecReport with the check's labels
 // and, when it judged, the report entry scenarios attach.
+
+var t0 = time.Date(2026, 5, 4, 10, 30, 0, 0, time.UTC)
 
 func spec(id string, state types.SpecState, res *check.Result) types.SpecReport {
 	c, _ := check.Get(id)
@@ -41,14 +43,14 @@ func suite(specs ...types.SpecReport) types.Report {
 	}
 }
 
-func TestFromGinkgoCompleteRun(t *testing.T) {
+func TestReportCompleteRun(t *testing.T) {
 	g := suite(
 		spec("S3", types.SpecStateFailed, judged(check.Judge("S3", check.Violation{What: "not rejected", Seqs: []int{1}}), "ok")),
 		spec("S1", types.SpecStatePassed, judged(check.Judge("S1"), "ok")),
 		spec("S2", types.SpecStatePanicked, nil), // died without a verdict
 		types.SpecReport{LeafNodeText: "not a check", State: types.SpecStatePassed},
 	)
-	r := reports.FromGinkgo(g, reports.Meta{Version: "9.9", RunID: "run1", Target: reports.Target{Name: "t"}})
+	r := scenarios.ComplianceReport(g, reports.Meta{Version: "9.9", RunID: "run1", Target: reports.Target{Name: "t"}})
 	var got []string
 	for _, c := range r.Checks {
 		got = append(got, c.ID+"="+string(c.Verdict))
@@ -71,7 +73,7 @@ func TestFromGinkgoCompleteRun(t *testing.T) {
 	}
 }
 
-func TestFromGinkgoInterruptedRun(t *testing.T) {
+func TestReportInterruptedRun(t *testing.T) {
 	g := suite(
 		// The interrupt came while S2's body ran: whatever it judged is not a verdict.
 		interrupted(spec("S2", types.SpecStateInterrupted, judged(check.Judge("S2", check.Violation{What: "cut short"}), "ok")), types.NodeTypeIt),
@@ -82,7 +84,7 @@ func TestFromGinkgoInterruptedRun(t *testing.T) {
 	)
 	g.SuiteSucceeded = false
 	g.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
-	r := reports.FromGinkgo(g, reports.Meta{LabelFilter: "!S4"})
+	r := scenarios.ComplianceReport(g, reports.Meta{LabelFilter: "!S4"})
 	if r.Run.Complete || r.Run.Incomplete != "Interrupted by User" {
 		t.Errorf("run %+v: want incomplete", r.Run)
 	}
@@ -106,9 +108,9 @@ func TestFromGinkgoInterruptedRun(t *testing.T) {
 	}
 }
 
-func TestFromGinkgoRedacts(t *testing.T) {
+func TestReportRedacts(t *testing.T) {
 	g := suite(spec("S1", types.SpecStateFailed, judged(check.Errored("S1", errString("401 for Bearer s3cr3t-xyz")), `{"echo":"s3cr3t-xyz"}`)))
-	r := reports.FromGinkgo(g, reports.Meta{
+	r := scenarios.ComplianceReport(g, reports.Meta{
 		Target: reports.Target{BaseURL: "http://u:s3cr3t-xyz@127.0.0.1:1"},
 		Redact: func(s string) string { return strings.ReplaceAll(s, "s3cr3t-xyz", "[redacted]") },
 	})
@@ -126,3 +128,13 @@ func interrupted(s types.SpecReport, during types.NodeType) types.SpecReport {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// byID finds a check in a report.
+func byID(r reports.Report, id string) reports.CheckResult {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	panic("no check " + id)
+}
