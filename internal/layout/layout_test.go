@@ -59,3 +59,14 @@ func deps(t *testing.T, pkg string) []string {
 	}
 	return slices.DeleteFunc(strings.Fields(string(out)), func(d string) bool { return d == module+pkg })
 }
+
+// TestTargetsKnowNoHarness: targets describes what is tested and is read
+// by the harness; it never reaches into the harness (not even the
+// retrying client's helpers).
+func TestTargetsKnowNoHarness(t *testing.T) {
+	for _, dep := range deps(t, "targets") {
+		if dep == module+"harness" || strings.HasPrefix(dep, module+"harness/") {
+			t.Errorf("targets depends on %s", dep)
+		}
+	}
+}
