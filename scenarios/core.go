@@ -12,7 +12,7 @@ import (
 	"github.com/idemspec/idemspec/harness/history"
 )
 
-// The six core scenarios of DESIGN.md, S1 to S4 here.
+// The core scenarios S1 to S4.
 var _ = Describe("core", func() {
 	It(check.S1.Title, labels(check.S1), SpecTimeout(specTimeout), run(check.S1, oneResource))
 	It(check.S2.Title, labels(check.S2), SpecTimeout(specTimeout), run(check.S2, replayAfterLoss))

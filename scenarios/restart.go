@@ -14,7 +14,7 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// S5 of DESIGN.md: restarts and crashes. A target idemspec can neither
+// Core scenario S5: restarts and crashes. A target idemspec can neither
 // restart nor crash gets SKIP with the reason.
 var _ = Describe("restart", func() {
 	It(check.S5a.Title, labels(check.S5a), SpecTimeout(specTimeout), run(check.S5a, restartRecovery))

@@ -7,7 +7,7 @@ import (
 	"github.com/idemspec/idemspec/harness/history"
 )
 
-// The restart group, scenario S5 of DESIGN.md: "create, restart the
+// The restart group, core scenario S5: "create, restart the
 // target, retry; and crash (SIGKILL) while a request is in flight,
 // restart, retry: the key record survives: same id, one resource; after
 // a crash never two resources, and the key is not stuck forever (the

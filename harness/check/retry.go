@@ -12,7 +12,7 @@ import (
 // timeouts must stop, must not call the outcome a failure, must reuse its
 // key, and must be able to find out what happened.
 
-// S6: DESIGN.md: "persistent timeouts / blackhole while the reference
+// S6, the sixth core scenario: "persistent timeouts / blackhole while the reference
 // retrying client works: the client makes at most its attempt budget,
 // ends within its deadline in UNKNOWN_RESULT (not FAILED), and once the
 // fault clears, reconciliation plus a same-key resubmission leaves

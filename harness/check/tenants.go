@@ -8,7 +8,7 @@ import (
 	"github.com/idemspec/idemspec/harness/history"
 )
 
-// T1: DESIGN.md, further checks: "tenant isolation (a second credential
+// T1, one of the further checks: "tenant isolation (a second credential
 // reusing a key must not get the first tenant's resource)". Idempotency
 // keys are chosen by clients, so two tenants can pick the same one; a
 // server that scopes keys globally replays one tenant's answer (its
