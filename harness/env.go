@@ -242,13 +242,16 @@ func (e *Env) noteID(digest, id string) {
 // markerIn finds a marker NewMarker made in a request body.
 var markerIn = regexp.MustCompile(`idemspec-[0-9a-f]{8}-[A-Za-z0-9]+-[0-9]+`)
 
+// CommitPoll is how often AwaitCommit reads the oracle.
+const CommitPoll = 5 * time.Millisecond
+
 // AwaitCommit polls the oracle until it shows at least one resource for
 // marker, or the commit wait passes. It is how a scenario knows the
 // server finished a request whose answer the harness made sure to lose.
 func (e *Env) AwaitCommit(ctx context.Context, marker string) (targets.Observation, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.Settings.CommitWait)
 	defer cancel()
-	tick := time.NewTicker(5 * time.Millisecond)
+	tick := time.NewTicker(CommitPoll)
 	defer tick.Stop()
 	for {
 		obs, err := e.Observe(ctx, marker)

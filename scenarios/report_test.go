@@ -68,7 +68,7 @@ func TestReportCompleteRun(t *testing.T) {
 		t.Errorf("summary %+v, exit %d, verdict %s", r.Summary, r.ExitCode(), r.Verdict())
 	}
 	s3 := byID(r, "S3")
-	if s3.Title != check.S3.Title || s3.Level != check.MUST || len(s3.Evidence.History) != 1 || s3.DurationMS != 25 {
+	if s3.Title != scenarios.S3.Title || s3.Level != check.MUST || len(s3.Evidence.History) != 1 || s3.DurationMS != 25 {
 		t.Errorf("S3 lost its catalogue entry or evidence: %+v", s3)
 	}
 }

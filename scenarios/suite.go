@@ -37,7 +37,7 @@ type Options struct {
 	Client bool
 }
 
-// clientGroup is the label of the client checks (check.C1..C7's group).
+// clientGroup is the label of the client checks (C1..C7's group).
 const clientGroup = "client"
 
 // inMode reports whether a spec belongs to the run's mode.
@@ -187,18 +187,24 @@ func conclude(res check.Result) {
 	}
 }
 
-// run is a spec body: it gets the Env and a history, and returns the
-// verdict and evidence; errors become ERROR verdicts.
-func run(c check.Check, body func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error)) func(SpecContext) {
+// run is a server check's spec body: it gives the check's Run the Env and
+// a history, and attaches the verdict and evidence; errors become ERROR
+// verdicts, and a target the check cannot run against a SKIP with the
+// check's one reason.
+func run(c *Check) func(SpecContext) {
 	return func(ctx SpecContext) {
 		e, _ := current()
 		if e == nil {
 			Fail("scenarios.Use was not called: no target")
 		}
+		if why := c.needs(e.Target); why != "" {
+			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
+			return
+		}
 		h := &history.History{}
 		var ev check.Evidence
 		start, refused := time.Now(), e.Refused()
-		v, err := body(ctx, e, h, &ev)
+		v, err := c.Run(ctx, e, h, &ev)
 		e.ClearFaults()
 		if err != nil {
 			v = check.Errored(c.ID, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // TestRunTimeoutWritesWhatFinished: --timeout bounds the whole run. When
@@ -65,11 +66,11 @@ func TestLongInProgressTimeoutIsBounded(t *testing.T) {
 				}
 				for _, c := range r.report.Checks {
 					switch {
-					case c.ID == check.S5b.ID:
+					case c.ID == scenarios.S5b.ID:
 						if c.Verdict != check.WARN || !strings.Contains(c.Reason, "a crashed request blocks its key for the declared 24h0m0s") {
 							t.Errorf("S5b %s (%s), want WARN for the blocked key", c.Verdict, c.Reason)
 						}
-					case c.ID == check.P1.ID:
+					case c.ID == scenarios.P1.ID:
 						if c.Verdict != check.PASS || !slices.ContainsFunc(c.Evidence.Notes, func(n string) bool {
 							return strings.Contains(n, "crash (the target declares an in-progress timeout of 24h0m0s")
 						}) {

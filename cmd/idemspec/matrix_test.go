@@ -12,6 +12,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -82,7 +83,7 @@ func matrixEntries() []matrixEntry {
 
 // properties are the property checks: they have their own pass
 // (property_test.go), and this one runs everything else.
-var properties = []string{check.P1.ID, check.P2.ID}
+var properties = []string{scenarios.P1.ID, scenarios.P2.ID}
 
 // withoutProperties is m's entry for a run that filters the properties out.
 func withoutProperties(m fakes.Mutant) fakes.Mutant {
@@ -171,9 +172,9 @@ func TestPropertiesCatchEveryMutant(t *testing.T) {
 		if len(m.Catches) == 0 {
 			m.Catches = m.Multi // right on one instance: caught on two
 		}
-		want := check.P2.ID
+		want := scenarios.P2.ID
 		if breaksMust(withoutProperties(m)) {
-			want = check.P1.ID
+			want = scenarios.P1.ID
 		}
 		var listed []string
 		for _, id := range m.Catches {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // processExample is the example target file that runs `idemspec serve`
@@ -46,7 +47,7 @@ func TestProcessTargetDetection(t *testing.T) {
 				expectDetection(t, withoutProperties(m), r, which)
 				for _, c := range r.report.Checks {
 					// A managed process can restart and crash: S5 must run.
-					if c.Verdict == check.SKIP && c.Group != check.P1.Group {
+					if c.Verdict == check.SKIP && c.Group != scenarios.P1.Group {
 						t.Fatalf("%s: %s skipped: %s", which, c.ID, c.Reason)
 					}
 				}

@@ -11,6 +11,7 @@ import (
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // maxShrunk is how many steps a shrunk counterexample may have against a
@@ -30,15 +31,15 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 			runs := entryRuns(t, m)
 			for i := 0; i < runs; i++ {
 				r := run(t, "--target", m.target, "--label-filter", "property")
-				want := map[string]check.Status{check.P1.ID: check.PASS, check.P2.ID: check.PASS}
+				want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
 				catcher, code := "", 0
 				switch {
-				case slices.Contains(m.Catches, check.P1.ID):
-					catcher, code = check.P1.ID, 1
-					want[check.P1.ID], want[check.P2.ID] = check.FAIL, check.SKIP
-				case slices.Contains(m.Catches, check.P2.ID):
-					catcher = check.P2.ID
-					want[check.P2.ID] = check.WARN
+				case slices.Contains(m.Catches, scenarios.P1.ID):
+					catcher, code = scenarios.P1.ID, 1
+					want[scenarios.P1.ID], want[scenarios.P2.ID] = check.FAIL, check.SKIP
+				case slices.Contains(m.Catches, scenarios.P2.ID):
+					catcher = scenarios.P2.ID
+					want[scenarios.P2.ID] = check.WARN
 				default:
 					// The reference, or a mutant right on one instance
 					// (caught on two, where its entry lists P1).
@@ -140,10 +141,10 @@ func TestPropertiesAttributeSharedViews(t *testing.T) {
 					t.Fatalf("%s %s\n%s", id, got.Verdict, r.stdout)
 				}
 			}
-			if drawn := slices.ContainsFunc(checkResult(t, r, check.P1.ID).Evidence.Notes, func(n string) bool {
+			if drawn := slices.ContainsFunc(checkResult(t, r, scenarios.P1.ID).Evidence.Notes, func(n string) bool {
 				return strings.Contains(n, "other-tenant ") && !strings.Contains(n, "other-tenant 0")
 			}); !drawn {
-				t.Fatalf("no twin was sent as another tenant: notes %q", checkResult(t, r, check.P1.ID).Evidence.Notes)
+				t.Fatalf("no twin was sent as another tenant: notes %q", checkResult(t, r, scenarios.P1.ID).Evidence.Notes)
 			}
 		})
 	}
@@ -154,7 +155,7 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 	if r.code != 0 || r.report.Run.Seed != 4242 || !strings.Contains(r.stdout, "seed 4242") {
 		t.Fatalf("exit %d, report seed %d\n%s", r.code, r.report.Run.Seed, r.stdout)
 	}
-	p1 := checkResult(t, r, check.P1.ID)
+	p1 := checkResult(t, r, scenarios.P1.ID)
 	if !slices.ContainsFunc(p1.Evidence.Notes, func(n string) bool {
 		return strings.Contains(n, "rapid: 3 sequences (--checks 3)") && strings.Contains(n, "from seed 4242")
 	}) {
@@ -164,7 +165,7 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 
 func TestPropertyBudgetCapsCreateRequests(t *testing.T) {
 	r := run(t, "--label-filter", "property", "--property-budget", "30")
-	p1 := checkResult(t, r, check.P1.ID)
+	p1 := checkResult(t, r, scenarios.P1.ID)
 	if r.code != 0 || p1.Verdict != check.PASS {
 		t.Fatalf("exit %d, P1 %s\n%s", r.code, p1.Verdict, r.stdout)
 	}
@@ -225,7 +226,7 @@ func TestPropertyOnProcessTarget(t *testing.T) {
 			if name != fakes.Reference {
 				want = check.FAIL
 			}
-			if got := checkResult(t, r, check.P1.ID); got.Verdict != want {
+			if got := checkResult(t, r, scenarios.P1.ID); got.Verdict != want {
 				t.Fatalf("P1 %s, want %s\n%s%s", got.Verdict, want, r.stdout, r.stderr)
 			}
 			if left := processesUsing(t, dir); len(left) > 0 {

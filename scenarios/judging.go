@@ -1,25 +1,26 @@
-package check
+package scenarios
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 )
 
-// Helpers shared by the checkers: each returns the violations it finds in
-// a slice of exchanges, so a checker reads as a list of requirements.
+// What the judges share: each helper returns the violations it finds in
+// a slice of exchanges, so a judge reads as a list of requirements. The
+// judges are pure functions of a recorded history and the oracle's
+// readings: they never send, sleep or read a clock, and they are tested
+// on hand-made histories.
 
 // unanswered reports exchanges that got no HTTP answer on a lane that had
 // no fault: the target dropped or hung up on a request it should answer.
-func unanswered(xs []history.Exchange) []Violation {
-	var out []Violation
+func unanswered(xs []history.Exchange) []check.Violation {
+	var out []check.Violation
 	for _, x := range xs {
 		if x.Outcome != history.OK {
-			out = append(out, Violation{
+			out = append(out, check.Violation{
 				What:     fmt.Sprintf("%s got no answer", x.Step),
 				Expected: "an HTTP response",
 				Observed: fmt.Sprintf("%s: %s", x.Outcome, x.Error),
@@ -32,8 +33,8 @@ func unanswered(xs []history.Exchange) []Violation {
 
 // sameID reports 2xx answers that carry no id, or more than one id.
 // It returns the one id when there is exactly one.
-func sameID(xs []history.Exchange) (string, []Violation) {
-	var out []Violation
+func sameID(xs []history.Exchange) (string, []check.Violation) {
+	var out []check.Violation
 	ids := map[string][]int{}
 	var order []string
 	for _, x := range xs {
@@ -41,7 +42,7 @@ func sameID(xs []history.Exchange) (string, []Violation) {
 			continue
 		}
 		if x.ResourceID == "" {
-			out = append(out, Violation{
+			out = append(out, check.Violation{
 				What: fmt.Sprintf("%s: a 2xx answer carried no resource id", x.Step), Seqs: []int{x.Seq},
 			})
 			continue
@@ -56,7 +57,7 @@ func sameID(xs []history.Exchange) (string, []Violation) {
 		for _, id := range order {
 			seqs = append(seqs, ids[id]...)
 		}
-		out = append(out, Violation{
+		out = append(out, check.Violation{
 			What:     "successful answers for one key carried different resource ids",
 			Expected: "one id",
 			Observed: listed(order),
@@ -69,18 +70,18 @@ func sameID(xs []history.Exchange) (string, []Violation) {
 	return "", out
 }
 
-// oneResource reports an oracle count other than one, and an oracle that
+// countsOne reports an oracle count other than one, and an oracle that
 // lists a resource other than the id the answers carried.
-func oneResource(r Reading, id string) []Violation {
+func countsOne(r check.Reading, id string) []check.Violation {
 	if r.Count != 1 {
-		return []Violation{{
+		return []check.Violation{{
 			What:     fmt.Sprintf("the oracle (%s) counts %d resources for one key", r.Oracle, r.Count),
 			Expected: "1",
 			Observed: fmt.Sprint(r.Count),
 		}}
 	}
 	if id != "" && r.IDs != nil && (len(r.IDs) != 1 || r.IDs[0] != id) {
-		return []Violation{{
+		return []check.Violation{{
 			What:     "the answers name a resource the oracle does not list",
 			Expected: id,
 			Observed: listed(r.IDs),
@@ -103,59 +104,6 @@ func unreached(xs []history.Exchange) error {
 	return fmt.Errorf("the target could not be reached: %s", xs[0].Error)
 }
 
-// SameAnswer compares two answers by status and JSON body, ignoring the
-// volatile top-level or dotted fields. It says how they differ.
-func SameAnswer(a, b history.Exchange, volatile []string) (bool, string) {
-	if a.Status != b.Status {
-		return false, fmt.Sprintf("status %d vs %d", a.Status, b.Status)
-	}
-	if a.Body == b.Body {
-		return true, ""
-	}
-	ja, erra := decodeExact(a.Body)
-	jb, errb := decodeExact(b.Body)
-	if erra != nil || errb != nil {
-		return false, "bodies differ"
-	}
-	for _, f := range volatile {
-		drop(ja, strings.Split(f, "."))
-		drop(jb, strings.Split(f, "."))
-	}
-	ca, _ := json.Marshal(ja)
-	cb, _ := json.Marshal(jb)
-	if !bytes.Equal(ca, cb) {
-		return false, fmt.Sprintf("bodies differ beyond the volatile fields %v", volatile)
-	}
-	return true, ""
-}
-
-// decodeExact decodes a JSON body keeping numbers as written: as float64,
-// two distinct 64-bit ids (9007199254740993 and ...992) would compare equal.
-func decodeExact(body string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	return v, nil
-}
-
-func drop(v any, path []string) {
-	m, ok := v.(map[string]any)
-	if !ok || len(path) == 0 {
-		return
-	}
-	if len(path) == 1 {
-		delete(m, path[0])
-		return
-	}
-	drop(m[path[0]], path[1:])
-}
-
 // listed shows up to three items and how many more there are.
 func listed(items []string) string {
 	if len(items) <= 3 {
@@ -166,3 +114,21 @@ func listed(items []string) string {
 
 // is4xx reports a client-error status: the server refused the request.
 func is4xx(status int) bool { return status >= 400 && status < 500 }
+
+// answerOf shows an answer briefly: "201 id r1", "422".
+func answerOf(x history.Exchange) string {
+	if x.Outcome != history.OK {
+		return string(x.Outcome)
+	}
+	if x.ResourceID != "" {
+		return fmt.Sprintf("%d id %s", x.Status, x.ResourceID)
+	}
+	return fmt.Sprint(x.Status)
+}
+
+func quoted(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,4 +1,4 @@
-package check_test
+package scenarios_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // Throwaway checks, registered once per test binary (a package-level var,
@@ -76,7 +77,8 @@ func TestAllIsInIDOrder(t *testing.T) {
 }
 
 func TestCatalogueEntries(t *testing.T) {
-	for _, c := range []check.Check{check.S1, check.S2, check.S3, check.S4, check.S5a, check.S5b, check.S6} {
+	for _, sc := range []*scenarios.Check{scenarios.S1, scenarios.S2, scenarios.S3, scenarios.S4, scenarios.S5a, scenarios.S5b, scenarios.S6} {
+		c := sc.Entry()
 		got, ok := check.Get(c.ID)
 		if !ok || got != c {
 			t.Errorf("Get(%q) = %+v, %v; want %+v", c.ID, got, ok, c)
@@ -200,7 +202,7 @@ func TestRegisterPanicsOnMalformedEntries(t *testing.T) {
 						t.Errorf("a rejected check %q was registered anyway", tc.c.ID)
 					}
 				}
-				if got, _ := check.Get("S1"); got != check.S1 {
+				if got, _ := check.Get("S1"); got != scenarios.S1.Entry() {
 					t.Errorf("S1 replaced by %+v", got)
 				}
 			}()

@@ -1,4 +1,4 @@
-package check_test
+package scenarios_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 func TestRestartRecovery(t *testing.T) {
@@ -37,7 +38,7 @@ func TestRestartRecovery(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := check.RestartRecovery(check.RestartRun{Original: c.original, Restart: restart, Retry: c.retry, Reading: c.reading})
+			got := scenarios.RestartRecovery(scenarios.RestartRun{Original: c.original, Restart: restart, Retry: c.retry, Reading: c.reading})
 			expectVerdict(t, got, "S5a", c.want, c.reason)
 		})
 	}
@@ -104,7 +105,7 @@ func TestCrashMidRequest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := check.CrashMidRequest(check.CrashRun{
+			got := scenarios.CrashMidRequest(scenarios.CrashRun{
 				Crashed: c.crashed, Crash: history.Restart{Mode: "crash", At: crashAt},
 				Before: c.before, Retries: c.retries, After: c.after, InFlight: 409, InProgressTimeout: timeout,
 			})
@@ -145,7 +146,7 @@ func TestCrashMidRequestBeyondTheCap(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := check.CrashMidRequest(check.CrashRun{
+			got := scenarios.CrashMidRequest(scenarios.CrashRun{
 				Crashed: lost(1, "crashed"), Crash: history.Restart{Mode: "crash", At: crashAt},
 				Before: c.before, Retries: c.retries, After: c.after, InFlight: 409, InProgressTimeout: 24 * time.Hour, Capped: true,
 			})

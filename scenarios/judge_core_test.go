@@ -1,4 +1,4 @@
-package check_test
+package scenarios_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // Hand-made exchanges: what the recording client would have written.
@@ -166,13 +167,13 @@ func TestOneResource(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, check.OneResource(tc.sends, tc.r), "S1", tc.want, tc.reason)
+			expectVerdict(t, scenarios.OneResource(tc.sends, tc.r), "S1", tc.want, tc.reason)
 		})
 	}
 }
 
 func TestOneResourceViolationNamesExchanges(t *testing.T) {
-	v := check.OneResource([]history.Exchange{answer(1, "send 1", 201, "r1"), answer(2, "send 2", 201, "r2"), answer(3, "send 3", 201, "r1")}, countOnly(1))
+	v := scenarios.OneResource([]history.Exchange{answer(1, "send 1", 201, "r1"), answer(2, "send 2", 201, "r2"), answer(3, "send 3", 201, "r1")}, countOnly(1))
 	if len(v.Violations) != 1 {
 		t.Fatalf("violations %v, want one", v.Violations)
 	}
@@ -184,8 +185,8 @@ func TestOneResourceViolationNamesExchanges(t *testing.T) {
 func TestReplayAfterLoss(t *testing.T) {
 	first := withBody(answer(3, "retry 2", 201, "r1"), `{"id":"r1","amount":1,"meta":{"request_id":"a"}}`)
 	replay := withBody(answer(4, "replay", 201, "r1"), `{"id":"r1","amount":1,"meta":{"request_id":"b"}}`)
-	run := func(edit func(*check.LossRun)) check.LossRun {
-		r := check.LossRun{
+	run := func(edit func(*scenarios.LossRun)) scenarios.LossRun {
+		r := scenarios.LossRun{
 			Lost:     []history.Exchange{lost(1, "first")},
 			Retries:  []history.Exchange{answer(2, "retry 1", 409, ""), first},
 			Replay:   replay,
@@ -199,7 +200,7 @@ func TestReplayAfterLoss(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    check.LossRun
+		run    scenarios.LossRun
 		want   check.Status
 		reason string
 	}{
@@ -212,7 +213,7 @@ func TestReplayAfterLoss(t *testing.T) {
 			// Both worlds: the lost attempt may or may not have been
 			// applied; either way the retry's resource is the one.
 			name: "several lost attempts, the first retry succeeds",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Lost = []history.Exchange{lost(1, "first"), lost(2, "retry 1")}
 				r.Retries = []history.Exchange{first}
 			}),
@@ -220,14 +221,14 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "a lost attempt the client never heard about is no violation",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Lost = []history.Exchange{{Seq: 1, Step: "first", Lane: "faulty", Outcome: history.MaybeApplied, Error: "i/o timeout"}}
 			}),
 			want: check.PASS,
 		},
 		{
 			name: "retry refused",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Retries = []history.Exchange{answer(2, "retry 1", 500, ""), first}
 			}),
 			want:   check.FAIL,
@@ -235,7 +236,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "only in-flight answers",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Retries = []history.Exchange{answer(2, "retry 1", 409, ""), answer(3, "retry 2", 409, "")}
 				r.Replay = answer(4, "replay", 409, "")
 			}),
@@ -244,7 +245,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "retry on the clean lane got no answer",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Retries = []history.Exchange{{Seq: 2, Step: "retry 1", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}, first}
 			}),
 			want:   check.FAIL,
@@ -252,7 +253,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "the replay carries another id",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Replay = answer(4, "replay", 201, "r2")
 			}),
 			want:   check.FAIL,
@@ -260,7 +261,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "a 2xx without an id",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Retries = []history.Exchange{withBody(answer(3, "retry 2", 201, ""), `{}`)}
 				r.Replay = withBody(answer(4, "replay", 201, ""), `{}`)
 			}),
@@ -271,21 +272,21 @@ func TestReplayAfterLoss(t *testing.T) {
 			// Replay fidelity is K4's (a SHOULD): S2 holds the replay to
 			// the original's resource, not to its bytes.
 			name: "the replay's body differs but names the resource",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Replay = withBody(replay, `{"id":"r1"}`)
 			}),
 			want: check.PASS,
 		},
 		{
 			name: "the replay has another 2xx status",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Replay.Status = 200
 			}),
 			want: check.PASS,
 		},
 		{
 			name: "the second retry is refused",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Replay = answer(4, "replay", 422, "")
 			}),
 			want:   check.FAIL,
@@ -293,19 +294,19 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name:   "two resources",
-			run:    run(func(r *check.LossRun) { r.Reading = reading(2, "r1", "r2") }),
+			run:    run(func(r *scenarios.LossRun) { r.Reading = reading(2, "r1", "r2") }),
 			want:   check.FAIL,
 			reason: "counts 2 resources",
 		},
 		{
 			name:   "the oracle lists another id",
-			run:    run(func(r *check.LossRun) { r.Reading = reading(1, "r7") }),
+			run:    run(func(r *scenarios.LossRun) { r.Reading = reading(1, "r7") }),
 			want:   check.FAIL,
 			reason: "does not list (expected r1, observed r7)",
 		},
 		{
 			name: "unreachable after the loss",
-			run: run(func(r *check.LossRun) {
+			run: run(func(r *scenarios.LossRun) {
 				r.Retries = []history.Exchange{refused(2, "retry 1")}
 				r.Replay = refused(3, "replay")
 			}),
@@ -315,15 +316,15 @@ func TestReplayAfterLoss(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, check.ReplayAfterLoss(tc.run), "S2", tc.want, tc.reason)
+			expectVerdict(t, scenarios.ReplayAfterLoss(tc.run), "S2", tc.want, tc.reason)
 		})
 	}
 }
 
 func TestMismatchRejected(t *testing.T) {
 	original := withBody(answer(1, "original", 201, "r1"), `{"id":"r1","amount":1,"created_at":"t1"}`)
-	run := func(edit func(*check.MismatchRun)) check.MismatchRun {
-		r := check.MismatchRun{
+	run := func(edit func(*scenarios.MismatchRun)) scenarios.MismatchRun {
+		r := scenarios.MismatchRun{
 			Original: original,
 			Mismatch: withBody(answer(2, "mismatch", 422, ""), `{"error":"payload differs"}`),
 			Again:    withBody(answer(3, "again", 201, "r1"), `{"id":"r1","amount":1,"created_at":"t2"}`),
@@ -337,20 +338,20 @@ func TestMismatchRejected(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    check.MismatchRun
+		run    scenarios.MismatchRun
 		want   check.Status
 		reason string
 	}{
 		{name: "rejected and the original replayed", run: run(nil), want: check.PASS},
 		{
 			name:   "mismatch replayed the original (payload ignored)",
-			run:    run(func(r *check.MismatchRun) { r.Mismatch = answer(2, "mismatch", 201, "r1") }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 201, "r1") }),
 			want:   check.FAIL,
 			reason: "a reused key with another payload was accepted (expected a refusal (4xx), observed 201 id r1)",
 		},
 		{
 			name: "mismatch created another resource",
-			run: run(func(r *check.MismatchRun) {
+			run: run(func(r *scenarios.MismatchRun) {
 				r.Mismatch = answer(2, "mismatch", 201, "r2")
 				r.Reading = reading(2, "r1", "r2")
 			}),
@@ -360,18 +361,18 @@ func TestMismatchRejected(t *testing.T) {
 		{
 			// The status of the refusal is S3a's (a SHOULD).
 			name: "rejected with another 4xx",
-			run:  run(func(r *check.MismatchRun) { r.Mismatch = answer(2, "mismatch", 417, "") }),
+			run:  run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 417, "") }),
 			want: check.PASS,
 		},
 		{
 			name:   "answered 500",
-			run:    run(func(r *check.MismatchRun) { r.Mismatch = answer(2, "mismatch", 500, "") }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 500, "") }),
 			want:   check.FAIL,
 			reason: "a reused key with another payload was not refused (expected a refusal (4xx), observed 500)",
 		},
 		{
 			name: "answered with the profile's status, a 5xx",
-			run: run(func(r *check.MismatchRun) {
+			run: run(func(r *scenarios.MismatchRun) {
 				r.Want = 500
 				r.Mismatch = answer(2, "mismatch", 500, "")
 			}),
@@ -379,13 +380,13 @@ func TestMismatchRejected(t *testing.T) {
 		},
 		{
 			name:   "answered with a redirect",
-			run:    run(func(r *check.MismatchRun) { r.Mismatch = answer(2, "mismatch", 303, "") }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 303, "") }),
 			want:   check.FAIL,
 			reason: "was not refused",
 		},
 		{
 			name: "mismatch got no answer",
-			run: run(func(r *check.MismatchRun) {
+			run: run(func(r *scenarios.MismatchRun) {
 				r.Mismatch = history.Exchange{Seq: 2, Step: "mismatch", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}
 			}),
 			want:   check.FAIL,
@@ -393,45 +394,45 @@ func TestMismatchRejected(t *testing.T) {
 		},
 		{
 			name:   "original no longer replayed: rejected",
-			run:    run(func(r *check.MismatchRun) { r.Again = answer(3, "again", 422, "") }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Again = answer(3, "again", 422, "") }),
 			want:   check.FAIL,
 			reason: `the original request is no longer replayed after the mismatch (expected 2xx with id r1, observed 422 with id "")`,
 		},
 		{
 			name:   "original no longer replayed: another id",
-			run:    run(func(r *check.MismatchRun) { r.Again = answer(3, "again", 201, "r2") }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Again = answer(3, "again", 201, "r2") }),
 			want:   check.FAIL,
 			reason: "no longer replayed",
 		},
 		{
 			// Replay fidelity is K4's (a SHOULD).
 			name: "original replayed as 200 with a reduced body",
-			run: run(func(r *check.MismatchRun) {
+			run: run(func(r *scenarios.MismatchRun) {
 				r.Again = withBody(answer(3, "again", 200, "r1"), `{"id":"r1"}`)
 			}),
 			want: check.PASS,
 		},
 		{
 			name:   "two resources",
-			run:    run(func(r *check.MismatchRun) { r.Reading = countOnly(2) }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Reading = countOnly(2) }),
 			want:   check.FAIL,
 			reason: "the oracle (sql) counts 2 resources",
 		},
 		{
 			name:   "the oracle lists another id",
-			run:    run(func(r *check.MismatchRun) { r.Reading = reading(1, "r2") }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Reading = reading(1, "r2") }),
 			want:   check.FAIL,
 			reason: "does not list",
 		},
 		{
 			name:   "original not accepted",
-			run:    run(func(r *check.MismatchRun) { r.Original = answer(1, "original", 400, "") }),
+			run:    run(func(r *scenarios.MismatchRun) { r.Original = answer(1, "original", 400, "") }),
 			want:   check.ERROR,
 			reason: "the original request was not accepted (status 400)",
 		},
 		{
 			name: "unreachable",
-			run: run(func(r *check.MismatchRun) {
+			run: run(func(r *scenarios.MismatchRun) {
 				r.Original, r.Mismatch, r.Again = refused(1, "original"), refused(2, "mismatch"), refused(3, "again")
 			}),
 			want:   check.ERROR,
@@ -440,14 +441,14 @@ func TestMismatchRejected(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, check.MismatchRejected(tc.run), "S3", tc.want, tc.reason)
+			expectVerdict(t, scenarios.MismatchRejected(tc.run), "S3", tc.want, tc.reason)
 		})
 	}
 }
 
 func TestMismatchStatus(t *testing.T) {
-	run := func(status int, id string) check.MismatchRun {
-		return check.MismatchRun{
+	run := func(status int, id string) scenarios.MismatchRun {
+		return scenarios.MismatchRun{
 			Original: answer(1, "original", 201, "r1"),
 			Mismatch: answer(2, "mismatch", status, id),
 			Again:    answer(3, "again", 201, "r1"),
@@ -457,7 +458,7 @@ func TestMismatchStatus(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    check.MismatchRun
+		run    scenarios.MismatchRun
 		want   check.Status
 		reason string
 	}{
@@ -467,19 +468,19 @@ func TestMismatchStatus(t *testing.T) {
 		// Acceptance and server errors are S3's failures, not S3a's.
 		{name: "accepted", run: run(201, "r1"), want: check.PASS},
 		{name: "a server error", run: run(500, ""), want: check.PASS},
-		{name: "original refused", run: func() check.MismatchRun { r := run(417, ""); r.Original = answer(1, "original", 400, ""); return r }(),
+		{name: "original refused", run: func() scenarios.MismatchRun { r := run(417, ""); r.Original = answer(1, "original", 400, ""); return r }(),
 			want: check.ERROR, reason: "not accepted"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, check.MismatchStatus(tc.run), "S3a", tc.want, tc.reason)
+			expectVerdict(t, scenarios.MismatchStatus(tc.run), "S3a", tc.want, tc.reason)
 		})
 	}
 }
 
 func TestNoRaceDuplicates(t *testing.T) {
-	burst := func(seq0 int, lane, fault string, edit func(*check.BurstRun)) check.BurstRun {
-		r := check.BurstRun{
+	burst := func(seq0 int, lane, fault string, edit func(*scenarios.BurstRun)) scenarios.BurstRun {
+		r := scenarios.BurstRun{
 			Burst: history.Burst{Key: "k", Size: 4, Lane: lane, Fault: fault},
 			Sends: []history.Exchange{
 				answer(seq0, "burst 1/4", 201, "r1"),
@@ -498,19 +499,19 @@ func TestNoRaceDuplicates(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		runs   []check.BurstRun
+		runs   []scenarios.BurstRun
 		want   check.Status
 		reason string
 	}{
-		{name: "one burst, one resource", runs: []check.BurstRun{burst(1, "clean", "", nil)}, want: check.PASS},
+		{name: "one burst, one resource", runs: []scenarios.BurstRun{burst(1, "clean", "", nil)}, want: check.PASS},
 		{
 			name: "tight and widened bursts",
-			runs: []check.BurstRun{burst(1, "clean", "", nil), burst(6, "faulty", "latency 50ms", nil)},
+			runs: []scenarios.BurstRun{burst(1, "clean", "", nil), burst(6, "faulty", "latency 50ms", nil)},
 			want: check.PASS,
 		},
 		{
 			name: "a burst request answered 500",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.Sends[1] = answer(2, "burst 2/4", 500, "")
 			})},
 			want:   check.FAIL,
@@ -519,7 +520,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		{
 			// A refusal executed nothing; its status is K5's business.
 			name: "a burst request refused with 429",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.Sends[3] = answer(4, "burst 4/4", 429, "")
 			})},
 			want: check.PASS,
@@ -527,7 +528,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		{
 			// A convention may answer in flight outside the 4xx range.
 			name: "the profile's in-flight status is a 500",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.InFlight = 500
 				r.Sends[1] = answer(2, "burst 2/4", 500, "")
 				r.Sends[3] = answer(4, "burst 4/4", 500, "")
@@ -536,7 +537,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "the follow-up still in flight",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.FollowUp = answer(5, "follow-up", 409, "")
 			})},
 			want:   check.FAIL,
@@ -544,7 +545,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "two executions",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.Sends[1] = answer(2, "burst 2/4", 201, "r2")
 				r.Reading = reading(2, "r1", "r2")
 			})},
@@ -553,7 +554,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "two resources behind one id",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.Reading = reading(2, "r1", "r2")
 			})},
 			want:   check.FAIL,
@@ -561,7 +562,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "the oracle lists another id",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.Reading = reading(1, "r9")
 			})},
 			want:   check.FAIL,
@@ -569,7 +570,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "a 2xx without an id",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.Sends[2] = answer(3, "burst 3/4", 200, "")
 			})},
 			want:   check.FAIL,
@@ -577,7 +578,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "a burst request got no answer on the clean lane",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				r.Sends[1] = history.Exchange{Seq: 2, Step: "burst 2/4", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}
 			})},
 			want:   check.FAIL,
@@ -585,16 +586,16 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "only the widened burst duplicates",
-			runs: []check.BurstRun{
+			runs: []scenarios.BurstRun{
 				burst(1, "clean", "", nil),
-				burst(6, "faulty", "latency 50ms", func(r *check.BurstRun) { r.Reading = reading(2, "r1", "r2") }),
+				burst(6, "faulty", "latency 50ms", func(r *scenarios.BurstRun) { r.Reading = reading(2, "r1", "r2") }),
 			},
 			want:   check.FAIL,
 			reason: "burst of 4 on the faulty lane with latency 50ms: the oracle (list) counts 2 resources",
 		},
 		{
 			name: "unreachable",
-			runs: []check.BurstRun{burst(1, "clean", "", func(r *check.BurstRun) {
+			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
 				for i := range r.Sends {
 					r.Sends[i] = refused(i+1, "burst")
 				}
@@ -605,7 +606,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, check.NoRaceDuplicates(tc.runs...), "S4", tc.want, tc.reason)
+			expectVerdict(t, scenarios.NoRaceDuplicates(tc.runs...), "S4", tc.want, tc.reason)
 		})
 	}
 }

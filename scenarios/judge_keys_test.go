@@ -1,4 +1,4 @@
-package check_test
+package scenarios_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 func withHeaders(x history.Exchange, kv ...string) history.Exchange {
@@ -51,16 +52,16 @@ func TestMissingKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := check.MissingKeyRun{Send: tc.send, Reading: tc.r, Want: 400}
-			expectVerdict(t, check.MissingKeyRefused(run), "K1", tc.k1, tc.k1Reason)
-			expectVerdict(t, check.MissingKeyStatus(run), "K1a", tc.k1a, tc.k1aReason)
+			run := scenarios.MissingKeyRun{Send: tc.send, Reading: tc.r, Want: 400}
+			expectVerdict(t, scenarios.MissingKeyRefused(run), "K1", tc.k1, tc.k1Reason)
+			expectVerdict(t, scenarios.MissingKeyStatus(run), "K1a", tc.k1a, tc.k1aReason)
 		})
 	}
 }
 
 func TestOddKeys(t *testing.T) {
-	refusedAll := func() []check.OddKey {
-		return []check.OddKey{
+	refusedAll := func() []scenarios.OddKey {
+		return []scenarios.OddKey{
 			{Case: "empty", Send: answer(1, "key: empty", 400, "")},
 			{Case: "256 characters", Send: answer(2, "key: 256 characters", 400, "")},
 			{Case: "duplicated header", Send: answer(3, "key: duplicated header", 400, "")},
@@ -68,7 +69,7 @@ func TestOddKeys(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		edit      func(keys []check.OddKey) []check.OddKey
+		edit      func(keys []scenarios.OddKey) []scenarios.OddKey
 		r         check.Reading
 		k2, k2a   check.Status
 		k2Reason  string
@@ -77,18 +78,21 @@ func TestOddKeys(t *testing.T) {
 		{name: "all refused", r: reading(0), k2: check.PASS, k2a: check.PASS},
 		{
 			name: "a 500", r: reading(0),
-			edit: func(k []check.OddKey) []check.OddKey { k[1].Send = answer(2, "key: 256 characters", 500, ""); return k },
-			k2:   check.FAIL, k2Reason: "a key (256 characters) was answered with a server error (expected a 4xx (or acceptance), observed 500)",
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
+				k[1].Send = answer(2, "key: 256 characters", 500, "")
+				return k
+			},
+			k2: check.FAIL, k2Reason: "a key (256 characters) was answered with a server error (expected a 4xx (or acceptance), observed 500)",
 			k2a: check.PASS,
 		},
 		{
 			name: "a dropped connection", r: reading(0),
-			edit: func(k []check.OddKey) []check.OddKey { k[0].Send = lost(1, "key: empty"); return k },
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey { k[0].Send = lost(1, "key: empty"); return k },
 			k2:   check.FAIL, k2Reason: "a key (empty) got no answer", k2a: check.PASS,
 		},
 		{
 			name: "duplicated header accepted", r: reading(1, "r1"),
-			edit: func(k []check.OddKey) []check.OddKey {
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
 				k[2].Send = answer(3, "key: duplicated header", 201, "r1")
 				return k
 			},
@@ -97,7 +101,7 @@ func TestOddKeys(t *testing.T) {
 		{
 			// The declared pattern allows long keys: accepting one is right.
 			name: "a long key the declared format accepts", r: reading(1, "r1"),
-			edit: func(k []check.OddKey) []check.OddKey {
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
 				k[1].Send, k[1].InFormat = answer(2, "key: 256 characters", 201, "r1"), true
 				return k
 			},
@@ -109,7 +113,7 @@ func TestOddKeys(t *testing.T) {
 		},
 		{
 			name: "unreachable", r: reading(0),
-			edit: func(k []check.OddKey) []check.OddKey {
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
 				for i := range k {
 					k[i].Send = refused(i+1, "key")
 				}
@@ -124,16 +128,16 @@ func TestOddKeys(t *testing.T) {
 			if tc.edit != nil {
 				keys = tc.edit(keys)
 			}
-			run := check.OddKeyRun{Keys: keys, Reading: tc.r}
-			expectVerdict(t, check.OddKeysSurvived(run), "K2", tc.k2, tc.k2Reason)
-			expectVerdict(t, check.OddKeysRefused(run), "K2a", tc.k2a, tc.k2aReason)
+			run := scenarios.OddKeyRun{Keys: keys, Reading: tc.r}
+			expectVerdict(t, scenarios.OddKeysSurvived(run), "K2", tc.k2, tc.k2Reason)
+			expectVerdict(t, scenarios.OddKeysRefused(run), "K2a", tc.k2a, tc.k2aReason)
 		})
 	}
 }
 
 func TestFingerprintScope(t *testing.T) {
-	probe := func(name string, changed bool, status int, id string, r check.Reading) check.Variation {
-		return check.Variation{
+	probe := func(name string, changed bool, status int, id string, r check.Reading) scenarios.Variation {
+		return scenarios.Variation{
 			Name: name, Changed: changed,
 			Original: answer(1, name+": original", 201, "r1"),
 			Variant:  answer(2, name+": variation", status, id),
@@ -142,14 +146,14 @@ func TestFingerprintScope(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		vars   []check.Variation
+		vars   []scenarios.Variation
 		want   check.Status
 		reason string
 		rows   [][]string // the "treated as" and "answer" columns
 	}{
 		{
 			name: "changed field refused, the rest replayed or refused",
-			vars: []check.Variation{
+			vars: []scenarios.Variation{
 				probe("changed body field", true, 422, "", reading(1, "r1")),
 				probe("reordered JSON members", false, 200, "r1", reading(1, "r1")),
 				probe("other whitespace", false, 422, "", reading(1, "r1")),
@@ -165,21 +169,21 @@ func TestFingerprintScope(t *testing.T) {
 		},
 		{
 			name:   "changed field replayed",
-			vars:   []check.Variation{probe("changed body field", true, 201, "r1", reading(1, "r1"))},
+			vars:   []scenarios.Variation{probe("changed body field", true, 201, "r1", reading(1, "r1"))},
 			want:   check.FAIL,
 			reason: "changed body field: a changed request was replayed as if it were the original (expected a 4xx, observed 201 id r1)",
 			rows:   [][]string{{"the same request (replayed)", "201 id r1"}},
 		},
 		{
 			name:   "a query parameter executes again",
-			vars:   []check.Variation{probe("an added query parameter", false, 201, "r2", reading(2, "r1", "r2"))},
+			vars:   []scenarios.Variation{probe("an added query parameter", false, 201, "r2", reading(2, "r1", "r2"))},
 			want:   check.FAIL,
 			reason: "an added query parameter: the variation executed again under the original's key (expected a replay of r1 or a 4xx, observed 201 id r2)",
 			rows:   [][]string{{"a new request (executed again)", "201 id r2"}},
 		},
 		{
 			name:   "a server error",
-			vars:   []check.Variation{probe("other whitespace", false, 500, "", reading(1, "r1"))},
+			vars:   []scenarios.Variation{probe("other whitespace", false, 500, "", reading(1, "r1"))},
 			want:   check.FAIL,
 			reason: "other whitespace: the variation was neither replayed nor refused (expected a replay or a 4xx, observed 500)",
 			rows:   [][]string{{"neither (500)", "500"}},
@@ -187,20 +191,20 @@ func TestFingerprintScope(t *testing.T) {
 		{
 			// A convention may refuse outside the 4xx range (powertools: 500).
 			name: "the profile's mismatch status outside 4xx",
-			vars: []check.Variation{probe("changed body field", true, 599, "", reading(1, "r1"))},
+			vars: []scenarios.Variation{probe("changed body field", true, 599, "", reading(1, "r1"))},
 			want: check.PASS,
 			rows: [][]string{{"a different request (refused)", "599"}},
 		},
 		{
 			name:   "replayed, yet the oracle counts two",
-			vars:   []check.Variation{probe("an added header", false, 200, "r1", reading(2, "r1", "r2"))},
+			vars:   []scenarios.Variation{probe("an added header", false, 200, "r1", reading(2, "r1", "r2"))},
 			want:   check.FAIL,
 			reason: "an added header: the oracle (list) counts 2 resources for one key",
 			rows:   [][]string{{"the same request (replayed)", "200 id r1"}},
 		},
 		{
 			name: "the original was not accepted",
-			vars: []check.Variation{{
+			vars: []scenarios.Variation{{
 				Name: "changed body field", Changed: true,
 				Original: answer(1, "original", 400, ""), Variant: answer(2, "variation", 400, ""), Reading: reading(0),
 			}},
@@ -209,7 +213,7 @@ func TestFingerprintScope(t *testing.T) {
 		},
 		{
 			name: "a variation got no answer",
-			vars: []check.Variation{{
+			vars: []scenarios.Variation{{
 				Name: "other whitespace", Original: answer(1, "original", 201, "r1"), Variant: lost(2, "variation"), Reading: reading(1, "r1"),
 			}},
 			want:   check.FAIL,
@@ -219,7 +223,7 @@ func TestFingerprintScope(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, table := check.FingerprintScope(tc.vars, 599)
+			v, table := scenarios.FingerprintScope(tc.vars, 599)
 			expectVerdict(t, v, "K3", tc.want, tc.reason)
 			if tc.want == check.ERROR {
 				return
@@ -295,7 +299,7 @@ func TestReplayFidelity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, notes := check.ReplayFidelity(check.ReplayRun{Original: tc.original, Replay: tc.replay, Volatile: tc.volatile, Markers: markers})
+			v, notes := scenarios.ReplayFidelity(scenarios.ReplayRun{Original: tc.original, Replay: tc.replay, Volatile: tc.volatile, Markers: markers})
 			expectVerdict(t, v, "K4", tc.want, tc.reason)
 			if tc.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], tc.note)) {
 				t.Errorf("notes %q, want one containing %q", notes, tc.note)
@@ -305,8 +309,8 @@ func TestReplayFidelity(t *testing.T) {
 }
 
 func TestInFlightConflict(t *testing.T) {
-	burst := func(answers ...history.Exchange) check.InFlightRun {
-		return check.InFlightRun{Bursts: []history.Burst{{Key: "k", Size: len(answers)}}, Sends: answers, InFlight: 409}
+	burst := func(answers ...history.Exchange) scenarios.InFlightRun {
+		return scenarios.InFlightRun{Bursts: []history.Burst{{Key: "k", Size: len(answers)}}, Sends: answers, InFlight: 409}
 	}
 	conflict := func(seq int, retryAfter string) history.Exchange {
 		x := answer(seq, "burst", 409, "")
@@ -317,7 +321,7 @@ func TestInFlightConflict(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    check.InFlightRun
+		run    scenarios.InFlightRun
 		want   check.Status
 		reason string
 		note   string
@@ -366,7 +370,7 @@ func TestInFlightConflict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, notes := check.InFlightConflict(tc.run)
+			v, notes := scenarios.InFlightConflict(tc.run)
 			expectVerdict(t, v, "K5", tc.want, tc.reason)
 			if tc.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], tc.note)) {
 				t.Errorf("notes %q, want one containing %q", notes, tc.note)
@@ -382,93 +386,93 @@ func TestFailedFirstAttempt(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    check.FailedFirstRun
+		run    scenarios.FailedFirstRun
 		want   check.Status
 		reason string
 		note   string
 	}{
 		{
 			name: "stored and replayed, nothing created",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
 				Reading: reading(0), Convention: "replayed"},
 			want: check.PASS, note: "the target stored the failed attempt's 503 and replays it to retries (as Stripe does)",
 		},
 		{
 			// How faithfully the failure is replayed is not K6's question.
 			name: "stored and replayed with another body",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{withBody(answer(2, "retry", 503, ""), `{"status":503,"retry":true}`)},
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{withBody(answer(2, "retry", 503, ""), `{"status":503,"retry":true}`)},
 				Again: stored(3, "second retry"), Reading: reading(0), Convention: "replayed"},
 			want: check.PASS, note: "the target stored the failed attempt's 503 and replays it",
 		},
 		{
 			name: "retried afresh, one resource",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 200, "r1"),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 200, "r1"),
 				Reading: reading(1, "r1"), Convention: "replayed"},
 			want: check.PASS, note: `executed the retry afresh (as Brandur Leach's design and Powertools do); the profile's convention is "replayed" (either is acceptable)`,
 		},
 		{
 			name: "retried afresh after waiting out an in-flight answer",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 201, "r1")},
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 201, "r1")},
 				Again: answer(4, "second retry", 201, "r1"), Reading: reading(1, "r1"), InFlight: 409},
 			want: check.PASS,
 		},
 		{
 			name: "the failed attempt left a resource behind, and the retry made another",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r2")}, Again: answer(3, "second retry", 200, "r2"),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r2")}, Again: answer(3, "second retry", 200, "r2"),
 				Reading: reading(2, "r1", "r2")},
 			want: check.FAIL, reason: "the oracle (list) counts 2 resources for one key (expected 1, observed 2)",
 		},
 		{
 			name: "the failure is replayed over a resource that exists",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
 				Reading: reading(1, "r1")},
 			want: check.FAIL, reason: "every answer says the create failed, yet the oracle (list) counts 1 resources",
 		},
 		{
 			name: "stuck in flight",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 409, "")},
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 409, "")},
 				Again: answer(4, "second retry", 409, ""), Reading: reading(0), InFlight: 409},
 			want: check.FAIL, reason: "the key stayed in flight after the failed attempt",
 		},
 		{
 			name: "the retry is refused",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 422, "")}, Again: answer(3, "second retry", 422, ""),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 422, "")}, Again: answer(3, "second retry", 422, ""),
 				Reading: reading(0)},
 			want: check.FAIL, reason: "got neither the stored failure nor a fresh execution (expected 503 replayed, or 2xx, observed 422)",
 		},
 		{
 			name: "the second retry disagrees",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: stored(3, "second retry"),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: stored(3, "second retry"),
 				Reading: reading(1, "r1")},
 			want: check.FAIL, reason: "a second retry got another answer than the first (expected 201 id r1, observed 503)",
 		},
 		{
 			name: "the stored failure is not replayed the second time",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: answer(3, "second retry", 201, "r1"),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: answer(3, "second retry", 201, "r1"),
 				Reading: reading(1, "r1")},
 			want: check.FAIL, reason: "a second retry got another answer than the first (expected 503, observed 201 id r1)",
 		},
 		{
 			name: "two executions among the retries",
-			run: check.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 201, "r2"),
+			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 201, "r2"),
 				Reading: reading(2, "r1", "r2")},
 			want: check.FAIL, reason: "successful answers for one key carried different resource ids",
 		},
 		{
 			name: "the trigger did not fail the create",
-			run: check.FailedFirstRun{First: answer(1, "first", 201, "r1"), Retries: []history.Exchange{answer(2, "retry", 200, "r1")},
+			run: scenarios.FailedFirstRun{First: answer(1, "first", 201, "r1"), Retries: []history.Exchange{answer(2, "retry", 200, "r1")},
 				Again: answer(3, "again", 200, "r1"), Reading: reading(1, "r1")},
 			want: check.ERROR, reason: "the fail trigger did not make the first attempt fail with a 5xx (201 id r1)",
 		},
 		{
 			name: "a retry got no answer",
-			run:  check.FailedFirstRun{First: failed, Retries: []history.Exchange{lost(2, "retry")}, Again: stored(3, "second retry"), Reading: reading(0)},
+			run:  scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{lost(2, "retry")}, Again: stored(3, "second retry"), Reading: reading(0)},
 			want: check.FAIL, reason: "retry got no answer",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, notes := check.FailedFirstAttempt(tc.run)
+			v, notes := scenarios.FailedFirstAttempt(tc.run)
 			expectVerdict(t, v, "K6", tc.want, tc.reason)
 			if tc.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], tc.note)) {
 				t.Errorf("notes %q, want one containing %q", notes, tc.note)
