@@ -72,15 +72,7 @@ func define(c Check) *Check {
 // Checks lists the catalogue in ID order (S1 < S2 < S10 < T1).
 func Checks() []*Check {
 	out := slices.Clone(catalogue)
-	slices.SortFunc(out, func(a, b *Check) int {
-		switch {
-		case check.LessID(a.ID, b.ID):
-			return -1
-		case check.LessID(b.ID, a.ID):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b *Check) int { return check.CompareID(a.ID, b.ID) })
 	return out
 }
 

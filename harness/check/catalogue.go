@@ -71,6 +71,17 @@ func All() []Check {
 	return out
 }
 
+// CompareID is LessID as slices.SortFunc wants it.
+func CompareID(a, b string) int {
+	switch {
+	case LessID(a, b):
+		return -1
+	case LessID(b, a):
+		return 1
+	}
+	return 0
+}
+
 // LessID orders IDs by letter prefix, then number, then suffix, so S10
 // follows S9 and S5a follows S5.
 func LessID(a, b string) bool {
