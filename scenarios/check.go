@@ -136,6 +136,7 @@ type Planning struct {
 	Target   *targets.Target
 	Settings harness.Settings
 	Burst    int
+	Tuning   Tuning
 	Property PropertyConfig
 	Selected func(id string) bool
 }
@@ -164,12 +165,12 @@ const PreflightRequests = 2
 
 // Plan lists what the selected checks will do to t, without sending
 // anything, from each check's own Plan and Needs.
-func Plan(t *targets.Target, s harness.Settings, pc PropertyConfig, labelFilter string) ([]Planned, error) {
+func Plan(t *targets.Target, s harness.Settings, tu Tuning, pc PropertyConfig, labelFilter string) ([]Planned, error) {
 	keep, err := types.ParseLabelFilter(labelFilter)
 	if err != nil {
 		return nil, fmt.Errorf("--label-filter %q: %v", labelFilter, err)
 	}
-	p := Planning{Target: t, Settings: s, Burst: s.BurstSize, Property: pc.withDefaults(), Selected: func(id string) bool {
+	p := Planning{Target: t, Settings: s, Burst: s.BurstSize, Tuning: tu, Property: pc.withDefaults(), Selected: func(id string) bool {
 		c, ok := Lookup(id)
 		return ok && keep(labels(c.Entry()))
 	}}

@@ -14,7 +14,7 @@ import (
 var S1 = define(Check{
 	ID: "S1", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2",
 	Title: "should create exactly one resource when the same request is sent again and again with one key",
-	Plan:  func(p Planning) Planned { n := p.Settings.Repeats + 1; return Planned{Requests: n, MaxRequests: n} },
+	Plan:  func(p Planning) Planned { n := p.Tuning.Repeats + 1; return Planned{Requests: n, MaxRequests: n} },
 	Run:   oneResource,
 })
 
@@ -25,7 +25,7 @@ func oneResource(ctx context.Context, e *harness.Env, h *history.History, ev *ch
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	for i := 1; i <= e.Settings.Repeats; i++ {
+	for i := 1; i <= tuning().Repeats; i++ {
 		e.Send(ctx, h, harness.Attempt{Step: fmt.Sprintf("send %d", i), Lane: e.Clean, Key: key, Body: body})
 	}
 	r, err := reading(ctx, e, ev, marker, "after the sends")

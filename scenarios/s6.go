@@ -27,7 +27,7 @@ var S6 = define(Check{
 	ID: "S6", Group: "retry", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key)",
 	Title: "should leave exactly one resource when a bounded same-key client retries through persistent timeouts and reconciles",
 	Plan: func(p Planning) Planned {
-		per := 2*p.Settings.Retry.MaxAttempts + 3
+		per := 2*p.Tuning.Retry.MaxAttempts + 3
 		return Planned{Requests: 2 * per, MaxRequests: 2*landingTries*per + commitPolls(p.Settings),
 			Faults: []string{harness.Blackhole{}.Name() + ", then " + harness.ResponseLoss{}.Name() + " on the faulty lane while the reference client retries"}}
 	},
@@ -139,7 +139,7 @@ func underFault(ctx context.Context, e *harness.Env, h *history.History, dir str
 	}
 	DeferCleanup(remove)
 	defer remove()
-	s.phase, s.label, s.policy = "under the fault", op.Name, e.Settings.Retry
+	s.phase, s.label, s.policy = "under the fault", op.Name, tuning().Retry
 	op.Key, op.Faulted, err = runClient(ctx, e, h, s)
 	return op, s, err
 }
@@ -193,7 +193,7 @@ func runClient(ctx context.Context, e *harness.Env, h *history.History, s client
 // ordinary request timeouts, since the fault is gone and the target may
 // be slow, and room to wait out a key the target still has in progress.
 func resumePolicy(s harness.Settings) retry.Policy {
-	p := s.Retry
+	p := tuning().Retry
 	p.AttemptTimeout = s.RequestTimeout
 	p.MaxLookups = max(p.MaxAttempts, 10)
 	p.BaseBackoff, p.MaxBackoff = 100*time.Millisecond, time.Second

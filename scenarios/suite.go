@@ -32,6 +32,9 @@ type Options struct {
 	// Property sets how hard the properties (P1, P2) search; zero fields
 	// take DefaultPropertyConfig's values.
 	Property PropertyConfig
+	// Tuning tunes single checks (S1's repeats, S6's retry policy); the
+	// zero value is DefaultTuning.
+	Tuning Tuning
 	// Client is client mode: the report and the progress lines hold the
 	// client checks only; otherwise they hold every check but those.
 	Client bool
