@@ -14,6 +14,7 @@ import (
 // verdicts, every other selected check is ERROR saying why, the terminal
 // says the same, and the exit code is 2.
 func TestRunTimeoutWritesWhatFinished(t *testing.T) {
+	long(t)
 	// Each of these checks executes one create or two, and an execution
 	// takes a second here: the longest check takes about 1.2s, all of them
 	// together about 6s, so whatever the order, the first finishes within
@@ -51,6 +52,7 @@ func TestRunTimeoutWritesWhatFinished(t *testing.T) {
 // check passes. Whether the server keeps the key forever (stuck-inflight)
 // or for 24h (the reference told so) looks the same within the bound.
 func TestLongInProgressTimeoutIsBounded(t *testing.T) {
+	long(t)
 	for _, target := range []string{"fake:reference?in_progress_timeout=24h", "fake:stuck-inflight?in_progress_timeout=24h"} {
 		for _, filter := range []string{"", "S5b || property"} {
 			t.Run(target+" "+filter, func(t *testing.T) {

@@ -25,67 +25,66 @@ const maxShrunk = 4
 // MUST, P2 warns of one that breaks only SHOULDs, each with a shrunk
 // counterexample and the line that replays it.
 func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
-	for _, m := range matrixEntries() {
-		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
-			t.Parallel()
-			runs := entryRuns(t, m)
-			for i := 0; i < runs; i++ {
-				r := run(t, "--target", m.target, "--label-filter", "property")
-				want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
-				catcher, code := "", 0
-				switch {
-				case slices.Contains(m.Catches, scenarios.P1.ID):
-					catcher, code = scenarios.P1.ID, 1
-					want[scenarios.P1.ID], want[scenarios.P2.ID] = check.FAIL, check.SKIP
-				case slices.Contains(m.Catches, scenarios.P2.ID):
-					catcher = scenarios.P2.ID
-					want[scenarios.P2.ID] = check.WARN
-				default:
-					// The reference, or a mutant right on one instance
-					// (caught on two, where its entry lists P1).
-					if m.Name != fakes.Reference && len(m.Catches) > 0 {
-						t.Fatalf("%s lists neither P1 nor P2", m.Name)
-					}
-				}
-				for id, w := range want {
-					if got := checkResult(t, r, id); got.Verdict != w {
-						t.Fatalf("run %d of %d: %s %s, want %s\n%s%s", i+1, runs, id, got.Verdict, w, r.stdout, r.stderr)
-					}
-				}
-				if r.code != code {
-					t.Fatalf("run %d: exit %d, want %d\n%s", i+1, r.code, code, r.stdout)
-				}
-				for _, c := range r.report.Checks {
-					if c.Group != "property" && c.Verdict != check.SKIP {
-						t.Fatalf("run %d: %s ran (%s) though the label filter selects the properties alone", i+1, c.ID, c.Verdict)
-					}
-				}
-				if catcher == "" {
-					continue
-				}
-				ev := checkResult(t, r, catcher).Evidence
-				if n := len(ev.Steps); n == 0 || n > maxShrunk {
-					t.Fatalf("run %d: %s counterexample of %d steps, want 1..%d\n%s", i+1, catcher, n, maxShrunk, r.stdout)
-				}
-				target := m.target
-				if strings.ContainsAny(target, "?&") {
-					target = "'" + target + "'" // shell-quoted
-				}
-				if !strings.HasPrefix(ev.Replay, "idemspec run --target "+target+" --label-filter property --seed ") {
-					t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
-				}
-				if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
-					t.Fatalf("run %d: the terminal does not show the counterexample and its replay line:\n%s", i+1, r.stdout)
+	t.Parallel()
+	forEach(t, matrixEntries(), entryName, func(t *testing.T, m matrixEntry) {
+		runs := entryRuns(t, m)
+		for i := 0; i < runs; i++ {
+			r := run(t, "--target", m.target, "--label-filter", "property")
+			want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
+			catcher, code := "", 0
+			switch {
+			case slices.Contains(m.Catches, scenarios.P1.ID):
+				catcher, code = scenarios.P1.ID, 1
+				want[scenarios.P1.ID], want[scenarios.P2.ID] = check.FAIL, check.SKIP
+			case slices.Contains(m.Catches, scenarios.P2.ID):
+				catcher = scenarios.P2.ID
+				want[scenarios.P2.ID] = check.WARN
+			default:
+				// The reference, or a mutant right on one instance
+				// (caught on two, where its entry lists P1).
+				if m.Name != fakes.Reference && len(m.Catches) > 0 {
+					t.Fatalf("%s lists neither P1 nor P2", m.Name)
 				}
 			}
-		})
-	}
+			for id, w := range want {
+				if got := checkResult(t, r, id); got.Verdict != w {
+					t.Fatalf("run %d of %d: %s %s, want %s\n%s%s", i+1, runs, id, got.Verdict, w, r.stdout, r.stderr)
+				}
+			}
+			if r.code != code {
+				t.Fatalf("run %d: exit %d, want %d\n%s", i+1, r.code, code, r.stdout)
+			}
+			for _, c := range r.report.Checks {
+				if c.Group != "property" && c.Verdict != check.SKIP {
+					t.Fatalf("run %d: %s ran (%s) though the label filter selects the properties alone", i+1, c.ID, c.Verdict)
+				}
+			}
+			if catcher == "" {
+				continue
+			}
+			ev := checkResult(t, r, catcher).Evidence
+			if n := len(ev.Steps); n == 0 || n > maxShrunk {
+				t.Fatalf("run %d: %s counterexample of %d steps, want 1..%d\n%s", i+1, catcher, n, maxShrunk, r.stdout)
+			}
+			target := m.target
+			if strings.ContainsAny(target, "?&") {
+				target = "'" + target + "'" // shell-quoted
+			}
+			if !strings.HasPrefix(ev.Replay, "idemspec run --target "+target+" --label-filter property --seed ") {
+				t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
+			}
+			if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
+				t.Fatalf("run %d: the terminal does not show the counterexample and its replay line:\n%s", i+1, r.stdout)
+			}
+		}
+	})
 }
 
 // TestPropertyReplayReproducesTheCounterexample runs the printed replay
 // line and gets the same shrunk sequence (for a mutant whose bug shows on
 // every run) or at least the same broken rule (for a race).
 func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
+	long(t)
 	for _, c := range []struct {
 		mutant string
 		check  string
@@ -131,6 +130,7 @@ func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 // attribute each to the key whose answers named it, so the reference
 // passes P1 and P2 whatever the seed, and the twins were really drawn.
 func TestPropertiesAttributeSharedViews(t *testing.T) {
+	long(t)
 	const seeds = 20
 	for seed := 1; seed <= seeds; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
@@ -217,6 +217,7 @@ func shape(steps []history.Step) []string {
 // starts and SIGKILLs: the reference passes, the crash mutants fail P1,
 // and no process is left behind.
 func TestPropertyOnProcessTarget(t *testing.T) {
+	long(t)
 	for _, name := range []string{fakes.Reference, "split-commit", "stuck-inflight"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

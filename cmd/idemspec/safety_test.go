@@ -187,6 +187,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 // the dry run's plan for it: never more than its bound, and, where the
 // plan is exact (the usual count equals the bound), exactly that.
 func TestPlanMatchesWhatIsSent(t *testing.T) {
+	long(t)
 	sent := regexp.MustCompile(`(?m)^requests sent: (\d+) of a budget`)
 	for _, sc := range scenarios.Checks() {
 		if sc.Plan == nil {
@@ -216,6 +217,7 @@ func TestPlanMatchesWhatIsSent(t *testing.T) {
 }
 
 func TestBudgetIsNeverExceeded(t *testing.T) {
+	long(t)
 	for _, budget := range []int{5, 40} {
 		t.Run(strconv.Itoa(budget), func(t *testing.T) {
 			c, _, file := countingTarget(t, "")
