@@ -7,6 +7,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // BenchmarkDetection runs S4 at default settings against the
@@ -32,8 +33,8 @@ func BenchmarkDetection(b *testing.B) {
 			var tight []time.Duration
 			b.ResetTimer()
 			for range b.N {
-				r := runCLI(b, "--target", target, "--label-filter", check.S4.ID)
-				s4 := checkResult(b, r, check.S4.ID)
+				r := runCLI(b, "--target", target, "--label-filter", scenarios.S4.ID)
+				s4 := checkResult(b, r, scenarios.S4.ID)
 				requests += len(s4.Evidence.History)
 				for i, bu := range s4.Evidence.Bursts {
 					kind := burstKind(bu.Fault)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // BenchmarkSuite runs the full default suite (`idemspec run`, every check)
@@ -55,7 +56,7 @@ func BenchmarkBurstMemory(b *testing.B) {
 			var wall []time.Duration
 			b.ResetTimer()
 			for range b.N {
-				r := runCLI(b, "--label-filter", check.S4.ID, "--burst", fmt.Sprint(n))
+				r := runCLI(b, "--label-filter", scenarios.S4.ID, "--burst", fmt.Sprint(n))
 				if r.code != 0 {
 					b.Fatalf("S4 with bursts of %d did not pass against the reference (exit %d)\n%s", n, r.code, r.output)
 				}

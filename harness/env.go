@@ -12,14 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/targets"
 )
 
 // Settings are the knobs a run may turn.
 type Settings struct {
-	// Repeats is how many times S1 sends the same request.
-	Repeats int
 	// BurstSize is how many same-key requests a burst releases together.
 	BurstSize int
 	// RequestTimeout bounds one attempt on a clean lane.
@@ -33,31 +30,15 @@ type Settings struct {
 	// Limits bound what the run sends to the target (budget, rate,
 	// concurrency); the zero value is unlimited.
 	Limits Limits
-	// Retry is the reference retrying client's policy while S6 holds a
-	// fault on the faulty lane. Every attempt is going to time out, so
-	// attempts are short.
-	Retry retry.Policy
 }
 
 // DefaultSettings are tuned to find the core bugs in seconds on 2 cores.
 func DefaultSettings() Settings {
 	return Settings{
-		Repeats:        5,
 		BurstSize:      20,
 		RequestTimeout: 10 * time.Second,
 		ContinueWait:   time.Second,
 		CommitWait:     10 * time.Second,
-		Retry: retry.Policy{
-			MaxAttempts: 3,
-			// Under S6's faults every attempt times out: the timeout is
-			// the stimulus, and the suite waits it out six times. A
-			// create that does not reach the target in time only makes
-			// S6 try its operation again (landingTries).
-			AttemptTimeout: 150 * time.Millisecond,
-			Deadline:       5 * time.Second,
-			BaseBackoff:    20 * time.Millisecond,
-			MaxBackoff:     200 * time.Millisecond,
-		},
 	}
 }
 
@@ -242,13 +223,16 @@ func (e *Env) noteID(digest, id string) {
 // markerIn finds a marker NewMarker made in a request body.
 var markerIn = regexp.MustCompile(`idemspec-[0-9a-f]{8}-[A-Za-z0-9]+-[0-9]+`)
 
+// CommitPoll is how often AwaitCommit reads the oracle.
+const CommitPoll = 5 * time.Millisecond
+
 // AwaitCommit polls the oracle until it shows at least one resource for
 // marker, or the commit wait passes. It is how a scenario knows the
 // server finished a request whose answer the harness made sure to lose.
 func (e *Env) AwaitCommit(ctx context.Context, marker string) (targets.Observation, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.Settings.CommitWait)
 	defer cancel()
-	tick := time.NewTicker(5 * time.Millisecond)
+	tick := time.NewTicker(CommitPoll)
 	defer tick.Stop()
 	for {
 		obs, err := e.Observe(ctx, marker)

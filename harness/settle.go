@@ -10,8 +10,8 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// maxSettleAttempts bounds SendUntilSettled however long the wait allows.
-const maxSettleAttempts = 50
+// MaxSettleAttempts bounds SendUntilSettled however long the wait allows.
+const MaxSettleAttempts = 50
 
 // SendUntilSettled sends the same attempt again while the target answers
 // "still in flight" (the profile's status), honouring Retry-After (capped
@@ -32,7 +32,7 @@ func (e *Env) SendUntil(ctx context.Context, h *history.History, a Attempt, wait
 	step := a.Step
 	backoff := 50 * time.Millisecond
 	var out []history.Exchange
-	for i := 1; i <= maxSettleAttempts; i++ {
+	for i := 1; i <= MaxSettleAttempts; i++ {
 		if i > 1 {
 			a.Step = fmt.Sprintf("%s (%d)", step, i)
 		}
@@ -47,7 +47,7 @@ func (e *Env) SendUntil(ctx context.Context, h *history.History, a Attempt, wait
 		}
 		// The cap grows with the wait, so the attempt bound never ends a
 		// long wait (a 30s in-progress timeout, say) early.
-		backoff = min(2*backoff, max(500*time.Millisecond, 2*wait/maxSettleAttempts))
+		backoff = min(2*backoff, max(500*time.Millisecond, 2*wait/MaxSettleAttempts))
 		if time.Now().Add(pause).After(until) {
 			return out
 		}

@@ -64,15 +64,7 @@ func Compare(runs []Report) Matrix {
 	for _, row := range rows {
 		m.Rows = append(m.Rows, *row)
 	}
-	slices.SortFunc(m.Rows, func(a, b Row) int {
-		switch {
-		case check.LessID(a.ID, b.ID):
-			return -1
-		case check.LessID(b.ID, a.ID):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(m.Rows, func(a, b Row) int { return check.CompareID(a.ID, b.ID) })
 	return m
 }
 

@@ -1,25 +1,10 @@
-// Package reports is the compliance report: one model built from the
-// Ginkgo run plus the recorded evidence, and writers for it (JSON with a
-// stable schema, JUnit XML, Markdown, a self-contained HTML page) and for
-// a matrix comparing several runs. A report is what users hand to someone
-// else as proof, so writers never drop a check, never write half a file,
-// and never see a secret: the model is redacted when it is built.
-//
-// Writers take a Report and nothing else; they know no check by name, so
-// a check added to the catalogue shows up in every format unchanged.
 package reports
 
 import (
-	"errors"
-	"slices"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"github.com/idemspec/idemspec/harness/check"
-	"github.com/idemspec/idemspec/scenarios"
 )
 
 // Schema versions the JSON report; bump it on an incompatible change.
@@ -98,71 +83,25 @@ type Meta struct {
 	Redact func(string) string
 }
 
-// FromGinkgo builds the report from a finished (or interrupted) suite.
-// Secrets are redacted here, once, so no writer can leak one.
-func FromGinkgo(r types.Report, m Meta) Report {
+// New builds the report of a run from its checks' results, sorted in
+// catalogue order and counted. Secrets are redacted here, once, so no
+// writer can leak one.
+func New(run Run, m Meta, checks []CheckResult) Report {
+	run.LabelFilter, run.Strict = m.LabelFilter, m.Strict
 	out := Report{
 		Schema: Schema,
 		Tool:   Tool{Name: "idemspec", Version: m.Version},
-		Run: Run{
-			ID: m.RunID, Seed: r.SuiteConfig.RandomSeed, Started: r.StartTime.UTC(),
-			DurationMS:  ms(r.RunTime),
-			LabelFilter: m.LabelFilter, Strict: m.Strict,
-			Complete:   !r.SuiteConfig.DryRun && len(r.SpecialSuiteFailureReasons) == 0,
-			Incomplete: strings.Join(r.SpecialSuiteFailureReasons, "; "),
-		},
+		Run:    run,
 		Target: m.Target,
-		Checks: []CheckResult{},
+		Checks: append([]CheckResult{}, checks...),
 	}
-	if r.SuiteConfig.DryRun && out.Run.Incomplete == "" {
-		out.Run.Incomplete = "dry run"
-	}
-	timedOut := slices.ContainsFunc(r.SpecialSuiteFailureReasons, func(s string) bool { return strings.Contains(s, "Timeout") })
-	if timedOut {
-		out.Run.Incomplete = "the run's time limit (--timeout) ran out"
-	}
-	selected, _ := types.ParseLabelFilter(m.LabelFilter)
-	for _, s := range r.SpecReports {
-		res, ok := scenarios.ResultOf(s)
-		if !ok {
-			continue
-		}
-		if !out.Run.Complete {
-			res = unfinished(s, res, selected, timedOut)
-		}
-		c, _ := check.Get(res.Verdict.Check)
-		out.Checks = append(out.Checks, CheckResult{
-			Check: c, Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
-			Violations: res.Verdict.Violations, DurationMS: ms(s.RunTime), Evidence: res.Evidence,
-		})
-	}
+	out.Run.ID = m.RunID
 	out.sortChecks()
 	out.Summary = summarize(out.Checks)
 	if m.Redact != nil {
 		out = Redact(out, m.Redact)
 	}
 	return out
-}
-
-// unfinished says why a check of an interrupted run has no real verdict
-// when the spec never ran: the specs after the interrupt are marked
-// skipped by Ginkgo, as it marks the ones the label filter left out. (A
-// spec an interrupt cut short is a SKIP already: scenarios.ResultOf,
-// which the terminal's lines use too.) When the run's time limit ran
-// out, every check it cut short or never reached is ERROR: the harness
-// could not judge it in the time it was given.
-func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter, timedOut bool) check.Result {
-	id := res.Verdict.Check
-	skipped := s.State == types.SpecStateSkipped && !scenarios.Judged(s) && selected != nil && selected(s.Labels())
-	switch {
-	case timedOut && skipped:
-		res.Verdict = check.Errored(id, errors.New("not run: the run's time limit (--timeout) ran out"))
-	case timedOut && s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted|types.SpecStateTimedout) && (!scenarios.Judged(s) || s.Failure.FailureNodeType == types.NodeTypeIt):
-		res.Verdict = check.Errored(id, errors.New("not finished: the run's time limit (--timeout) ran out while it ran"))
-	case skipped:
-		res.Verdict = check.Skip(id, "not run: the run was interrupted")
-	}
-	return res
 }
 
 func (r *Report) sortChecks() {
@@ -217,4 +156,5 @@ func (r Report) Verdict() string {
 	return "ERROR"
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// MS is a duration in milliseconds, as the report writes them.
+func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

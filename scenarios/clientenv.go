@@ -66,14 +66,14 @@ type trial struct {
 	in     agent.Inputs
 	offset int
 	lost   map[int]bool // creates (by log index) whose answers were lost
-	run    check.ClientTrial
+	run    ClientTrial
 	ev     *check.Evidence
 }
 
 // clientRun is a client spec body's wrapper: outside client mode the
 // spec is skipped, and the server's request log since the spec began is
 // the trial's evidence.
-func clientRun(c check.Check, body func(ctx context.Context, t *trial) (check.Verdict, error)) func(SpecContext) {
+func clientRun(c *Check) func(SpecContext) {
 	return func(ctx SpecContext) {
 		ce := currentClient()
 		if ce == nil {
@@ -84,7 +84,7 @@ func clientRun(c check.Check, body func(ctx context.Context, t *trial) (check.Ve
 		t, err := newTrial(ce, c.ID)
 		var v check.Verdict
 		if err == nil {
-			v, err = body(ctx, t)
+			v, err = c.Trial(ctx, t)
 		}
 		ce.Env.ClearFaults()
 		ce.Server.FailNext(0, 0)
@@ -120,7 +120,7 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 			Payload: string(body), Marker: marker, StateDir: state, RunID: e.RunID,
 			AttemptBudget: ce.Budget, Deadline: ce.Deadline, AttemptTimeout: ce.AttemptTimeout,
 		},
-		run: check.ClientTrial{Budget: ce.Budget, Deadline: ce.Deadline, Slack: ce.Slack},
+		run: ClientTrial{Budget: ce.Budget, Deadline: ce.Deadline, Slack: ce.Slack},
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
@@ -187,7 +187,7 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 }
 
 // judge reads the server's log and the oracle into the trial.
-func (t *trial) judge(ctx context.Context) (check.ClientTrial, error) {
+func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
 	log := t.ce.Server.Requests()[t.offset:]
 	for i, a := range log {
 		kind := "lookup"

@@ -50,7 +50,7 @@ func BenchmarkFirstCounterexample(b *testing.B) {
 					b.Fatal(err)
 				}
 				res := both.Should
-				if slices.Contains(catches, check.P1.ID) {
+				if slices.Contains(catches, scenarios.P1.ID) {
 					res = both.Must
 				}
 				if res.Verdict.Status == check.PASS {

@@ -1,11 +1,3 @@
-// Package scenarios is the Ginkgo suite: one file per check group. It is
-// an ordinary package, not _test files, so the idemspec binary embeds it
-// (as Kubernetes' e2e.test does); scenarios_test.go runs the same specs
-// under `go test` against the reference fake.
-//
-// A spec drives the target through the harness, records a history, asks
-// a pure checker in harness/check for the verdict, and attaches verdict
-// and evidence with AddReportEntry. Specs never judge by themselves.
 package scenarios
 
 import (
@@ -40,12 +32,15 @@ type Options struct {
 	// Property sets how hard the properties (P1, P2) search; zero fields
 	// take DefaultPropertyConfig's values.
 	Property PropertyConfig
+	// Tuning tunes single checks (S1's repeats, S6's retry policy); the
+	// zero value is DefaultTuning.
+	Tuning Tuning
 	// Client is client mode: the report and the progress lines hold the
 	// client checks only; otherwise they hold every check but those.
 	Client bool
 }
 
-// clientGroup is the label of the client checks (check.C1..C7's group).
+// clientGroup is the label of the client checks (C1..C7's group).
 const clientGroup = "client"
 
 // inMode reports whether a spec belongs to the run's mode.
@@ -195,18 +190,24 @@ func conclude(res check.Result) {
 	}
 }
 
-// run is a spec body: it gets the Env and a history, and returns the
-// verdict and evidence; errors become ERROR verdicts.
-func run(c check.Check, body func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error)) func(SpecContext) {
+// run is a server check's spec body: it gives the check's Run the Env and
+// a history, and attaches the verdict and evidence; errors become ERROR
+// verdicts, and a target the check cannot run against a SKIP with the
+// check's one reason.
+func run(c *Check) func(SpecContext) {
 	return func(ctx SpecContext) {
 		e, _ := current()
 		if e == nil {
 			Fail("scenarios.Use was not called: no target")
 		}
+		if why := c.needs(e.Target); why != "" {
+			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
+			return
+		}
 		h := &history.History{}
 		var ev check.Evidence
 		start, refused := time.Now(), e.Refused()
-		v, err := body(ctx, e, h, &ev)
+		v, err := c.Run(ctx, e, h, &ev)
 		e.ClearFaults()
 		if err != nil {
 			v = check.Errored(c.ID, err)

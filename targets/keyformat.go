@@ -9,7 +9,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
-	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/internal/uuid"
 )
 
 // Key formats a target may declare.
@@ -38,7 +38,7 @@ func (k Key) NewKey() string {
 		generate(&b, re.Simplify())
 		return b.String()
 	}
-	return retry.NewUUID()
+	return uuid.New()
 }
 
 // NewRunKey makes a fresh key that carries run (a hex run id) where the

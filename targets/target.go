@@ -1,12 +1,3 @@
-// Package targets describes what idemspec tests: how to build the create
-// request for a key and payload, where the resource id is in the answer,
-// how to count the resources a run created (the oracle), and what the
-// target declares about itself (profile, volatile fields, timeouts, what
-// it can do).
-//
-// A Target is built from a YAML target file or from a built-in fake. It
-// never sends the create request itself: the harness does, through its
-// proxy lanes, so every attempt is recorded.
 package targets
 
 import (

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // TestRunTimeoutWritesWhatFinished: --timeout bounds the whole run. When
@@ -13,6 +14,7 @@ import (
 // verdicts, every other selected check is ERROR saying why, the terminal
 // says the same, and the exit code is 2.
 func TestRunTimeoutWritesWhatFinished(t *testing.T) {
+	long(t)
 	// Each of these checks executes one create or two, and an execution
 	// takes a second here: the longest check takes about 1.2s, all of them
 	// together about 6s, so whatever the order, the first finishes within
@@ -50,6 +52,7 @@ func TestRunTimeoutWritesWhatFinished(t *testing.T) {
 // check passes. Whether the server keeps the key forever (stuck-inflight)
 // or for 24h (the reference told so) looks the same within the bound.
 func TestLongInProgressTimeoutIsBounded(t *testing.T) {
+	long(t)
 	for _, target := range []string{"fake:reference?in_progress_timeout=24h", "fake:stuck-inflight?in_progress_timeout=24h"} {
 		for _, filter := range []string{"", "S5b || property"} {
 			t.Run(target+" "+filter, func(t *testing.T) {
@@ -65,11 +68,11 @@ func TestLongInProgressTimeoutIsBounded(t *testing.T) {
 				}
 				for _, c := range r.report.Checks {
 					switch {
-					case c.ID == check.S5b.ID:
+					case c.ID == scenarios.S5b.ID:
 						if c.Verdict != check.WARN || !strings.Contains(c.Reason, "a crashed request blocks its key for the declared 24h0m0s") {
 							t.Errorf("S5b %s (%s), want WARN for the blocked key", c.Verdict, c.Reason)
 						}
-					case c.ID == check.P1.ID:
+					case c.ID == scenarios.P1.ID:
 						if c.Verdict != check.PASS || !slices.ContainsFunc(c.Evidence.Notes, func(n string) bool {
 							return strings.Contains(n, "crash (the target declares an in-progress timeout of 24h0m0s")
 						}) {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,6 +36,49 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// long marks a test the fast tier leaves out: it runs whole suites
+// against a managed process, a browser, a database or many seeds, or
+// waits out timeouts. `make test` runs everything; `go test -short ./...`
+// runs the unit tests, the judges and one pass of each matrix entry.
+func long(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long: `make test` runs it, `go test -short` leaves it out")
+	}
+}
+
+// shortFanOut is how many matrix entries the fast tier runs at once:
+// a pass is mostly waiting on the target, not CPU.
+const shortFanOut = 8
+
+// forEach runs fn as one subtest per item: in parallel with the package's
+// other parallel tests, or, under -short, shortFanOut at a time from
+// goroutines (t.Parallel would hold them to GOMAXPROCS).
+func forEach[T any](t *testing.T, items []T, name func(T) string, fn func(*testing.T, T)) {
+	t.Helper()
+	if !testing.Short() {
+		for _, it := range items {
+			t.Run(name(it), func(t *testing.T) {
+				t.Parallel()
+				fn(t, it)
+			})
+		}
+		return
+	}
+	slots := make(chan struct{}, shortFanOut)
+	var wg sync.WaitGroup
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			t.Run(name(it), func(t *testing.T) { fn(t, it) })
+		}()
+	}
+	wg.Wait()
 }
 
 // result is one CLI invocation.

@@ -63,53 +63,52 @@ func clientChecks() []check.Check {
 }
 
 func TestClientDetectionMatrix(t *testing.T) {
-	for _, e := range clientEntries(t) {
-		t.Run(e.name, func(t *testing.T) {
-			t.Parallel()
-			wantCode := 0
-			if len(e.catches) > 0 {
-				wantCode = 1
+	t.Parallel()
+	forEach(t, clientEntries(t), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
+		wantCode := 0
+		if len(e.catches) > 0 {
+			wantCode = 1
+		}
+		runs := matrixRuns(t, 5)
+		for i := 0; i < runs; i++ {
+			r := client(t, "--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
+				// Generous: a timeout that fires before the request
+				// reaches the server would leave nothing to judge.
+				"--attempt-timeout", "1s", "--slack", e.slack.String())
+			verdicts := map[string]check.Status{}
+			for _, c := range r.report.Checks {
+				verdicts[c.ID] = c.Verdict
 			}
-			runs := matrixRuns(t, 5)
-			for i := 0; i < runs; i++ {
-				r := client(t, "--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
-					// Generous: a timeout that fires before the request
-					// reaches the server would leave nothing to judge.
-					"--attempt-timeout", "1s", "--slack", e.slack.String())
-				verdicts := map[string]check.Status{}
-				for _, c := range r.report.Checks {
-					verdicts[c.ID] = c.Verdict
-				}
-				var missed, falseAlarms []string
-				for _, c := range clientChecks() {
-					v, ran := verdicts[c.ID]
-					switch {
-					case !ran:
-						t.Errorf("run %d: %s missing from the report", i+1, c.ID)
-					case slices.Contains(e.catches, c.ID) && v != check.FAIL:
-						missed = append(missed, c.ID+"="+string(v))
-					case !slices.Contains(e.catches, c.ID) && v != check.PASS:
-						falseAlarms = append(falseAlarms, c.ID+"="+string(v))
-					}
-				}
-				for _, c := range r.report.Checks {
-					if c.Group != "client" {
-						t.Errorf("run %d: server check %s in a client report", i+1, c.ID)
-					}
-				}
-				sort.Strings(missed)
-				sort.Strings(falseAlarms)
-				if len(missed)+len(falseAlarms) > 0 || r.code != wantCode {
-					t.Fatalf("run %d of %d: exit %d (want %d), missed %v, false alarms %v\n%s%s", i+1, runs, r.code, wantCode, missed, falseAlarms, r.stdout, r.stderr)
+			var missed, falseAlarms []string
+			for _, c := range clientChecks() {
+				v, ran := verdicts[c.ID]
+				switch {
+				case !ran:
+					t.Errorf("run %d: %s missing from the report", i+1, c.ID)
+				case slices.Contains(e.catches, c.ID) && v != check.FAIL:
+					missed = append(missed, c.ID+"="+string(v))
+				case !slices.Contains(e.catches, c.ID) && v != check.PASS:
+					falseAlarms = append(falseAlarms, c.ID+"="+string(v))
 				}
 			}
-		})
-	}
+			for _, c := range r.report.Checks {
+				if c.Group != "client" {
+					t.Errorf("run %d: server check %s in a client report", i+1, c.ID)
+				}
+			}
+			sort.Strings(missed)
+			sort.Strings(falseAlarms)
+			if len(missed)+len(falseAlarms) > 0 || r.code != wantCode {
+				t.Fatalf("run %d of %d: exit %d (want %d), missed %v, false alarms %v\n%s%s", i+1, runs, r.code, wantCode, missed, falseAlarms, r.stdout, r.stderr)
+			}
+		}
+	})
 }
 
 // A client that never ends is killed at the deadline plus slack, judged,
 // and does not hold idemspec up.
 func TestHangingClientIsKilledAndJudged(t *testing.T) {
+	long(t)
 	t.Parallel()
 	r := client(t, "--cmd", "sleep 120", "--deadline", "1s", "--attempt-timeout", "200ms", "--slack", "500ms", "--label-filter", "C3 || C4")
 	if r.elapsed > 30*time.Second {

@@ -12,6 +12,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -27,6 +28,9 @@ import (
 // matrixRuns is how many times each fake runs (IDEMSPEC_MATRIX_RUNS
 // overrides it, e.g. to hunt flakes with 50).
 func matrixRuns(t *testing.T, fallback int) int {
+	if testing.Short() {
+		return 1 // the fast tier: one pass of each entry
+	}
 	if v := os.Getenv("IDEMSPEC_MATRIX_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -80,9 +84,12 @@ func matrixEntries() []matrixEntry {
 	return entries
 }
 
+// entryName names a matrix entry's subtest.
+func entryName(m matrixEntry) string { return strings.TrimPrefix(m.target, "fake:") }
+
 // properties are the property checks: they have their own pass
 // (property_test.go), and this one runs everything else.
-var properties = []string{check.P1.ID, check.P2.ID}
+var properties = []string{scenarios.P1.ID, scenarios.P2.ID}
 
 // withoutProperties is m's entry for a run that filters the properties out.
 func withoutProperties(m fakes.Mutant) fakes.Mutant {
@@ -100,21 +107,19 @@ func caught(c check.Check) check.Status {
 }
 
 func TestDetectionMatrix(t *testing.T) {
-	for _, m := range matrixEntries() {
-		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
-			t.Parallel()
-			runs := entryRuns(t, m)
-			m.Mutant = withoutProperties(m.Mutant)
-			wantCode := wantExit(t, m.Mutant)
-			for i := 0; i < runs; i++ {
-				r := run(t, "--target", m.target, "--label-filter", "!property")
-				expectDetection(t, m.Mutant, r, fmt.Sprintf("run %d of %d", i+1, runs))
-				if r.code != wantCode {
-					t.Fatalf("run %d: exit %d, want %d\n%s%s", i+1, r.code, wantCode, r.stdout, r.stderr)
-				}
+	t.Parallel()
+	forEach(t, matrixEntries(), entryName, func(t *testing.T, m matrixEntry) {
+		runs := entryRuns(t, m)
+		m.Mutant = withoutProperties(m.Mutant)
+		wantCode := wantExit(t, m.Mutant)
+		for i := 0; i < runs; i++ {
+			r := run(t, "--target", m.target, "--label-filter", "!property")
+			expectDetection(t, m.Mutant, r, fmt.Sprintf("run %d of %d", i+1, runs))
+			if r.code != wantCode {
+				t.Fatalf("run %d: exit %d, want %d\n%s%s", i+1, r.code, wantCode, r.stdout, r.stderr)
 			}
-		})
-	}
+		}
+	})
 }
 
 // wantExit is the exit code a run against m must give: 1 only when a
@@ -171,9 +176,9 @@ func TestPropertiesCatchEveryMutant(t *testing.T) {
 		if len(m.Catches) == 0 {
 			m.Catches = m.Multi // right on one instance: caught on two
 		}
-		want := check.P2.ID
+		want := scenarios.P2.ID
 		if breaksMust(withoutProperties(m)) {
-			want = check.P1.ID
+			want = scenarios.P1.ID
 		}
 		var listed []string
 		for _, id := range m.Catches {
@@ -219,6 +224,7 @@ func TestEveryCheckHasAMutant(t *testing.T) {
 // TestStrictTurnsWarnIntoFailure: a mutant that breaks only a SHOULD
 // check gives WARN and exit 0; with --strict the same WARN exits 1.
 func TestStrictTurnsWarnIntoFailure(t *testing.T) {
+	long(t)
 	const mutant = "fake:first-of-duplicate-keys"
 	m, err := fakes.LookupMutant(strings.TrimPrefix(mutant, "fake:"))
 	if err != nil {

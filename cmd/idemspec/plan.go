@@ -13,7 +13,7 @@ import (
 // printPlan is --dry-run: what the run would do, with nothing sent (a
 // target idemspec manages is not even started).
 func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
-	plan, err := scenarios.Plan(t, f.settings, f.property, f.labelFilter)
+	plan, err := scenarios.Plan(t, f.settings, f.tuning, f.property, f.labelFilter)
 	if err != nil {
 		return fail(stderr, err)
 	}

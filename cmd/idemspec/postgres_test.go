@@ -105,6 +105,7 @@ func serveOn(t *testing.T, store, mutant string) string {
 // check it can run, and per-process-lock (right on one instance) fails
 // S4, as its entry's Multi says.
 func TestTwoPostgresInstances(t *testing.T) {
+	long(t)
 	dsn := postgresDSN(t)
 	for _, name := range []string{fakes.Reference, "per-process-lock"} {
 		t.Run(name, func(t *testing.T) {

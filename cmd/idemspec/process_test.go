@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // processExample is the example target file that runs `idemspec serve`
@@ -27,6 +28,7 @@ var processExample = filepath.Join("..", "..", "examples", "targets", "process-r
 // mutant fails exactly its matrix entry, five runs of five, and no
 // process idemspec started is left after any run.
 func TestProcessTargetDetection(t *testing.T) {
+	long(t)
 	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight", "record-after-answer"} {
 		m, err := fakes.LookupMutant(name)
 		if err != nil {
@@ -46,7 +48,7 @@ func TestProcessTargetDetection(t *testing.T) {
 				expectDetection(t, withoutProperties(m), r, which)
 				for _, c := range r.report.Checks {
 					// A managed process can restart and crash: S5 must run.
-					if c.Verdict == check.SKIP && c.Group != check.P1.Group {
+					if c.Verdict == check.SKIP && c.Group != scenarios.P1.Group {
 						t.Fatalf("%s: %s skipped: %s", which, c.ID, c.Reason)
 					}
 				}
@@ -69,6 +71,7 @@ func TestProcessTargetDetection(t *testing.T) {
 // idemspec must stop the process it started, write the reports it can
 // and exit 2.
 func TestSignalMidRunLeavesNoProcess(t *testing.T) {
+	long(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
@@ -132,6 +135,7 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 // TestNoRestartCapabilitySkipsS5: a target idemspec only calls gets S5
 // SKIP with a reason, and exit 0 when everything else passes.
 func TestNoRestartCapabilitySkipsS5(t *testing.T) {
+	long(t)
 	in, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +172,7 @@ in_progress_timeout: 2s
 // restart.command: S5a runs through the hook, S5b is skipped (a hook
 // cannot crash a request mid-way).
 func TestRestartCommandHook(t *testing.T) {
+	long(t)
 	dir := t.TempDir()
 	port := freePort(t)
 	// The script starts the server detached and records its pid; the

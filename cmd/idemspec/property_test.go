@@ -11,6 +11,7 @@ import (
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // maxShrunk is how many steps a shrunk counterexample may have against a
@@ -24,67 +25,66 @@ const maxShrunk = 4
 // MUST, P2 warns of one that breaks only SHOULDs, each with a shrunk
 // counterexample and the line that replays it.
 func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
-	for _, m := range matrixEntries() {
-		t.Run(strings.TrimPrefix(m.target, "fake:"), func(t *testing.T) {
-			t.Parallel()
-			runs := entryRuns(t, m)
-			for i := 0; i < runs; i++ {
-				r := run(t, "--target", m.target, "--label-filter", "property")
-				want := map[string]check.Status{check.P1.ID: check.PASS, check.P2.ID: check.PASS}
-				catcher, code := "", 0
-				switch {
-				case slices.Contains(m.Catches, check.P1.ID):
-					catcher, code = check.P1.ID, 1
-					want[check.P1.ID], want[check.P2.ID] = check.FAIL, check.SKIP
-				case slices.Contains(m.Catches, check.P2.ID):
-					catcher = check.P2.ID
-					want[check.P2.ID] = check.WARN
-				default:
-					// The reference, or a mutant right on one instance
-					// (caught on two, where its entry lists P1).
-					if m.Name != fakes.Reference && len(m.Catches) > 0 {
-						t.Fatalf("%s lists neither P1 nor P2", m.Name)
-					}
-				}
-				for id, w := range want {
-					if got := checkResult(t, r, id); got.Verdict != w {
-						t.Fatalf("run %d of %d: %s %s, want %s\n%s%s", i+1, runs, id, got.Verdict, w, r.stdout, r.stderr)
-					}
-				}
-				if r.code != code {
-					t.Fatalf("run %d: exit %d, want %d\n%s", i+1, r.code, code, r.stdout)
-				}
-				for _, c := range r.report.Checks {
-					if c.Group != "property" && c.Verdict != check.SKIP {
-						t.Fatalf("run %d: %s ran (%s) though the label filter selects the properties alone", i+1, c.ID, c.Verdict)
-					}
-				}
-				if catcher == "" {
-					continue
-				}
-				ev := checkResult(t, r, catcher).Evidence
-				if n := len(ev.Steps); n == 0 || n > maxShrunk {
-					t.Fatalf("run %d: %s counterexample of %d steps, want 1..%d\n%s", i+1, catcher, n, maxShrunk, r.stdout)
-				}
-				target := m.target
-				if strings.ContainsAny(target, "?&") {
-					target = "'" + target + "'" // shell-quoted
-				}
-				if !strings.HasPrefix(ev.Replay, "idemspec run --target "+target+" --label-filter property --seed ") {
-					t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
-				}
-				if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
-					t.Fatalf("run %d: the terminal does not show the counterexample and its replay line:\n%s", i+1, r.stdout)
+	t.Parallel()
+	forEach(t, matrixEntries(), entryName, func(t *testing.T, m matrixEntry) {
+		runs := entryRuns(t, m)
+		for i := 0; i < runs; i++ {
+			r := run(t, "--target", m.target, "--label-filter", "property")
+			want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
+			catcher, code := "", 0
+			switch {
+			case slices.Contains(m.Catches, scenarios.P1.ID):
+				catcher, code = scenarios.P1.ID, 1
+				want[scenarios.P1.ID], want[scenarios.P2.ID] = check.FAIL, check.SKIP
+			case slices.Contains(m.Catches, scenarios.P2.ID):
+				catcher = scenarios.P2.ID
+				want[scenarios.P2.ID] = check.WARN
+			default:
+				// The reference, or a mutant right on one instance
+				// (caught on two, where its entry lists P1).
+				if m.Name != fakes.Reference && len(m.Catches) > 0 {
+					t.Fatalf("%s lists neither P1 nor P2", m.Name)
 				}
 			}
-		})
-	}
+			for id, w := range want {
+				if got := checkResult(t, r, id); got.Verdict != w {
+					t.Fatalf("run %d of %d: %s %s, want %s\n%s%s", i+1, runs, id, got.Verdict, w, r.stdout, r.stderr)
+				}
+			}
+			if r.code != code {
+				t.Fatalf("run %d: exit %d, want %d\n%s", i+1, r.code, code, r.stdout)
+			}
+			for _, c := range r.report.Checks {
+				if c.Group != "property" && c.Verdict != check.SKIP {
+					t.Fatalf("run %d: %s ran (%s) though the label filter selects the properties alone", i+1, c.ID, c.Verdict)
+				}
+			}
+			if catcher == "" {
+				continue
+			}
+			ev := checkResult(t, r, catcher).Evidence
+			if n := len(ev.Steps); n == 0 || n > maxShrunk {
+				t.Fatalf("run %d: %s counterexample of %d steps, want 1..%d\n%s", i+1, catcher, n, maxShrunk, r.stdout)
+			}
+			target := m.target
+			if strings.ContainsAny(target, "?&") {
+				target = "'" + target + "'" // shell-quoted
+			}
+			if !strings.HasPrefix(ev.Replay, "idemspec run --target "+target+" --label-filter property --seed ") {
+				t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
+			}
+			if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
+				t.Fatalf("run %d: the terminal does not show the counterexample and its replay line:\n%s", i+1, r.stdout)
+			}
+		}
+	})
 }
 
 // TestPropertyReplayReproducesTheCounterexample runs the printed replay
 // line and gets the same shrunk sequence (for a mutant whose bug shows on
 // every run) or at least the same broken rule (for a race).
 func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
+	long(t)
 	for _, c := range []struct {
 		mutant string
 		check  string
@@ -130,6 +130,7 @@ func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 // attribute each to the key whose answers named it, so the reference
 // passes P1 and P2 whatever the seed, and the twins were really drawn.
 func TestPropertiesAttributeSharedViews(t *testing.T) {
+	long(t)
 	const seeds = 20
 	for seed := 1; seed <= seeds; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
@@ -140,10 +141,10 @@ func TestPropertiesAttributeSharedViews(t *testing.T) {
 					t.Fatalf("%s %s\n%s", id, got.Verdict, r.stdout)
 				}
 			}
-			if drawn := slices.ContainsFunc(checkResult(t, r, check.P1.ID).Evidence.Notes, func(n string) bool {
+			if drawn := slices.ContainsFunc(checkResult(t, r, scenarios.P1.ID).Evidence.Notes, func(n string) bool {
 				return strings.Contains(n, "other-tenant ") && !strings.Contains(n, "other-tenant 0")
 			}); !drawn {
-				t.Fatalf("no twin was sent as another tenant: notes %q", checkResult(t, r, check.P1.ID).Evidence.Notes)
+				t.Fatalf("no twin was sent as another tenant: notes %q", checkResult(t, r, scenarios.P1.ID).Evidence.Notes)
 			}
 		})
 	}
@@ -154,7 +155,7 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 	if r.code != 0 || r.report.Run.Seed != 4242 || !strings.Contains(r.stdout, "seed 4242") {
 		t.Fatalf("exit %d, report seed %d\n%s", r.code, r.report.Run.Seed, r.stdout)
 	}
-	p1 := checkResult(t, r, check.P1.ID)
+	p1 := checkResult(t, r, scenarios.P1.ID)
 	if !slices.ContainsFunc(p1.Evidence.Notes, func(n string) bool {
 		return strings.Contains(n, "rapid: 3 sequences (--checks 3)") && strings.Contains(n, "from seed 4242")
 	}) {
@@ -164,7 +165,7 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 
 func TestPropertyBudgetCapsCreateRequests(t *testing.T) {
 	r := run(t, "--label-filter", "property", "--property-budget", "30")
-	p1 := checkResult(t, r, check.P1.ID)
+	p1 := checkResult(t, r, scenarios.P1.ID)
 	if r.code != 0 || p1.Verdict != check.PASS {
 		t.Fatalf("exit %d, P1 %s\n%s", r.code, p1.Verdict, r.stdout)
 	}
@@ -216,6 +217,7 @@ func shape(steps []history.Step) []string {
 // starts and SIGKILLs: the reference passes, the crash mutants fail P1,
 // and no process is left behind.
 func TestPropertyOnProcessTarget(t *testing.T) {
+	long(t)
 	for _, name := range []string{fakes.Reference, "split-commit", "stuck-inflight"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -225,7 +227,7 @@ func TestPropertyOnProcessTarget(t *testing.T) {
 			if name != fakes.Reference {
 				want = check.FAIL
 			}
-			if got := checkResult(t, r, check.P1.ID); got.Verdict != want {
+			if got := checkResult(t, r, scenarios.P1.ID); got.Verdict != want {
 				t.Fatalf("P1 %s, want %s\n%s%s", got.Verdict, want, r.stdout, r.stderr)
 			}
 			if left := processesUsing(t, dir); len(left) > 0 {

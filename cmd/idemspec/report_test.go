@@ -20,6 +20,7 @@ import (
 // FAIL cells must be exactly the checks its mutant is listed to catch
 // (a MayCatch check may go either way), and the reference has none.
 func TestCompareMatchesDetectionMatrix(t *testing.T) {
+	long(t)
 	want := map[string]fakes.Mutant{"fake:" + fakes.Reference: {Name: fakes.Reference}}
 	for _, m := range fakes.Mutants() {
 		if slices.Contains([]string{"nodedup", "check-then-insert", "ignore-payload"}, m.Name) {
@@ -149,6 +150,7 @@ func htmlMatrix(t *testing.T, path string) map[string]map[string]string {
 // TestReportRerendersFromJSON: `idemspec report report.json` writes the
 // same Markdown, HTML and JUnit files the run wrote.
 func TestReportRerendersFromJSON(t *testing.T) {
+	long(t)
 	dir := runInto(t, "fake:ignore-payload", 1)
 	out := t.TempDir()
 	if r := idemspec(t, "report", filepath.Join(dir, "report.json"), "--out", out); r.code != 0 {

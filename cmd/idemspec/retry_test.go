@@ -12,6 +12,7 @@ import (
 // clients reconcile: the file points at a reference server this test
 // starts.
 func TestRetryCheckByReconciliation(t *testing.T) {
+	long(t)
 	in, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -63,15 +63,16 @@ type runFlags struct {
 	allowRemote bool
 	dryRun      bool
 	settings    harness.Settings
+	tuning      scenarios.Tuning
 	property    scenarios.PropertyConfig
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f := runFlags{settings: harness.DefaultSettings(), property: scenarios.DefaultPropertyConfig()}
+	f := runFlags{settings: harness.DefaultSettings(), tuning: scenarios.DefaultTuning(), property: scenarios.DefaultPropertyConfig()}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
 	f.register(fs, `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
-	fs.IntVar(&f.settings.Repeats, "repeats", f.settings.Repeats, "how many times S1 sends the same request")
+	fs.IntVar(&f.tuning.Repeats, "repeats", f.tuning.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
 	fs.IntVar(&f.settings.Limits.Budget, "budget", 0, "most requests the run may send to the target, oracle and cleanup included (0: no limit)")
@@ -79,9 +80,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
-	fs.IntVar(&f.settings.Retry.MaxAttempts, "retry-attempts", f.settings.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
-	fs.DurationVar(&f.settings.Retry.AttemptTimeout, "retry-timeout", f.settings.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
-	fs.DurationVar(&f.settings.Retry.Deadline, "retry-deadline", f.settings.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
+	fs.IntVar(&f.tuning.Retry.MaxAttempts, "retry-attempts", f.tuning.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
+	fs.DurationVar(&f.tuning.Retry.AttemptTimeout, "retry-timeout", f.tuning.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
+	fs.DurationVar(&f.tuning.Retry.Deadline, "retry-deadline", f.tuning.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
 	fs.IntVar(&f.property.Checks, "checks", f.property.Checks, "random sequences the properties (P1, P2) try")
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
 	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
@@ -99,8 +100,8 @@ func (f *runFlags) validate() error {
 	if f.settings.BurstSize < 1 || f.settings.BurstSize > harness.MaxBurst {
 		return fmt.Errorf("--burst %d: must be between 1 and %d", f.settings.BurstSize, harness.MaxBurst)
 	}
-	if f.settings.Repeats < 2 || f.settings.Repeats > 1000 {
-		return fmt.Errorf("--repeats %d: must be between 2 and 1000", f.settings.Repeats)
+	if f.tuning.Repeats < 2 || f.tuning.Repeats > 1000 {
+		return fmt.Errorf("--repeats %d: must be between 2 and 1000", f.tuning.Repeats)
 	}
 	if f.settings.RequestTimeout <= 0 || f.timeout <= 0 {
 		return fmt.Errorf("--request-timeout and --timeout must be positive")
@@ -108,10 +109,10 @@ func (f *runFlags) validate() error {
 	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
 		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
 	}
-	if r := f.settings.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
+	if r := f.tuning.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
 		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
 	}
-	if f.settings.Retry.AttemptTimeout <= 0 || f.settings.Retry.Deadline <= 0 {
+	if f.tuning.Retry.AttemptTimeout <= 0 || f.tuning.Retry.Deadline <= 0 {
 		return fmt.Errorf("--retry-timeout and --retry-deadline must be positive")
 	}
 	if f.property.Checks < 1 || f.property.Steps < 1 || f.property.Budget < 0 || f.property.Crashes < 0 {
@@ -174,7 +175,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, timeout: f.timeout,
 		ctx: ctx, cleanupCtx: sig.second, budget: f.settings.Limits.Budget,
-		property: f.property, replay: f.replay,
+		tuning: f.tuning, property: f.property, replay: f.replay,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
 	}, stdout, stderr)
 }
@@ -197,6 +198,7 @@ type suiteRun struct {
 	budget          int // the request budget, to report how much was spent
 	// property is how hard the properties search; replay writes the
 	// command line that replays a failing sequence (nil in client mode).
+	tuning   scenarios.Tuning
 	property scenarios.PropertyConfig
 	replay   func(seed int64, c scenarios.PropertyConfig) string
 }
@@ -238,7 +240,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		formatter.ColorableStdOut = io.MultiWriter(progress, log)
 	}
 	r.property.Replay = r.replay
-	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: r.strict, Client: r.client, Property: r.property})
+	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: r.strict, Client: r.client, Property: r.property, Tuning: r.tuning})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
@@ -246,7 +248,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 
-	rep := reports.FromGinkgo(scenarios.LastReport(), reports.Meta{
+	rep := scenarios.ComplianceReport(scenarios.LastReport(), reports.Meta{
 		Version: version, RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reports.Target{
 			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),

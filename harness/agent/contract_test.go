@@ -7,6 +7,8 @@ import (
 
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
+	// The catalogue of checks is registered by the package that defines them.
+	_ "github.com/idemspec/idemspec/scenarios"
 )
 
 func TestInputsRoundTripThroughTheEnvironment(t *testing.T) {

@@ -1,11 +1,3 @@
-// Package check is the catalogue of checks and the pure functions that
-// judge them.
-//
-// A check is a value with a stable ID (never a position), a title that
-// reads "should ...", a level and the clause it comes from. Checkers take
-// a recorded history and the oracle's readings and return a Verdict; they
-// never sleep, send or read a clock, so they are unit-tested on hand-made
-// histories.
 package check
 
 import (
@@ -77,6 +69,17 @@ func All() []Check {
 	}
 	sort.Slice(out, func(i, j int) bool { return LessID(out[i].ID, out[j].ID) })
 	return out
+}
+
+// CompareID is LessID as slices.SortFunc wants it.
+func CompareID(a, b string) int {
+	switch {
+	case LessID(a, b):
+		return -1
+	case LessID(b, a):
+		return 1
+	}
+	return 0
 }
 
 // LessID orders IDs by letter prefix, then number, then suffix, so S10

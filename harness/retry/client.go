@@ -2,11 +2,11 @@ package retry
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/uuid"
 )
 
 // Doer sends one request, once. An *http.Client is a Doer. The client
@@ -150,10 +150,4 @@ func (c *Client) newKey() string {
 
 // NewUUID is a random (version 4) UUID: the key format most servers
 // accept, and the only one some accept.
-func NewUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = (b[6] & 0x0f) | 0x40
-	b[8] = (b[8] & 0x3f) | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func NewUUID() string { return uuid.New() }

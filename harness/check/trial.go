@@ -1,0 +1,36 @@
+package check
+
+import "time"
+
+// The records of a client trial (client mode): what the reference server
+// saw, and how the client command ended. The harness records them; the
+// client checks judge them.
+
+// ServerRequest is one request in the reference server's log.
+type ServerRequest struct {
+	Seq    int       `json:"seq"`
+	Kind   string    `json:"kind"` // "create" or "lookup"
+	Key    string    `json:"key"`
+	Hash   string    `json:"payload_sha256,omitempty"`
+	Status int       `json:"status"`
+	At     time.Time `json:"at"`
+	// Lost: the harness made sure the client never got this answer.
+	Lost bool `json:"lost,omitempty"`
+}
+
+// ClientExit is how one run of the client command ended.
+type ClientExit struct {
+	Code       int           `json:"exit_code"`
+	Killed     string        `json:"killed,omitempty"` // why idemspec killed it, if it did
+	State      string        `json:"state,omitempty"`  // from the last stdout line
+	ResourceID string        `json:"resource_id,omitempty"`
+	Problem    string        `json:"problem,omitempty"` // why the last line was not a result
+	Elapsed    time.Duration `json:"elapsed_ns"`
+}
+
+// Client end states of the contract (docs/CLIENT-CONTRACT.md).
+const (
+	ClientSucceeded = "SUCCEEDED"
+	ClientUnknown   = "UNKNOWN_RESULT"
+	ClientFailed    = "FAILED"
+)

@@ -1,0 +1,72 @@
+package layout_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/idemspec/idemspec/"
+
+// pure are the packages that import nothing of the engine; each may use
+// the others and the small internal helpers below, nothing else of the
+// project.
+var pure = []string{"harness/history", "harness/check", "harness/model", "harness/retry", "reports"}
+
+// helpers are internal packages with one small job and no dependency on
+// the engine (they are held to the same rule).
+var helpers = []string{"internal/uuid", "internal/outfile", "internal/sqlitedb"}
+
+// engineLibs are the libraries the engine is built on: a pure package
+// that pulls one in has reached the engine another way.
+var engineLibs = []string{"github.com/Shopify/toxiproxy", "github.com/onsi/ginkgo", "github.com/onsi/gomega"}
+
+// heavy is what the report writers must not drag in either: a report is
+// re-rendered by `idemspec report` and read by other tools.
+var heavy = []string{"pgregory.net/rapid", "github.com/jackc/pgx", "modernc.org/sqlite"}
+
+func TestPurePackagesReachNoEngine(t *testing.T) {
+	for _, pkg := range append(slices.Clone(pure), helpers...) {
+		t.Run(pkg, func(t *testing.T) {
+			forbidden := engineLibs
+			if pkg == "reports" {
+				forbidden = append(slices.Clone(engineLibs), heavy...)
+			}
+			for _, dep := range deps(t, pkg) {
+				if own, ok := strings.CutPrefix(dep, module); ok {
+					if !slices.Contains(pure, own) && !slices.Contains(helpers, own) {
+						t.Errorf("%s depends on %s, which is not a pure package", pkg, dep)
+					}
+					continue
+				}
+				for _, f := range forbidden {
+					if dep == f || strings.HasPrefix(dep, f+"/") {
+						t.Errorf("%s depends on %s", pkg, dep)
+					}
+				}
+			}
+		})
+	}
+}
+
+// deps lists every package pkg depends on, but itself.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "../../"+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return slices.DeleteFunc(strings.Fields(string(out)), func(d string) bool { return d == module+pkg })
+}
+
+// TestTargetsKnowNoHarness: targets describes what is tested and is read
+// by the harness; it never reaches into the harness (not even the
+// retrying client's helpers).
+func TestTargetsKnowNoHarness(t *testing.T) {
+	for _, dep := range deps(t, "targets") {
+		if dep == module+"harness" || strings.HasPrefix(dep, module+"harness/") {
+			t.Errorf("targets depends on %s", dep)
+		}
+	}
+}

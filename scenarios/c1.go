@@ -1,0 +1,25 @@
+package scenarios
+
+import "github.com/idemspec/idemspec/harness/check"
+
+// C1: draft §2: a retry of the same request carries the same key.
+var C1 = define(Check{
+	ID: "C1", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key)",
+	Title: "should send the same idempotency key on every attempt after a lost response",
+	Trial: lostUncommitted(SameKey),
+})
+
+// SameKey judges C1: every create of the operation carries the first's key.
+func SameKey(t ClientTrial) check.Verdict {
+	if vs := needCreates(t); vs != nil {
+		return check.Judge("C1", vs...)
+	}
+	cs := t.creates()
+	var vs []check.Violation
+	for _, c := range cs[1:] {
+		if c.Key != cs[0].Key {
+			vs = append(vs, check.Violation{What: "a retry carried another key", Expected: cs[0].Key, Observed: c.Key, Seqs: seqs(cs[0], c)})
+		}
+	}
+	return check.Judge("C1", vs...)
+}

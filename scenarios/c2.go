@@ -1,0 +1,26 @@
+package scenarios
+
+import "github.com/idemspec/idemspec/harness/check"
+
+// C2: the server fingerprints the payload; a retry that differs is
+// another request (422), so a retry resends the same bytes.
+var C2 = define(Check{
+	ID: "C2", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry is the same request)",
+	Title: "should send the same payload on every attempt",
+	Trial: lostUncommitted(SamePayload),
+})
+
+// SamePayload judges C2: every create carries the first's payload bytes.
+func SamePayload(t ClientTrial) check.Verdict {
+	if vs := needCreates(t); vs != nil {
+		return check.Judge("C2", vs...)
+	}
+	cs := t.creates()
+	var vs []check.Violation
+	for _, c := range cs[1:] {
+		if c.Hash != cs[0].Hash {
+			vs = append(vs, check.Violation{What: "a retry carried another payload", Expected: "sha256 " + cs[0].Hash, Observed: "sha256 " + c.Hash, Seqs: seqs(cs[0], c)})
+		}
+	}
+	return check.Judge("C2", vs...)
+}

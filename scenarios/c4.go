@@ -1,0 +1,50 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// C4: core: a timeout proves only that the answer did not arrive.
+var C4 = define(Check{
+	ID: "C4", Group: "client", Level: check.MUST, Clause: "core (a timeout is an unknown outcome, not a failure)",
+	Title: "should report SUCCEEDED or UNKNOWN_RESULT, never FAILED, after timeouts where the server did commit",
+	Trial: lostCommitted,
+})
+
+// C4: the first create commits and its answer is lost.
+func lostCommitted(ctx context.Context, t *trial) (check.Verdict, error) {
+	if err := loseFirstAnswer(ctx, t, "on the client's lane until the first create (committed) reached the server"); err != nil {
+		return check.Verdict{}, err
+	}
+	run, err := t.judge(ctx)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return NotFailedAfterCommit(run), nil
+}
+
+// NotFailedAfterCommit judges C4: the server committed (Resources > 0),
+// so a client that says FAILED is wrong, and one that printed no result
+// said nothing a caller could use.
+func NotFailedAfterCommit(t ClientTrial) check.Verdict {
+	if vs := needCreates(t); vs != nil {
+		return check.Judge("C4", vs...)
+	}
+	if t.Resources == 0 {
+		return check.Errored("C4", fmt.Errorf("the server never committed the create, so C4 cannot be judged"))
+	}
+	var vs []check.Violation
+	for _, x := range t.Exits {
+		switch x.State {
+		case check.ClientSucceeded, check.ClientUnknown:
+		case check.ClientFailed:
+			vs = append(vs, check.Violation{What: "the client reported a committed create as failed", Expected: "SUCCEEDED or UNKNOWN_RESULT", Observed: "FAILED"})
+		default:
+			vs = append(vs, check.Violation{What: "the client printed no result", Expected: "SUCCEEDED or UNKNOWN_RESULT", Observed: orNone(x.Problem + x.Killed)})
+		}
+	}
+	return check.Judge("C4", vs...)
+}

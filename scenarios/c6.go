@@ -1,0 +1,61 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// C6: core: the key outlives the process.
+var C6 = define(Check{
+	ID: "C6", Group: "client", Level: check.MUST, Clause: "core (the key is persisted before the first send)",
+	Title: "should not create a second resource when killed mid-operation and started again with the same state",
+	Trial: killedMidOperation,
+})
+
+// C6: the client's process group is killed while its create is in flight
+// (committed at the server, answer held by the lane), then the client is
+// started again with the same state directory.
+func killedMidOperation(ctx context.Context, t *trial) (check.Verdict, error) {
+	remove, err := t.applyFault(harness.ResponseLoss{}, "on the client's lane while the first client runs")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	p, err := t.start()
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	first, err := t.awaitCreate(ctx, p)
+	if err != nil {
+		t.finish(p, "first client")
+		return check.Verdict{}, err
+	}
+	t.lost[first] = true
+	p.Kill("SIGKILL to its process group while its create was in flight (C6)")
+	t.finish(p, "first client")
+	remove()
+	again, err := t.start()
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	t.finish(again, "restarted client")
+	run, err := t.judge(ctx)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return OneResourceAfterRestart(run), nil
+}
+
+// OneResourceAfterRestart judges C6: after the kill and the restart, the
+// oracle counts one resource for the operation.
+func OneResourceAfterRestart(t ClientTrial) check.Verdict {
+	if vs := needCreates(t); vs != nil {
+		return check.Judge("C6", vs...)
+	}
+	if t.Resources != 1 {
+		return check.Judge("C6", check.Violation{What: "resources for the operation after a kill and a restart", Expected: "1", Observed: fmt.Sprint(t.Resources), Seqs: seqs(t.creates()...)})
+	}
+	return check.Judge("C6")
+}

@@ -1,0 +1,36 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// C7: draft §2.7: 400 and 422 are final for that request.
+var C7 = define(Check{
+	ID: "C7", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7 (400 and 422 are final)",
+	Title: "should not retry a create the server refused with a final 4xx (400, 422)",
+	Trial: refused,
+})
+
+// C7: every create is refused with 422 (as for a key reused with another
+// payload): final for the request.
+func refused(ctx context.Context, t *trial) (check.Verdict, error) {
+	return answeredAlways(ctx, t, http.StatusUnprocessableEntity, "every create refused 422 by the server", NoRetryOfRefusal)
+}
+
+// NoRetryOfRefusal judges C7: no create follows one answered 400 or 422.
+func NoRetryOfRefusal(t ClientTrial) check.Verdict {
+	if vs := needCreates(t); vs != nil {
+		return check.Judge("C7", vs...)
+	}
+	cs := t.creates()
+	for i, c := range cs {
+		if (c.Status == 400 || c.Status == 422) && i+1 < len(cs) {
+			return check.Judge("C7", check.Violation{What: fmt.Sprintf("retried a create refused with %d", c.Status), Expected: "no further create", Observed: fmt.Sprintf("%d more", len(cs)-i-1), Seqs: seqs(cs[i:]...)})
+		}
+	}
+	return check.Judge("C7")
+}

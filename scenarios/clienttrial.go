@@ -1,0 +1,123 @@
+package scenarios
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// The client checks C1-C7 judge one trial of the client command each;
+// these are what their judges share.
+
+// loseFirstAnswer runs the client with the first create's answer lost:
+// the lane holds the answer until the create has reached the server, then
+// the fault is removed (which drops the held answer) and the client runs
+// to its end on a healthy lane.
+func loseFirstAnswer(ctx context.Context, t *trial, why string) error {
+	remove, err := t.applyFault(harness.ResponseLoss{}, why)
+	if err != nil {
+		return err
+	}
+	p, err := t.start()
+	if err != nil {
+		return err
+	}
+	first, err := t.awaitCreate(ctx, p)
+	remove()
+	if err == nil {
+		t.lost[first] = true
+	}
+	t.finish(p, "client")
+	return nil
+}
+
+// C1, C2, C5: the first create fails without effect (503) and its answer
+// is lost, so the client cannot know; a look-up would say "not found", and
+// a resubmission is due.
+func lostUncommitted(judge func(ClientTrial) check.Verdict) func(context.Context, *trial) (check.Verdict, error) {
+	return func(ctx context.Context, t *trial) (check.Verdict, error) {
+		t.ce.Server.FailNext(1, http.StatusServiceUnavailable)
+		if err := loseFirstAnswer(ctx, t, "on the client's lane until the first create (answered 503, nothing committed) reached the server"); err != nil {
+			return check.Verdict{}, err
+		}
+		run, err := t.judge(ctx)
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		return judge(run), nil
+	}
+}
+
+// answeredAlways runs the client once while the server answers every
+// create with status, and judges the run.
+func answeredAlways(ctx context.Context, t *trial, status int, fault string, judge func(ClientTrial) check.Verdict) (check.Verdict, error) {
+	t.ce.Server.FailNext(1<<20, status)
+	t.ev.Faults = append(t.ev.Faults, fault)
+	p, err := t.start()
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	t.finish(p, "client")
+	run, err := t.judge(ctx)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return judge(run), nil
+}
+
+// ClientTrial is what one client check observed.
+type ClientTrial struct {
+	Requests []check.ServerRequest
+	Exits    []check.ClientExit
+	Budget   int
+	Deadline time.Duration
+	// Slack is the start-up and scheduling time allowed past the deadline.
+	Slack time.Duration
+	// Resources is the oracle's count for the trial's marker at the end.
+	Resources int
+}
+
+func (t ClientTrial) creates() []check.ServerRequest {
+	var out []check.ServerRequest
+	for _, r := range t.Requests {
+		if r.Kind == "create" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// End states of the reference client, as harness/retry names them.
+const (
+	clientSucceeded   = "SUCCEEDED"
+	clientUnknown     = "UNKNOWN_RESULT"
+	clientFailedFinal = "FAILED_FINAL"
+)
+
+func seqs(rs ...check.ServerRequest) []int {
+	out := make([]int, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.Seq)
+	}
+	return out
+}
+
+// needCreates is the violation of a trial in which the client never
+// reached the server: nothing else can be judged, and a client that
+// sends nothing is not conforming either.
+func needCreates(t ClientTrial) []check.Violation {
+	if len(t.creates()) > 0 {
+		return nil
+	}
+	return []check.Violation{{What: "the client sent no create request", Expected: "at least one", Observed: "none"}}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,65 @@
+package scenarios_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/scenarios"
+)
+
+func create(seq int, key, hash string, status int, lost bool) check.ServerRequest {
+	return check.ServerRequest{Seq: seq, Kind: "create", Key: key, Hash: hash, Status: status, Lost: lost}
+}
+
+func lookup(seq int, key string, status int) check.ServerRequest {
+	return check.ServerRequest{Seq: seq, Kind: "lookup", Key: key, Status: status}
+}
+
+func exited(state string, elapsed time.Duration) check.ClientExit {
+	return check.ClientExit{State: state, Elapsed: elapsed}
+}
+
+// Each case is a hand-made trial and the verdict its checker must give.
+func TestClientCheckers(t *testing.T) {
+	reconciled := []check.ServerRequest{create(1, "k", "h", 503, true), lookup(2, "k", 404), create(3, "k", "h", 201, false)}
+	cases := []struct {
+		name  string
+		judge func(scenarios.ClientTrial) check.Verdict
+		trial scenarios.ClientTrial
+		want  check.Status
+	}{
+		{"C1 same key", scenarios.SameKey, scenarios.ClientTrial{Requests: reconciled}, check.PASS},
+		{"C1 fresh key", scenarios.SameKey, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "a", "h", 503, true), lookup(2, "a", 404), create(3, "b", "h", 201, false)}}, check.FAIL},
+		{"C1 nothing sent", scenarios.SameKey, scenarios.ClientTrial{}, check.FAIL},
+		{"C2 same payload", scenarios.SamePayload, scenarios.ClientTrial{Requests: reconciled}, check.PASS},
+		{"C2 new payload", scenarios.SamePayload, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h1", 503, true), create(2, "k", "h2", 422, false)}}, check.FAIL},
+		{"C3 within budget and deadline", scenarios.Bounded, scenarios.ClientTrial{Requests: reconciled, Budget: 3, Deadline: time.Second, Slack: time.Second, Exits: []check.ClientExit{exited("FAILED", 1500*time.Millisecond)}}, check.PASS},
+		{"C3 over budget", scenarios.Bounded, scenarios.ClientTrial{Requests: reconciled, Budget: 1, Deadline: time.Second, Exits: []check.ClientExit{exited("FAILED", time.Millisecond)}}, check.FAIL},
+		{"C3 killed", scenarios.Bounded, scenarios.ClientTrial{Requests: reconciled, Budget: 3, Deadline: time.Second, Exits: []check.ClientExit{{Killed: "deadline", Elapsed: 2 * time.Second}}}, check.FAIL},
+		{"C3 late", scenarios.Bounded, scenarios.ClientTrial{Requests: reconciled, Budget: 3, Deadline: time.Second, Slack: time.Second, Exits: []check.ClientExit{exited("FAILED", 2500*time.Millisecond)}}, check.FAIL},
+		{"C4 nothing sent", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Exits: []check.ClientExit{{Killed: "deadline"}}}, check.FAIL},
+		{"C4 succeeded", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Resources: 1, Exits: []check.ClientExit{exited("SUCCEEDED", 0)}}, check.PASS},
+		{"C4 unknown", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Resources: 1, Exits: []check.ClientExit{exited("UNKNOWN_RESULT", 0)}}, check.PASS},
+		{"C4 failed", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Resources: 1, Exits: []check.ClientExit{exited("FAILED", 0)}}, check.FAIL},
+		{"C4 no result", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Resources: 1, Exits: []check.ClientExit{{Problem: "no JSON"}}}, check.FAIL},
+		{"C4 never committed", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Exits: []check.ClientExit{exited("FAILED", 0)}}, check.ERROR},
+		{"C5 looked up first", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: reconciled}, check.PASS},
+		{"C5 blind resubmit", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, true), create(2, "k", "h", 201, false)}}, check.FAIL},
+		{"C5 resubmit after a known answer", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, false), create(2, "k", "h", 201, false)}}, check.PASS},
+		{"C5 look-up before the loss does not count", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{lookup(1, "k", 404), create(2, "k", "h", 503, true), create(3, "k", "h", 201, false)}}, check.FAIL},
+		{"C6 one resource", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 1}, check.PASS},
+		{"C6 two resources", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 2}, check.FAIL},
+		{"C7 stopped at 422", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 422, false)}}, check.PASS},
+		{"C7 retried 422", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 422, false), create(2, "k", "h", 422, false)}}, check.FAIL},
+		{"C7 retried 400", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 400, false), create(2, "k", "h", 201, false)}}, check.FAIL},
+		{"C7 retried 503", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, false), create(2, "k", "h", 201, false)}}, check.PASS},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if v := tc.judge(tc.trial); v.Status != tc.want {
+				t.Errorf("got %s (%+v), want %s", v.Status, v.Violations, tc.want)
+			}
+		})
+	}
+}

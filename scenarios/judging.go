@@ -1,0 +1,134 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// What the judges share: each helper returns the violations it finds in
+// a slice of exchanges, so a judge reads as a list of requirements. The
+// judges are pure functions of a recorded history and the oracle's
+// readings: they never send, sleep or read a clock, and they are tested
+// on hand-made histories.
+
+// unanswered reports exchanges that got no HTTP answer on a lane that had
+// no fault: the target dropped or hung up on a request it should answer.
+func unanswered(xs []history.Exchange) []check.Violation {
+	var out []check.Violation
+	for _, x := range xs {
+		if x.Outcome != history.OK {
+			out = append(out, check.Violation{
+				What:     fmt.Sprintf("%s got no answer", x.Step),
+				Expected: "an HTTP response",
+				Observed: fmt.Sprintf("%s: %s", x.Outcome, x.Error),
+				Seqs:     []int{x.Seq},
+			})
+		}
+	}
+	return out
+}
+
+// sameID reports 2xx answers that carry no id, or more than one id.
+// It returns the one id when there is exactly one.
+func sameID(xs []history.Exchange) (string, []check.Violation) {
+	var out []check.Violation
+	ids := map[string][]int{}
+	var order []string
+	for _, x := range xs {
+		if !x.Is2xx() {
+			continue
+		}
+		if x.ResourceID == "" {
+			out = append(out, check.Violation{
+				What: fmt.Sprintf("%s: a 2xx answer carried no resource id", x.Step), Seqs: []int{x.Seq},
+			})
+			continue
+		}
+		if _, seen := ids[x.ResourceID]; !seen {
+			order = append(order, x.ResourceID)
+		}
+		ids[x.ResourceID] = append(ids[x.ResourceID], x.Seq)
+	}
+	if len(order) > 1 {
+		var seqs []int
+		for _, id := range order {
+			seqs = append(seqs, ids[id]...)
+		}
+		out = append(out, check.Violation{
+			What:     "successful answers for one key carried different resource ids",
+			Expected: "one id",
+			Observed: listed(order),
+			Seqs:     seqs,
+		})
+	}
+	if len(order) == 1 {
+		return order[0], out
+	}
+	return "", out
+}
+
+// countsOne reports an oracle count other than one, and an oracle that
+// lists a resource other than the id the answers carried.
+func countsOne(r check.Reading, id string) []check.Violation {
+	if r.Count != 1 {
+		return []check.Violation{{
+			What:     fmt.Sprintf("the oracle (%s) counts %d resources for one key", r.Oracle, r.Count),
+			Expected: "1",
+			Observed: fmt.Sprint(r.Count),
+		}}
+	}
+	if id != "" && r.IDs != nil && (len(r.IDs) != 1 || r.IDs[0] != id) {
+		return []check.Violation{{
+			What:     "the answers name a resource the oracle does not list",
+			Expected: id,
+			Observed: listed(r.IDs),
+		}}
+	}
+	return nil
+}
+
+// unreached returns an error when no request reached the target at all:
+// that is the harness failing to run the check, not the target failing it.
+func unreached(xs []history.Exchange) error {
+	for _, x := range xs {
+		if x.Outcome != history.Failed {
+			return nil
+		}
+	}
+	if len(xs) == 0 {
+		return fmt.Errorf("no request was sent")
+	}
+	return fmt.Errorf("the target could not be reached: %s", xs[0].Error)
+}
+
+// listed shows up to three items and how many more there are.
+func listed(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:3], ", "), len(items)-3)
+}
+
+// is4xx reports a client-error status: the server refused the request.
+func is4xx(status int) bool { return status >= 400 && status < 500 }
+
+// answerOf shows an answer briefly: "201 id r1", "422".
+func answerOf(x history.Exchange) string {
+	if x.Outcome != history.OK {
+		return string(x.Outcome)
+	}
+	if x.ResourceID != "" {
+		return fmt.Sprintf("%d id %s", x.Status, x.ResourceID)
+	}
+	return fmt.Sprint(x.Status)
+}
+
+func quoted(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", s)
+}

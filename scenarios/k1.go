@@ -1,0 +1,78 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// K1: §2.7: "Error scenarios above describe the status of failed
+// idempotent requests after the resource server prcocesses them. Clients
+// MUST correct the requests (with the exception of 409 where no
+// correction is required) before performing a retry operation, or the the
+// resource server MUST fail the request and return one of the above
+// errors." A create without a required key must fail: no 2xx, nothing
+// created.
+var K1 = define(Check{
+	ID: "K1", Group: "keys", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
+	Title: "should refuse a create without the required key and create nothing",
+	Needs: keyRequired,
+	Plan:  fixed(2),
+	Run:   missingKeyRefused,
+})
+
+// K1: a create without the key creates nothing.
+func missingKeyRefused(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	run, err := missingKeyRun(ctx, e, h, ev, "K1")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return MissingKeyRefused(run), nil
+}
+
+func missingKeyRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MissingKeyRun, error) {
+	marker := e.NewMarker(scope)
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return MissingKeyRun{}, err
+	}
+	x := e.Send(ctx, h, harness.Attempt{Step: "create without a key", Lane: e.Clean, Body: body, Variant: "100"})
+	r, err := reading(ctx, e, ev, marker, "after the create without a key")
+	if err != nil {
+		return MissingKeyRun{}, err
+	}
+	return MissingKeyRun{Send: x, Reading: r, Want: e.Target.Profile.MissingKey}, nil
+}
+
+// MissingKeyRun is what K1 and K1a observed: one create without the key.
+type MissingKeyRun struct {
+	Send    history.Exchange
+	Reading check.Reading
+	Want    int // the profile's missing-key status
+}
+
+// MissingKeyRefused judges K1: the keyless create failed and created
+// nothing.
+func MissingKeyRefused(run MissingKeyRun) check.Verdict {
+	xs := []history.Exchange{run.Send}
+	if err := unreached(xs); err != nil {
+		return check.Errored("K1", err)
+	}
+	vs := unanswered(xs)
+	if run.Send.Is2xx() {
+		vs = append(vs, check.Violation{
+			What: "a create without the required key was accepted", Expected: "a 4xx",
+			Observed: fmt.Sprint(run.Send.Status), Seqs: []int{run.Send.Seq},
+		})
+	}
+	if run.Reading.Count != 0 {
+		vs = append(vs, check.Violation{
+			What:     fmt.Sprintf("the oracle (%s) counts %d resources created without the key", run.Reading.Oracle, run.Reading.Count),
+			Expected: "0", Observed: fmt.Sprint(run.Reading.Count),
+		})
+	}
+	return check.Judge("K1", vs...)
+}

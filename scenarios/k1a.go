@@ -1,0 +1,47 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// K1a: §2.7: "If the Idempotency-Key request header is missing for a
+// documented idempotent operation requiring this header, the resource
+// server SHOULD reply with an HTTP 400 status code with body containing a
+// link pointing to relevant documentation." (The profile names the code.)
+var K1a = define(Check{
+	ID: "K1a", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
+	Title: "should answer a create without the required key with the profile's missing-key status",
+	Needs: keyRequired,
+	Plan:  fixed(2),
+	Run:   missingKeyStatus,
+})
+
+// K1a: ... and is refused with the profile's status.
+func missingKeyStatus(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	run, err := missingKeyRun(ctx, e, h, ev, "K1a")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return MissingKeyStatus(run), nil
+}
+
+// MissingKeyStatus judges K1a: a refusal carries the profile's status.
+// An accepted keyless create is K1's failure, not judged again here.
+func MissingKeyStatus(run MissingKeyRun) check.Verdict {
+	x := run.Send
+	if err := unreached([]history.Exchange{x}); err != nil {
+		return check.Errored("K1a", err)
+	}
+	if x.Outcome != history.OK || x.Is2xx() || x.Status == run.Want {
+		return check.Judge("K1a")
+	}
+	return check.Judge("K1a", check.Violation{
+		What:     "a create without the required key was refused with another status than the profile's",
+		Expected: fmt.Sprint(run.Want), Observed: fmt.Sprint(x.Status), Seqs: []int{x.Seq},
+	})
+}

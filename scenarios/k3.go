@@ -1,0 +1,215 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// K3: §2.2: "The idempotency key that is supplied as part of every POST
+// request MUST be unique and MUST NOT be reused with another request with
+// a different request payload."; §2.4: "An idempotency fingerprint MAY be
+// used in conjunction with an idempotency key to determine the uniqueness
+// of a request. Such a fingerprint is generated from request payload data
+// by the resource server." So a changed body field must be refused, while
+// reordered JSON members, other whitespace, another query parameter or
+// another header MAY count as the same request; whichever way, one key
+// never executes twice.
+var K3 = define(Check{
+	ID: "K3", Group: "keys", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.2, §2.4",
+	Title: "should treat each variation of a request as the same request or refuse it, never execute it again",
+	Plan:  fixed(15), // 5 variations: original, variation, oracle read each
+	Run:   fingerprintScope,
+})
+
+// K3: variations of a request under its key.
+func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	var vars []Variation
+	for _, v := range requestVariations {
+		key, marker := e.NewKey(), e.NewMarker("K3")
+		body, err := e.Body(marker, "100")
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		original := harness.Attempt{Step: v.name + ": original", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
+		variant := original
+		variant.Step = v.name + ": variation"
+		na, err := v.vary(e, &variant, marker)
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		probe := Variation{Name: v.name, Changed: v.changed, NotApplicable: na}
+		if na == "" {
+			probe.Original = e.Send(ctx, h, original)
+			probe.Variant = e.Send(ctx, h, variant)
+			if probe.Reading, err = reading(ctx, e, ev, marker, "after "+v.name); err != nil {
+				return check.Verdict{}, err
+			}
+		}
+		vars = append(vars, probe)
+	}
+	v, table := FingerprintScope(vars, e.Target.Profile.Mismatch)
+	ev.Tables = append(ev.Tables, table)
+	return v, nil
+}
+
+// requestVariation turns a create attempt into a variation of it: the
+// payload changed, or the same request in another form (the property
+// sends those). vary says why it does not apply to this target, if so.
+type requestVariation struct {
+	name    string
+	changed bool
+	vary    func(e *harness.Env, a *harness.Attempt, marker string) (notApplicable string, err error)
+}
+
+var requestVariations = []requestVariation{
+	{"changed body field", true, func(e *harness.Env, a *harness.Attempt, marker string) (string, error) {
+		b, err := e.Body(marker, "200")
+		a.Body, a.Variant = b, "200"
+		return "", err
+	}},
+	{"reordered JSON members", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		b, ok := harness.ReorderJSON(a.Body)
+		a.Body = b
+		return notJSON(ok, "a JSON object with two or more members"), nil
+	}},
+	{"other whitespace", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		b, ok := harness.Reindent(a.Body)
+		a.Body = b
+		return notJSON(ok, "JSON"), nil
+	}},
+	{"an added query parameter", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		a.Query = "idemspec_variation=1"
+		return "", nil
+	}},
+	{"an added header", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
+		a.Header = http.Header{"X-Idemspec-Variation": {"1"}}
+		return "", nil
+	}},
+}
+
+// sameRequestVariations are the variations that keep the request's
+// meaning: a target must treat them as the same request or refuse them.
+func sameRequestVariations() []requestVariation {
+	var out []requestVariation
+	for _, v := range requestVariations {
+		if !v.changed {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func notJSON(ok bool, what string) string {
+	if ok {
+		return ""
+	}
+	return "the create body is not " + what
+}
+
+// Variation is one K3 probe: the original request, then a variation of
+// it under the same key.
+type Variation struct {
+	Name string // "changed body field", "reordered JSON members", ...
+	// Changed marks a variation that changes the request's meaning: it
+	// must be refused. The others may go either way.
+	Changed  bool
+	Original history.Exchange
+	Variant  history.Exchange
+	Reading  check.Reading
+	// NotApplicable says why the variation was not sent ("" when it was).
+	NotApplicable string
+}
+
+// How a target treated a variation.
+const (
+	treatedSame    = "the same request (replayed)"
+	treatedRefused = "a different request (refused)"
+)
+
+// FingerprintScope judges K3 and tabulates which variations the target
+// treats as the same request. A refusal is a 4xx or the profile's
+// mismatch status (which a convention may put outside the 4xx range).
+func FingerprintScope(vars []Variation, mismatch int) (check.Verdict, check.Table) {
+	table := check.Table{
+		Title:   "K3: which variations the target treats as the same request",
+		Columns: []string{"variation", "may the target treat it as the same request?", "the target treated it as", "answer"},
+	}
+	var sent []history.Exchange
+	for _, v := range vars {
+		if v.NotApplicable == "" {
+			sent = append(sent, v.Original, v.Variant)
+		}
+	}
+	if err := unreached(sent); err != nil {
+		return check.Errored("K3", err), table
+	}
+	for _, v := range vars {
+		if o := v.Original; v.NotApplicable == "" && o.Outcome == history.OK && !o.Is2xx() {
+			return check.Errored("K3", fmt.Errorf("%s: the original request was not accepted (status %d), so its variation proves nothing", v.Name, o.Status)), table
+		}
+	}
+	var vs []check.Violation
+	for _, v := range vars {
+		may := "yes (MAY)"
+		if v.Changed {
+			may = "no (MUST be refused)"
+		}
+		if v.NotApplicable != "" {
+			table.Rows = append(table.Rows, []string{v.Name, may, "not sent: " + v.NotApplicable, ""})
+			continue
+		}
+		treated, vv := judgeVariation(v, mismatch)
+		vs = append(vs, vv...)
+		table.Rows = append(table.Rows, []string{v.Name, may, treated, answerOf(v.Variant)})
+	}
+	return check.Judge("K3", vs...), table
+}
+
+// judgeVariation says how the target treated one variation and what was
+// wrong with it.
+func judgeVariation(v Variation, mismatch int) (string, []check.Violation) {
+	label := func(vs []check.Violation) []check.Violation {
+		for i := range vs {
+			vs[i].What = v.Name + ": " + vs[i].What
+		}
+		return vs
+	}
+	o, x := v.Original, v.Variant
+	vs := label(unanswered([]history.Exchange{o, x}))
+	if len(vs) > 0 {
+		return "unknown (no answer)", vs
+	}
+	treated := "neither (" + answerOf(x) + ")"
+	switch {
+	case x.Is2xx() && x.ResourceID == o.ResourceID:
+		treated = treatedSame
+		if v.Changed {
+			vs = append(vs, check.Violation{
+				What: "a changed request was replayed as if it were the original", Expected: "a 4xx",
+				Observed: answerOf(x), Seqs: []int{o.Seq, x.Seq},
+			})
+		}
+	case x.Is2xx():
+		treated = "a new request (executed again)"
+		vs = append(vs, check.Violation{
+			What: "the variation executed again under the original's key", Expected: "a replay of " + o.ResourceID + " or a 4xx",
+			Observed: answerOf(x), Seqs: []int{o.Seq, x.Seq},
+		})
+	case is4xx(x.Status) || x.Status == mismatch:
+		treated = treatedRefused
+	default:
+		vs = append(vs, check.Violation{
+			What: "the variation was neither replayed nor refused", Expected: "a replay or a 4xx",
+			Observed: answerOf(x), Seqs: []int{x.Seq},
+		})
+	}
+	if len(vs) == 0 {
+		vs = countsOne(v.Reading, o.ResourceID)
+	}
+	return treated, label(vs)
+}

@@ -1,0 +1,99 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// K4: §2.6: "Retry: The request was retried after the original request
+// completed. The resource server SHOULD respond with the result of the
+// previously completed operation, success or an error."
+var K4 = define(Check{
+	ID: "K4", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.6",
+	Title: "should replay the original status, body, content type and Location",
+	Plan:  fixed(2),
+	Run:   replayFidelity,
+})
+
+// K4: a replay carries what the original carried.
+func replayFidelity(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	key, marker := e.NewKey(), e.NewMarker("K4")
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	a := harness.Attempt{Step: "original", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
+	run := ReplayRun{Original: e.Send(ctx, h, a), Volatile: e.Target.Volatile, Markers: replayMarkers(e)}
+	a.Step = "replay"
+	run.Replay = e.Send(ctx, h, a)
+	v, notes := ReplayFidelity(run)
+	ev.Notes = append(ev.Notes, notes...)
+	return v, nil
+}
+
+// replayMarkers are the headers that may mark a replay, the profile's first.
+func replayMarkers(e *harness.Env) []string {
+	if p := e.Target.Profile.ReplayHeader; p != "" {
+		return append([]string{p}, harness.ReplayMarkers...)
+	}
+	return harness.ReplayMarkers
+}
+
+// ReplayRun is what K4 observed: a create, and the same request again
+// after it completed.
+type ReplayRun struct {
+	Original history.Exchange
+	Replay   history.Exchange
+	Volatile []string
+	// Markers are the header names that may mark a replay (the profile's
+	// first); K4 reports the one it finds.
+	Markers []string
+}
+
+// ReplayFidelity judges K4: the replay carries the original's status,
+// body (but for volatile fields), Content-Type and Location. It also
+// says, for the evidence, how the replay was marked.
+func ReplayFidelity(run ReplayRun) (check.Verdict, []string) {
+	o, r := run.Original, run.Replay
+	xs := []history.Exchange{o, r}
+	if err := unreached(xs); err != nil {
+		return check.Errored("K4", err), nil
+	}
+	if o.Outcome == history.OK && !o.Is2xx() {
+		return check.Errored("K4", fmt.Errorf("the original request was not accepted (status %d), so there is nothing to replay", o.Status)), nil
+	}
+	vs := unanswered(xs)
+	if len(vs) > 0 {
+		return check.Judge("K4", vs...), nil
+	}
+	seqs := []int{o.Seq, r.Seq}
+	if same, how := check.SameAnswer(o, r, run.Volatile); !same {
+		vs = append(vs, check.Violation{What: "the replay's status or body differs from the original's", Observed: how, Seqs: seqs})
+	}
+	for _, h := range []string{"Content-Type", "Location"} {
+		if o.Headers[h] != r.Headers[h] {
+			vs = append(vs, check.Violation{
+				What: "the replay's " + h + " differs from the original's", Expected: quoted(o.Headers[h]),
+				Observed: quoted(r.Headers[h]), Seqs: seqs,
+			})
+		}
+	}
+	return check.Judge("K4", vs...), []string{replayMarker(run)}
+}
+
+// replayMarker says how the replay was marked, if at all (a MAY).
+func replayMarker(run ReplayRun) string {
+	for _, name := range run.Markers {
+		if v, ok := run.Replay.Headers[name]; ok {
+			if _, onOriginal := run.Original.Headers[name]; onOriginal {
+				return fmt.Sprintf("replay marker: %s is on the original answer too (%q), so it marks nothing", name, run.Original.Headers[name])
+			}
+			return fmt.Sprintf("replay marker: %s: %s", name, v)
+		}
+	}
+	return "replay marker: none (a marker such as Idempotent-Replayed: true is optional)"
+}

@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// S3: "same key, different payload: rejected with a 4xx, no new resource,
+// original untouched and still replayable". The MUST is the refusal and
+// its effects: nothing executed, the original's resource kept. Draft §2.7
+// names the status ("If there is an attempt to reuse an idempotency key
+// with a different request payload, the resource server SHOULD reply with
+// a HTTP 422 status code"), a SHOULD, judged by S3a.
+var S3 = define(Check{
+	ID: "S3", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.2, §2.7",
+	Title: "should reject a reused key with a different payload and keep the original",
+	Plan:  fixed(4),
+	Run:   mismatchRejected,
+})
+
+// S3: the same key with another payload, between two sends of the original.
+func mismatchRejected(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	run, err := mismatchRun(ctx, e, h, ev, "S3")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return MismatchRejected(run), nil
+}
+
+func mismatchRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MismatchRun, error) {
+	key, marker := e.NewKey(), e.NewMarker(scope)
+	original, err := e.Body(marker, "100")
+	if err != nil {
+		return MismatchRun{}, err
+	}
+	other, err := e.Body(marker, "200")
+	if err != nil {
+		return MismatchRun{}, err
+	}
+	send := func(step, variant string, body []byte) history.Exchange {
+		return e.Send(ctx, h, harness.Attempt{Step: step, Lane: e.Clean, Key: key, Body: body, Variant: variant})
+	}
+	run := MismatchRun{
+		Original: send("original", "100", original),
+		Mismatch: send("same key, other payload", "200", other),
+		Again:    send("original again", "100", original),
+		Want:     e.Target.Profile.Mismatch,
+	}
+	run.Reading, err = reading(ctx, e, ev, marker, "after the mismatch")
+	return run, err
+}
+
+// MismatchRun is what S3 and S3a observed: the original request, the
+// same key with another payload, and the original request once more.
+type MismatchRun struct {
+	Original history.Exchange
+	Mismatch history.Exchange
+	Again    history.Exchange
+	Reading  check.Reading
+	Want     int // the status the profile expects for a mismatch
+}
+
+// mismatchRan returns the verdict of a run that cannot be judged: the
+// target unreachable, or the original refused (nothing to reuse the key
+// against).
+func mismatchRan(id string, run MismatchRun) (check.Verdict, bool) {
+	if err := unreached([]history.Exchange{run.Original, run.Mismatch, run.Again}); err != nil {
+		return check.Errored(id, err), false
+	}
+	if run.Original.Outcome == history.OK && !run.Original.Is2xx() {
+		return check.Errored(id, fmt.Errorf("the original request was not accepted (status %d), so there is nothing to reuse the key against", run.Original.Status)), false
+	}
+	return check.Verdict{}, true
+}
+
+// MismatchRejected judges S3: the other payload was refused (any 4xx),
+// created nothing, and the original is still replayed with its resource.
+// Which 4xx is S3a's business; how faithfully the original is replayed,
+// K4's.
+func MismatchRejected(run MismatchRun) check.Verdict {
+	if v, ok := mismatchRan("S3", run); !ok {
+		return v
+	}
+	vs := unanswered([]history.Exchange{run.Original, run.Mismatch, run.Again})
+	m := run.Mismatch
+	switch {
+	// Any 4xx refuses; so does the profile's own status, whatever it is
+	// (powertools answers a mismatch with 500).
+	case m.Outcome != history.OK, is4xx(m.Status), m.Status == run.Want:
+	case m.Is2xx():
+		vs = append(vs, check.Violation{What: "a reused key with another payload was accepted", Expected: "a refusal (4xx)", Observed: answerOf(m), Seqs: []int{m.Seq}})
+	default:
+		vs = append(vs, check.Violation{What: "a reused key with another payload was not refused", Expected: "a refusal (4xx)", Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq}})
+	}
+	if m.Is2xx() && m.ResourceID != "" && m.ResourceID != run.Original.ResourceID {
+		vs = append(vs, check.Violation{What: "the other payload created another resource", Expected: run.Original.ResourceID, Observed: m.ResourceID, Seqs: []int{m.Seq}})
+	}
+	if a := run.Again; a.Outcome == history.OK && (!a.Is2xx() || a.ResourceID != run.Original.ResourceID) {
+		vs = append(vs, check.Violation{
+			What:     "the original request is no longer replayed after the mismatch",
+			Expected: fmt.Sprintf("2xx with id %s", run.Original.ResourceID),
+			Observed: fmt.Sprintf("%d with id %q", a.Status, a.ResourceID),
+			Seqs:     []int{a.Seq},
+		})
+	}
+	vs = append(vs, countsOne(run.Reading, run.Original.ResourceID)...)
+	return check.Judge("S3", vs...)
+}

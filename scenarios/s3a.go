@@ -1,0 +1,47 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// S3a: §2.7: "If there is an attempt to reuse an idempotency key with a
+// different request payload, the resource server SHOULD reply with a HTTP
+// 422 status code with body containing a link pointing to relevant
+// documentation." (The profile names the code.)
+var S3a = define(Check{
+	ID: "S3a", Group: "core", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
+	Title: "should refuse a reused key with a different payload with the profile's mismatch status",
+	Plan:  fixed(4),
+	Run:   mismatchStatus,
+})
+
+// S3a: ... and the refusal carries the profile's mismatch status.
+func mismatchStatus(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	run, err := mismatchRun(ctx, e, h, ev, "S3a")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return MismatchStatus(run), nil
+}
+
+// MismatchStatus judges S3a: a refusal of the other payload carries the
+// profile's mismatch status. An accepted or unrefused mismatch is S3's
+// failure, not judged again here.
+func MismatchStatus(run MismatchRun) check.Verdict {
+	if v, ok := mismatchRan("S3a", run); !ok {
+		return v
+	}
+	m := run.Mismatch
+	if m.Outcome != history.OK || !is4xx(m.Status) || m.Status == run.Want {
+		return check.Judge("S3a")
+	}
+	return check.Judge("S3a", check.Violation{
+		What:     "a reused key with another payload was refused with another status than the profile's",
+		Expected: fmt.Sprint(run.Want), Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq},
+	})
+}

@@ -1,0 +1,167 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+)
+
+// S4: "N requests with one key released at the same instant: exactly one
+// resource; every 2xx carries the same id; the others are 409 or replays".
+// The others must be refusals (4xx, or the profile's in-flight status);
+// which refusal status they carry is judged by K5, not here.
+var S4 = define(Check{
+	ID: "S4", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.7 (concurrent requests)",
+	Title: "should execute a burst of concurrent same-key requests exactly once",
+	Plan: func(p Planning) Planned {
+		bursts := 2 * burstRounds
+		return Planned{Requests: bursts * (p.Burst + 2), MaxRequests: bursts * (p.Burst + harness.MaxSettleAttempts + 1),
+			Faults: []string{widening.Name() + " on the faulty lanes, widened bursts"}}
+	},
+	Run: noRaceDuplicates,
+})
+
+// widening spreads S4's second burst of a round: latency shifts arrivals
+// rather than bunching them, so it widens the window a check-then-insert
+// race needs.
+var widening = harness.Latency{Delay: 2 * time.Millisecond, Jitter: 2 * time.Millisecond}
+
+// burstRounds bounds S4's rounds of bursts. A race shows only when two
+// requests meet inside its window, and on a busy machine a burst can miss
+// a narrow window: the server may run its first request to the end
+// before it reads the others (bench/BenchmarkDetection measures how often
+// each kind of burst catches a 100 µs window). Each round is one more
+// chance; a burst that shows a violation ends the check, so a correct
+// target costs every round and a broken one stops at the first catch.
+const burstRounds = 3
+
+// S4: rounds of two same-key bursts, one released together on the clean
+// lane, one spread by jittered latency on the faulty lane.
+func noRaceDuplicates(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	var runs []BurstRun
+	for round := 1; round <= burstRounds; round++ {
+		for _, widened := range []bool{false, true} {
+			r, err := roundBurst(ctx, e, h, ev, round, widened)
+			if err != nil {
+				return check.Verdict{}, err
+			}
+			runs = append(runs, r)
+			if v := NoRaceDuplicates(runs...); v.Status != check.PASS {
+				return v, nil
+			}
+		}
+	}
+	return NoRaceDuplicates(runs...), nil
+}
+
+// roundBurst is a round's tight burst, or its widened one.
+func roundBurst(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, round int, widened bool) (BurstRun, error) {
+	step := "tight burst"
+	if widened {
+		step = "widened burst"
+	}
+	if round > 1 {
+		step += fmt.Sprintf(" (round %d)", round)
+	}
+	if !widened {
+		return burstRun(ctx, e, h, ev, e.CleanLanes(), step)
+	}
+	// The latency goes on every instance's faulty lane: the burst is
+	// dealt across them.
+	latency := widening
+	for _, l := range e.FaultyLanes() {
+		remove, err := l.Apply(latency)
+		if err != nil {
+			return BurstRun{}, err
+		}
+		DeferCleanup(remove)
+		defer remove()
+	}
+	ev.Faults = append(ev.Faults, latency.Name()+" on the faulty lanes for the "+step)
+	return burstRun(ctx, e, h, ev, e.FaultyLanes(), step)
+}
+
+// burstRun releases one burst spread across lanes (one per instance).
+func burstRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lanes []*harness.Lane, step string) (BurstRun, error) {
+	key, marker := e.NewKey(), e.NewMarker("S4")
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return BurstRun{}, err
+	}
+	b, sends, err := e.Burst(ctx, h, harness.BurstSpec{Step: step, Lane: lanes[0], Spread: lanes, Key: key, Body: body, Variant: "100", Size: e.Settings.BurstSize})
+	if err != nil {
+		return BurstRun{}, err
+	}
+	ev.Bursts = append(ev.Bursts, b)
+	follow := e.SendUntilSettled(ctx, h, harness.Attempt{Step: step + ": follow-up", Lane: e.Clean, Key: key, Body: body, Variant: "100"},
+		e.Target.InProgressTimeout+e.Settings.RequestTimeout)
+	r, err := reading(ctx, e, ev, marker, "after the "+step)
+	if err != nil {
+		return BurstRun{}, err
+	}
+	return BurstRun{Burst: b, Sends: sends, FollowUp: follow[len(follow)-1], Reading: r, InFlight: e.Target.Profile.InFlight}, nil
+}
+
+// BurstRun is one same-key burst as S4 observed it, with the follow-up
+// request sent after the burst settled.
+type BurstRun struct {
+	Burst    history.Burst
+	Sends    []history.Exchange
+	FollowUp history.Exchange
+	Reading  check.Reading
+	InFlight int
+}
+
+// NoRaceDuplicates judges S4 over one or more bursts.
+func NoRaceDuplicates(runs ...BurstRun) check.Verdict {
+	var all []history.Exchange
+	for _, r := range runs {
+		all = append(all, r.Sends...)
+	}
+	if err := unreached(all); err != nil {
+		return check.Errored("S4", err)
+	}
+	var vs []check.Violation
+	for _, r := range runs {
+		label := fmt.Sprintf("burst of %d on the %s lane", r.Burst.Size, r.Burst.Lane)
+		if r.Burst.Fault != "" {
+			label += " with " + r.Burst.Fault
+		}
+		xs := append(append([]history.Exchange(nil), r.Sends...), r.FollowUp)
+		vs = append(vs, unanswered(xs)...)
+		// A refusal (4xx) executed nothing, which is all S4 asks; whether
+		// it carried the profile's in-flight status is K5's judgement.
+		for _, x := range r.Sends {
+			if x.Outcome == history.OK && !x.Is2xx() && !is4xx(x.Status) && x.Status != r.InFlight {
+				vs = append(vs, check.Violation{
+					What:     fmt.Sprintf("%s: %s was neither a success nor a refusal", label, x.Step),
+					Expected: fmt.Sprintf("2xx, 4xx or %d", r.InFlight),
+					Observed: fmt.Sprint(x.Status),
+					Seqs:     []int{x.Seq},
+				})
+			}
+		}
+		if r.FollowUp.Outcome == history.OK && !r.FollowUp.Is2xx() {
+			vs = append(vs, check.Violation{
+				What:     label + ": the request after the burst was not answered with the stored result",
+				Expected: "2xx", Observed: fmt.Sprint(r.FollowUp.Status), Seqs: []int{r.FollowUp.Seq},
+			})
+		}
+		id, idv := sameID(xs)
+		for i := range idv {
+			idv[i].What = label + ": " + idv[i].What
+		}
+		vs = append(vs, idv...)
+		for _, v := range countsOne(r.Reading, id) {
+			v.What = label + ": " + v.What
+			vs = append(vs, v)
+		}
+	}
+	return check.Judge("S4", vs...)
+}

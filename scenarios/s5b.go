@@ -1,0 +1,202 @@
+package scenarios
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// S5b: a crash mid-request never yields two resources or a stuck key.
+var S5b = define(Check{
+	ID: "S5b", Group: "restart", Level: check.MUST, Clause: "core",
+	Title: "should leave exactly one resource and no stuck key when the target crashes mid-request and the request is retried",
+	Needs: func(t *targets.Target) string { return t.CannotCrash() },
+	Plan: func(Planning) Planned {
+		return Planned{Requests: 4, MaxRequests: 3 + harness.MaxSettleAttempts, Restarts: 1, Faults: []string{"crash (SIGKILL) mid-request"}}
+	},
+	Run: crashMidRequest,
+})
+
+// settleMargin is how long past the in-progress timeout S5b keeps
+// retrying: at least one retry (they are at most a second apart) is sent
+// after the timeout has certainly run out.
+const settleMargin = 2 * time.Second
+
+// S5b: kill the target while a create is being processed, start it
+// again, then retry with the same key and bytes until the answer is no
+// longer "in flight" or the in-progress timeout has surely passed.
+func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	timeout := e.Target.InProgressTimeout
+	// A timeout longer than any wait may be (24h is common) is not
+	// waited out: the retries show for a while that the key is blocked,
+	// and the verdict says what that means.
+	capped := blockedTooLong(e)
+	key, marker := e.NewKey(), e.NewMarker("S5b")
+	body, err := e.Body(marker, "100")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	send := harness.Attempt{Step: "request crashed mid-way", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
+	crashed, crash, err := e.CrashMidRequest(ctx, h, send, crashRand())
+	ev.Restarts = append(ev.Restarts, crash)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	ev.Notes = append(ev.Notes, fmt.Sprintf("crash point: %s; the target was healthy again %s after the kill",
+		crash.Point, crash.Down.Round(time.Millisecond)))
+	before, err := reading(ctx, e, ev, marker, "after the restart, before the retry")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	send.Step = "retry after the crash"
+	wait := time.Until(crash.At.Add(timeout + settleMargin))
+	if capped {
+		wait = blockedProbe
+	}
+	inFlight := e.Target.Profile.InFlight
+	retries := e.SendUntil(ctx, h, send, wait, func(x history.Exchange) bool { return NotYet(x, inFlight) })
+	last := retries[len(retries)-1]
+	ev.Notes = append(ev.Notes, fmt.Sprintf("%d retries; the last was sent %s after the kill (in-progress timeout %s)",
+		len(retries), last.Start.Sub(crash.At).Round(time.Millisecond), timeout))
+	after, err := reading(ctx, e, ev, marker, "after the retries")
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return CrashMidRequest(CrashRun{
+		Crashed: crashed, Crash: crash, Before: before, Retries: retries, After: after,
+		InFlight: inFlight, InProgressTimeout: timeout, Capped: capped,
+	}), nil
+}
+
+// blockedProbe is how long S5b retries a crashed request's key when the
+// target's in-progress timeout is too long to wait out: long enough for a
+// few retries (a second apart at most) to show that the key is blocked.
+const blockedProbe = 3 * time.Second
+
+// blockedTooLong says whether a crashed request's key may stay blocked
+// longer than the harness may wait (targets.MaxWait).
+func blockedTooLong(e *harness.Env) bool {
+	return e.Target.InProgressTimeout+settleMargin > targets.MaxWait
+}
+
+// crashRand draws the crash delay from the suite's seed, so a run's
+// crash point is reproducible with --seed.
+func crashRand() *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0x55b))
+}
+
+// CrashRun is what S5b observed: the request in flight when the target
+// was killed, the oracle after the target came back, the same-key
+// retries until they settled, and the oracle after them.
+type CrashRun struct {
+	Crashed history.Exchange
+	Crash   history.Restart
+	Before  check.Reading
+	Retries []history.Exchange
+	After   check.Reading
+	// InFlight is the target's "still in flight" status; InProgressTimeout
+	// is how long the target declares an abandoned request blocks its key.
+	InFlight          int
+	InProgressTimeout time.Duration
+	// Capped is set when the in-progress timeout is longer than the
+	// harness may wait: the retries stopped before it ran out.
+	Capped bool
+}
+
+// CrashMidRequest judges S5b. The request that was killed claimed its key
+// before the crash, so the target's in-progress timeout ran out at the
+// latest InProgressTimeout after the crash began: a retry sent after that
+// and still answered "in flight" shows a key that can never complete.
+func CrashMidRequest(run CrashRun) check.Verdict {
+	if err := unreached(run.Retries); err != nil {
+		return check.Errored("S5b", err)
+	}
+	vs := unanswered(run.Retries)
+	if run.Before.Count > 1 {
+		vs = append(vs, check.Violation{
+			What:     fmt.Sprintf("the crash left %d resources for one key before any retry", run.Before.Count),
+			Expected: "at most 1",
+			Observed: fmt.Sprint(run.Before.Count),
+		})
+	}
+	var inFlight []int
+	for _, x := range run.Retries {
+		switch {
+		case x.Outcome != history.OK || x.Is2xx():
+		case NotYet(x, run.InFlight):
+			inFlight = append(inFlight, x.Seq)
+		default:
+			vs = append(vs, check.Violation{
+				What:     fmt.Sprintf("%s: the retry after the crash was refused", x.Step),
+				Expected: fmt.Sprintf("2xx, or %d (or another answer with Retry-After) until the in-progress timeout (%s) has passed", run.InFlight, run.InProgressTimeout),
+				Observed: fmt.Sprint(x.Status),
+				Seqs:     []int{x.Seq},
+			})
+		}
+	}
+	if n := len(run.Retries); n > 0 {
+		last := run.Retries[n-1]
+		if last.Outcome == history.OK && NotYet(last, run.InFlight) {
+			since := last.Start.Sub(run.Crash.At)
+			if run.Capped && since < run.InProgressTimeout {
+				return blockedKey(run, vs, len(inFlight))
+			}
+			if since < run.InProgressTimeout {
+				return check.Errored("S5b", fmt.Errorf("the harness stopped retrying %s after the crash, before the in-progress timeout (%s) had passed", since.Round(time.Millisecond), run.InProgressTimeout))
+			}
+			vs = append(vs, check.Violation{
+				What:     "the key stayed in progress past the declared in-progress timeout: the operation can never complete",
+				Expected: fmt.Sprintf("a final answer to a retry sent %s or more after the crash", run.InProgressTimeout),
+				Observed: fmt.Sprintf("%d (still in progress) to a retry sent %s after the crash, %d such answers in all", last.Status, since.Round(time.Millisecond), len(inFlight)),
+				Seqs:     inFlight,
+			})
+		}
+	}
+	answers := run.Retries
+	if run.Crashed.Is2xx() {
+		answers = append([]history.Exchange{run.Crashed}, run.Retries...)
+	}
+	id, idv := sameID(answers)
+	vs = append(vs, idv...)
+	for _, v := range countsOne(run.After, id) {
+		v.What = "after the retries, " + v.What
+		vs = append(vs, v)
+	}
+	return check.Judge("S5b", vs...)
+}
+
+// blockedKey is S5b's verdict on a key still in flight when the harness
+// stopped retrying, before a declared in-progress timeout longer than it
+// may wait. A broken MUST found so far is a FAIL; otherwise the target
+// did what it declares, which is a warning worth reading: the operation
+// can neither complete nor be retried for that long.
+func blockedKey(run CrashRun, vs []check.Violation, inFlight int) check.Verdict {
+	if len(vs) > 0 {
+		return check.Judge("S5b", vs...)
+	}
+	return check.Warned("S5b", check.Violation{
+		What:     fmt.Sprintf("a crashed request blocks its key for the declared %s: the operation cannot complete or be retried for that long", run.InProgressTimeout),
+		Expected: "a key a retry can complete soon after a crash (a shorter in-progress timeout)",
+		Observed: fmt.Sprintf("%d retries answered in flight, the last %s after the crash", inFlight,
+			run.Retries[len(run.Retries)-1].Start.Sub(run.Crash.At).Round(time.Millisecond)),
+	})
+}
+
+// NotYet reports an answer that says "not yet, try again": the target's
+// in-flight status, or any other refusal carrying Retry-After (a 429 or
+// 503, say). Whether the status is the right one is K5's business; S5b
+// judges whether the operation ever completes.
+func NotYet(x history.Exchange, inFlight int) bool {
+	if x.Outcome != history.OK || x.Is2xx() {
+		return false
+	}
+	return x.Status == inFlight || (x.Status >= 400 && x.Headers["Retry-After"] != "")
+}
