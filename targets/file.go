@@ -11,7 +11,7 @@ import (
 )
 
 // fileSpec is the target file as written. Field tags are the names users
-// type; every field is documented in README.md ("Target files").
+// type; every field is documented in docs/TARGET-FILE.md.
 type fileSpec struct {
 	Name              string       `yaml:"name"`
 	BaseURL           string       `yaml:"base_url" required:"true"`

@@ -53,7 +53,7 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
 	}
 	switch c := t.Cleanup; {
 	case c == nil:
-		fmt.Fprintln(stdout, "cleanup: none (the resources the run creates stay; see cleanup: in README)")
+		fmt.Fprintln(stdout, "cleanup: none (the resources the run creates stay; see cleanup: in docs/TARGET-FILE.md)")
 	case c.Command != "":
 		fmt.Fprintf(stdout, "cleanup: the command %q with IDEMSPEC_RUN_ID and IDEMSPEC_MARKERS\n", t.Redact(c.Command))
 	default:
