@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -222,6 +223,11 @@ func (e *Env) noteID(digest, id string) {
 
 // markerIn finds a marker NewMarker made in a request body.
 var markerIn = regexp.MustCompile(`idemspec-[0-9a-f]{8}-[A-Za-z0-9]+-[0-9]+`)
+
+// Reading is what the oracle said about marker, as checks record it.
+func (e *Env) Reading(marker, when string, obs targets.Observation) check.Reading {
+	return check.Reading{Marker: marker, Count: obs.Count, IDs: obs.IDs, Oracle: e.Target.Oracle.Kind(), When: when}
+}
 
 // CommitPoll is how often AwaitCommit reads the oracle.
 const CommitPoll = 5 * time.Millisecond

@@ -59,3 +59,15 @@ func (e *Env) SendUntil(ctx context.Context, h *history.History, a Attempt, wait
 	}
 	return out
 }
+
+// SettleMargin is how long past a crashed request's in-progress timeout
+// the retries go on: at least one retry (they are at most a second apart)
+// is sent after the timeout has certainly run out.
+const SettleMargin = 2 * time.Second
+
+// BlockedTooLong says whether a crashed request's key may stay blocked
+// longer than the harness may wait (targets.MaxWait): the target's
+// declared in-progress timeout is then reported, never waited out.
+func (e *Env) BlockedTooLong() bool {
+	return e.Target.InProgressTimeout+SettleMargin > targets.MaxWait
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 )
 
 // Variations of a request body that keep its meaning: the fingerprint
@@ -79,4 +80,60 @@ func jsonMembers(body []byte) ([][]byte, error) {
 		return nil, fmt.Errorf("duplicate member names")
 	}
 	return out, nil
+}
+
+// RequestVariation turns a create attempt into a variation of it: the
+// payload changed, or the same request in another form (the property
+// sends those). vary says why it does not apply to this target, if so.
+type RequestVariation struct {
+	Name    string
+	Changed bool
+	Vary    func(e *Env, a *Attempt, marker string) (notApplicable string, err error)
+}
+
+// RequestVariations are K3's variations of a create, the changed payload
+// first.
+var RequestVariations = []RequestVariation{
+	{"changed body field", true, func(e *Env, a *Attempt, marker string) (string, error) {
+		b, err := e.Body(marker, "200")
+		a.Body, a.Variant = b, "200"
+		return "", err
+	}},
+	{"reordered JSON members", false, func(_ *Env, a *Attempt, _ string) (string, error) {
+		b, ok := ReorderJSON(a.Body)
+		a.Body = b
+		return notJSON(ok, "a JSON object with two or more members"), nil
+	}},
+	{"other whitespace", false, func(_ *Env, a *Attempt, _ string) (string, error) {
+		b, ok := Reindent(a.Body)
+		a.Body = b
+		return notJSON(ok, "JSON"), nil
+	}},
+	{"an added query parameter", false, func(_ *Env, a *Attempt, _ string) (string, error) {
+		a.Query = "idemspec_variation=1"
+		return "", nil
+	}},
+	{"an added header", false, func(_ *Env, a *Attempt, _ string) (string, error) {
+		a.Header = http.Header{"X-Idemspec-Variation": {"1"}}
+		return "", nil
+	}},
+}
+
+// SameRequestVariations are the variations that keep the request's
+// meaning: a target must treat them as the same request or refuse them.
+func SameRequestVariations() []RequestVariation {
+	var out []RequestVariation
+	for _, v := range RequestVariations {
+		if !v.Changed {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func notJSON(ok bool, what string) string {
+	if ok {
+		return ""
+	}
+	return "the create body is not " + what
 }

@@ -19,11 +19,11 @@ func lostCommitted(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := loseFirstAnswer(ctx, t, "on the client's lane until the first create (committed) reached the server"); err != nil {
 		return check.Verdict{}, err
 	}
-	run, err := t.judge(ctx)
+	rec, err := t.judge(ctx)
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return NotFailedAfterCommit(run), nil
+	return NotFailedAfterCommit(rec), nil
 }
 
 // NotFailedAfterCommit judges C4: the server committed (Resources > 0),

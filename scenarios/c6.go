@@ -41,11 +41,11 @@ func killedMidOperation(ctx context.Context, t *trial) (check.Verdict, error) {
 		return check.Verdict{}, err
 	}
 	t.finish(again, "restarted client")
-	run, err := t.judge(ctx)
+	rec, err := t.judge(ctx)
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return OneResourceAfterRestart(run), nil
+	return OneResourceAfterRestart(rec), nil
 }
 
 // OneResourceAfterRestart judges C6: after the kill and the restart, the

@@ -12,6 +12,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -104,9 +105,9 @@ var _ = Describe("idemspec", func() {
 				if timeout == 0 {
 					timeout = specTimeout
 				}
-				body := clientRun(c)
+				body := trialSpec(c)
 				if c.Run != nil {
-					body = run(c)
+					body = serverSpec(c)
 				}
 				It(c.Title, labels(c.Entry()), SpecTimeout(timeout), body)
 			}
@@ -137,7 +138,7 @@ type Planning struct {
 	Settings harness.Settings
 	Burst    int
 	Tuning   Tuning
-	Property PropertyConfig
+	Property property.Config
 	Selected func(id string) bool
 }
 
@@ -165,12 +166,12 @@ const PreflightRequests = 2
 
 // Plan lists what the selected checks will do to t, without sending
 // anything, from each check's own Plan and Needs.
-func Plan(t *targets.Target, s harness.Settings, tu Tuning, pc PropertyConfig, labelFilter string) ([]Planned, error) {
+func Plan(t *targets.Target, s harness.Settings, tu Tuning, pc property.Config, labelFilter string) ([]Planned, error) {
 	keep, err := types.ParseLabelFilter(labelFilter)
 	if err != nil {
 		return nil, fmt.Errorf("--label-filter %q: %v", labelFilter, err)
 	}
-	p := Planning{Target: t, Settings: s, Burst: s.BurstSize, Tuning: tu, Property: pc.withDefaults(), Selected: func(id string) bool {
+	p := Planning{Target: t, Settings: s, Burst: s.BurstSize, Tuning: tu, Property: pc.WithDefaults(), Selected: func(id string) bool {
 		c, ok := Lookup(id)
 		return ok && keep(labels(c.Entry()))
 	}}

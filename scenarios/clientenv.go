@@ -43,20 +43,18 @@ type ClientEnv struct {
 // keeps.
 const outputExcerpt = 2000
 
-var clientEnv *ClientEnv
-
 // UseClient sets the client the client specs run. Call it (after Use)
 // before RunSpecs, with the label filter "client".
 func UseClient(ce *ClientEnv) {
-	mu.Lock()
-	defer mu.Unlock()
-	clientEnv = ce
+	suite.Lock()
+	defer suite.Unlock()
+	suite.client = ce
 }
 
 func currentClient() *ClientEnv {
-	mu.Lock()
-	defer mu.Unlock()
-	return clientEnv
+	suite.Lock()
+	defer suite.Unlock()
+	return suite.client
 }
 
 // trial is one client check in progress: its operation's inputs, the
@@ -66,14 +64,14 @@ type trial struct {
 	in     agent.Inputs
 	offset int
 	lost   map[int]bool // creates (by log index) whose answers were lost
-	run    ClientTrial
+	rec    ClientTrial
 	ev     *check.Evidence
 }
 
 // clientRun is a client spec body's wrapper: outside client mode the
 // spec is skipped, and the server's request log since the spec began is
 // the trial's evidence.
-func clientRun(c *Check) func(SpecContext) {
+func trialSpec(c *Check) func(SpecContext) {
 	return func(ctx SpecContext) {
 		ce := currentClient()
 		if ce == nil {
@@ -120,7 +118,7 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 			Payload: string(body), Marker: marker, StateDir: state, RunID: e.RunID,
 			AttemptBudget: ce.Budget, Deadline: ce.Deadline, AttemptTimeout: ce.AttemptTimeout,
 		},
-		run: ClientTrial{Budget: ce.Budget, Deadline: ce.Deadline, Slack: ce.Slack},
+		rec: ClientTrial{Budget: ce.Budget, Deadline: ce.Deadline, Slack: ce.Slack},
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
@@ -136,7 +134,7 @@ func (t *trial) start() (*harness.ClientProcess, error) {
 // and keeps its exit and an excerpt of its output.
 func (t *trial) finish(p *harness.ClientProcess, name string) check.ClientExit {
 	x := p.Wait(t.ce.Deadline + t.ce.Slack)
-	t.run.Exits = append(t.run.Exits, x)
+	t.rec.Exits = append(t.rec.Exits, x)
 	stdout, stderr := p.Output(outputExcerpt)
 	note := fmt.Sprintf("%s: exit %d after %v, state %q", name, x.Code, x.Elapsed.Round(time.Millisecond), x.State)
 	if x.Killed != "" {
@@ -194,23 +192,23 @@ func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
 		if a.Path == t.in.CreatePath {
 			kind = "create"
 		}
-		t.run.Requests = append(t.run.Requests, check.ServerRequest{
+		t.rec.Requests = append(t.rec.Requests, check.ServerRequest{
 			Seq: i + 1, Kind: kind, Key: a.Key, Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
 		})
 	}
 	obs, err := t.ce.Env.Observe(ctx, t.in.Marker)
 	if err != nil {
-		return t.run, fmt.Errorf("oracle: %w", err)
+		return t.rec, fmt.Errorf("oracle: %w", err)
 	}
-	t.run.Resources = obs.Count
-	t.ev.Readings = append(t.ev.Readings, toReading(t.ce.Env, t.in.Marker, "after the client", obs))
-	return t.run, nil
+	t.rec.Resources = obs.Count
+	t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(t.in.Marker, "after the client", obs))
+	return t.rec, nil
 }
 
 // logTable is the server's log for the trial, as evidence.
 func (t *trial) logTable() check.Table {
 	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "request", "key", "payload sha256", "status", "answer"}}
-	for _, r := range t.run.Requests {
+	for _, r := range t.rec.Requests {
 		answer := "delivered"
 		if r.Lost {
 			answer = "lost by idemspec"

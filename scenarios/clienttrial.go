@@ -43,11 +43,11 @@ func lostUncommitted(judge func(ClientTrial) check.Verdict) func(context.Context
 		if err := loseFirstAnswer(ctx, t, "on the client's lane until the first create (answered 503, nothing committed) reached the server"); err != nil {
 			return check.Verdict{}, err
 		}
-		run, err := t.judge(ctx)
+		rec, err := t.judge(ctx)
 		if err != nil {
 			return check.Verdict{}, err
 		}
-		return judge(run), nil
+		return judge(rec), nil
 	}
 }
 
@@ -61,11 +61,11 @@ func answeredAlways(ctx context.Context, t *trial, status int, fault string, jud
 		return check.Verdict{}, err
 	}
 	t.finish(p, "client")
-	run, err := t.judge(ctx)
+	rec, err := t.judge(ctx)
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return judge(run), nil
+	return judge(rec), nil
 }
 
 // ClientTrial is what one client check observed.

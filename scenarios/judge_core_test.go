@@ -185,8 +185,8 @@ func TestOneResourceViolationNamesExchanges(t *testing.T) {
 func TestReplayAfterLoss(t *testing.T) {
 	first := withBody(answer(3, "retry 2", 201, "r1"), `{"id":"r1","amount":1,"meta":{"request_id":"a"}}`)
 	replay := withBody(answer(4, "replay", 201, "r1"), `{"id":"r1","amount":1,"meta":{"request_id":"b"}}`)
-	run := func(edit func(*scenarios.LossRun)) scenarios.LossRun {
-		r := scenarios.LossRun{
+	rec := func(edit func(*scenarios.LossRecord)) scenarios.LossRecord {
+		r := scenarios.LossRecord{
 			Lost:     []history.Exchange{lost(1, "first")},
 			Retries:  []history.Exchange{answer(2, "retry 1", 409, ""), first},
 			Replay:   replay,
@@ -200,20 +200,20 @@ func TestReplayAfterLoss(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    scenarios.LossRun
+		rec    scenarios.LossRecord
 		want   check.Status
 		reason string
 	}{
 		{
 			name: "replayed after an in-flight answer",
-			run:  run(nil),
+			rec:  rec(nil),
 			want: check.PASS,
 		},
 		{
 			// Both worlds: the lost attempt may or may not have been
 			// applied; either way the retry's resource is the one.
 			name: "several lost attempts, the first retry succeeds",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Lost = []history.Exchange{lost(1, "first"), lost(2, "retry 1")}
 				r.Retries = []history.Exchange{first}
 			}),
@@ -221,14 +221,14 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "a lost attempt the client never heard about is no violation",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Lost = []history.Exchange{{Seq: 1, Step: "first", Lane: "faulty", Outcome: history.MaybeApplied, Error: "i/o timeout"}}
 			}),
 			want: check.PASS,
 		},
 		{
 			name: "retry refused",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Retries = []history.Exchange{answer(2, "retry 1", 500, ""), first}
 			}),
 			want:   check.FAIL,
@@ -236,7 +236,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "only in-flight answers",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Retries = []history.Exchange{answer(2, "retry 1", 409, ""), answer(3, "retry 2", 409, "")}
 				r.Replay = answer(4, "replay", 409, "")
 			}),
@@ -245,7 +245,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "retry on the clean lane got no answer",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Retries = []history.Exchange{{Seq: 2, Step: "retry 1", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}, first}
 			}),
 			want:   check.FAIL,
@@ -253,7 +253,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "the replay carries another id",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Replay = answer(4, "replay", 201, "r2")
 			}),
 			want:   check.FAIL,
@@ -261,7 +261,7 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name: "a 2xx without an id",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Retries = []history.Exchange{withBody(answer(3, "retry 2", 201, ""), `{}`)}
 				r.Replay = withBody(answer(4, "replay", 201, ""), `{}`)
 			}),
@@ -272,21 +272,21 @@ func TestReplayAfterLoss(t *testing.T) {
 			// Replay fidelity is K4's (a SHOULD): S2 holds the replay to
 			// the original's resource, not to its bytes.
 			name: "the replay's body differs but names the resource",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Replay = withBody(replay, `{"id":"r1"}`)
 			}),
 			want: check.PASS,
 		},
 		{
 			name: "the replay has another 2xx status",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Replay.Status = 200
 			}),
 			want: check.PASS,
 		},
 		{
 			name: "the second retry is refused",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Replay = answer(4, "replay", 422, "")
 			}),
 			want:   check.FAIL,
@@ -294,19 +294,19 @@ func TestReplayAfterLoss(t *testing.T) {
 		},
 		{
 			name:   "two resources",
-			run:    run(func(r *scenarios.LossRun) { r.Reading = reading(2, "r1", "r2") }),
+			rec:    rec(func(r *scenarios.LossRecord) { r.Reading = reading(2, "r1", "r2") }),
 			want:   check.FAIL,
 			reason: "counts 2 resources",
 		},
 		{
 			name:   "the oracle lists another id",
-			run:    run(func(r *scenarios.LossRun) { r.Reading = reading(1, "r7") }),
+			rec:    rec(func(r *scenarios.LossRecord) { r.Reading = reading(1, "r7") }),
 			want:   check.FAIL,
 			reason: "does not list (expected r1, observed r7)",
 		},
 		{
 			name: "unreachable after the loss",
-			run: run(func(r *scenarios.LossRun) {
+			rec: rec(func(r *scenarios.LossRecord) {
 				r.Retries = []history.Exchange{refused(2, "retry 1")}
 				r.Replay = refused(3, "replay")
 			}),
@@ -316,15 +316,15 @@ func TestReplayAfterLoss(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, scenarios.ReplayAfterLoss(tc.run), "S2", tc.want, tc.reason)
+			expectVerdict(t, scenarios.ReplayAfterLoss(tc.rec), "S2", tc.want, tc.reason)
 		})
 	}
 }
 
 func TestMismatchRejected(t *testing.T) {
 	original := withBody(answer(1, "original", 201, "r1"), `{"id":"r1","amount":1,"created_at":"t1"}`)
-	run := func(edit func(*scenarios.MismatchRun)) scenarios.MismatchRun {
-		r := scenarios.MismatchRun{
+	rec := func(edit func(*scenarios.MismatchRecord)) scenarios.MismatchRecord {
+		r := scenarios.MismatchRecord{
 			Original: original,
 			Mismatch: withBody(answer(2, "mismatch", 422, ""), `{"error":"payload differs"}`),
 			Again:    withBody(answer(3, "again", 201, "r1"), `{"id":"r1","amount":1,"created_at":"t2"}`),
@@ -338,20 +338,20 @@ func TestMismatchRejected(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    scenarios.MismatchRun
+		rec    scenarios.MismatchRecord
 		want   check.Status
 		reason string
 	}{
-		{name: "rejected and the original replayed", run: run(nil), want: check.PASS},
+		{name: "rejected and the original replayed", rec: rec(nil), want: check.PASS},
 		{
 			name:   "mismatch replayed the original (payload ignored)",
-			run:    run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 201, "r1") }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Mismatch = answer(2, "mismatch", 201, "r1") }),
 			want:   check.FAIL,
 			reason: "a reused key with another payload was accepted (expected a refusal (4xx), observed 201 id r1)",
 		},
 		{
 			name: "mismatch created another resource",
-			run: run(func(r *scenarios.MismatchRun) {
+			rec: rec(func(r *scenarios.MismatchRecord) {
 				r.Mismatch = answer(2, "mismatch", 201, "r2")
 				r.Reading = reading(2, "r1", "r2")
 			}),
@@ -361,18 +361,18 @@ func TestMismatchRejected(t *testing.T) {
 		{
 			// The status of the refusal is S3a's (a SHOULD).
 			name: "rejected with another 4xx",
-			run:  run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 417, "") }),
+			rec:  rec(func(r *scenarios.MismatchRecord) { r.Mismatch = answer(2, "mismatch", 417, "") }),
 			want: check.PASS,
 		},
 		{
 			name:   "answered 500",
-			run:    run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 500, "") }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Mismatch = answer(2, "mismatch", 500, "") }),
 			want:   check.FAIL,
 			reason: "a reused key with another payload was not refused (expected a refusal (4xx), observed 500)",
 		},
 		{
 			name: "answered with the profile's status, a 5xx",
-			run: run(func(r *scenarios.MismatchRun) {
+			rec: rec(func(r *scenarios.MismatchRecord) {
 				r.Want = 500
 				r.Mismatch = answer(2, "mismatch", 500, "")
 			}),
@@ -380,13 +380,13 @@ func TestMismatchRejected(t *testing.T) {
 		},
 		{
 			name:   "answered with a redirect",
-			run:    run(func(r *scenarios.MismatchRun) { r.Mismatch = answer(2, "mismatch", 303, "") }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Mismatch = answer(2, "mismatch", 303, "") }),
 			want:   check.FAIL,
 			reason: "was not refused",
 		},
 		{
 			name: "mismatch got no answer",
-			run: run(func(r *scenarios.MismatchRun) {
+			rec: rec(func(r *scenarios.MismatchRecord) {
 				r.Mismatch = history.Exchange{Seq: 2, Step: "mismatch", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}
 			}),
 			want:   check.FAIL,
@@ -394,45 +394,45 @@ func TestMismatchRejected(t *testing.T) {
 		},
 		{
 			name:   "original no longer replayed: rejected",
-			run:    run(func(r *scenarios.MismatchRun) { r.Again = answer(3, "again", 422, "") }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Again = answer(3, "again", 422, "") }),
 			want:   check.FAIL,
 			reason: `the original request is no longer replayed after the mismatch (expected 2xx with id r1, observed 422 with id "")`,
 		},
 		{
 			name:   "original no longer replayed: another id",
-			run:    run(func(r *scenarios.MismatchRun) { r.Again = answer(3, "again", 201, "r2") }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Again = answer(3, "again", 201, "r2") }),
 			want:   check.FAIL,
 			reason: "no longer replayed",
 		},
 		{
 			// Replay fidelity is K4's (a SHOULD).
 			name: "original replayed as 200 with a reduced body",
-			run: run(func(r *scenarios.MismatchRun) {
+			rec: rec(func(r *scenarios.MismatchRecord) {
 				r.Again = withBody(answer(3, "again", 200, "r1"), `{"id":"r1"}`)
 			}),
 			want: check.PASS,
 		},
 		{
 			name:   "two resources",
-			run:    run(func(r *scenarios.MismatchRun) { r.Reading = countOnly(2) }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Reading = countOnly(2) }),
 			want:   check.FAIL,
 			reason: "the oracle (sql) counts 2 resources",
 		},
 		{
 			name:   "the oracle lists another id",
-			run:    run(func(r *scenarios.MismatchRun) { r.Reading = reading(1, "r2") }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Reading = reading(1, "r2") }),
 			want:   check.FAIL,
 			reason: "does not list",
 		},
 		{
 			name:   "original not accepted",
-			run:    run(func(r *scenarios.MismatchRun) { r.Original = answer(1, "original", 400, "") }),
+			rec:    rec(func(r *scenarios.MismatchRecord) { r.Original = answer(1, "original", 400, "") }),
 			want:   check.ERROR,
 			reason: "the original request was not accepted (status 400)",
 		},
 		{
 			name: "unreachable",
-			run: run(func(r *scenarios.MismatchRun) {
+			rec: rec(func(r *scenarios.MismatchRecord) {
 				r.Original, r.Mismatch, r.Again = refused(1, "original"), refused(2, "mismatch"), refused(3, "again")
 			}),
 			want:   check.ERROR,
@@ -441,14 +441,14 @@ func TestMismatchRejected(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, scenarios.MismatchRejected(tc.run), "S3", tc.want, tc.reason)
+			expectVerdict(t, scenarios.MismatchRejected(tc.rec), "S3", tc.want, tc.reason)
 		})
 	}
 }
 
 func TestMismatchStatus(t *testing.T) {
-	run := func(status int, id string) scenarios.MismatchRun {
-		return scenarios.MismatchRun{
+	rec := func(status int, id string) scenarios.MismatchRecord {
+		return scenarios.MismatchRecord{
 			Original: answer(1, "original", 201, "r1"),
 			Mismatch: answer(2, "mismatch", status, id),
 			Again:    answer(3, "again", 201, "r1"),
@@ -458,29 +458,33 @@ func TestMismatchStatus(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    scenarios.MismatchRun
+		rec    scenarios.MismatchRecord
 		want   check.Status
 		reason string
 	}{
-		{name: "the profile's status", run: run(422, ""), want: check.PASS},
-		{name: "another 4xx", run: run(417, ""), want: check.WARN,
+		{name: "the profile's status", rec: rec(422, ""), want: check.PASS},
+		{name: "another 4xx", rec: rec(417, ""), want: check.WARN,
 			reason: "a reused key with another payload was refused with another status than the profile's (expected 422, observed 417)"},
 		// Acceptance and server errors are S3's failures, not S3a's.
-		{name: "accepted", run: run(201, "r1"), want: check.PASS},
-		{name: "a server error", run: run(500, ""), want: check.PASS},
-		{name: "original refused", run: func() scenarios.MismatchRun { r := run(417, ""); r.Original = answer(1, "original", 400, ""); return r }(),
+		{name: "accepted", rec: rec(201, "r1"), want: check.PASS},
+		{name: "a server error", rec: rec(500, ""), want: check.PASS},
+		{name: "original refused", rec: func() scenarios.MismatchRecord {
+			r := rec(417, "")
+			r.Original = answer(1, "original", 400, "")
+			return r
+		}(),
 			want: check.ERROR, reason: "not accepted"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			expectVerdict(t, scenarios.MismatchStatus(tc.run), "S3a", tc.want, tc.reason)
+			expectVerdict(t, scenarios.MismatchStatus(tc.rec), "S3a", tc.want, tc.reason)
 		})
 	}
 }
 
 func TestNoRaceDuplicates(t *testing.T) {
-	burst := func(seq0 int, lane, fault string, edit func(*scenarios.BurstRun)) scenarios.BurstRun {
-		r := scenarios.BurstRun{
+	burst := func(seq0 int, lane, fault string, edit func(*scenarios.BurstRecord)) scenarios.BurstRecord {
+		r := scenarios.BurstRecord{
 			Burst: history.Burst{Key: "k", Size: 4, Lane: lane, Fault: fault},
 			Sends: []history.Exchange{
 				answer(seq0, "burst 1/4", 201, "r1"),
@@ -499,19 +503,19 @@ func TestNoRaceDuplicates(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		runs   []scenarios.BurstRun
+		runs   []scenarios.BurstRecord
 		want   check.Status
 		reason string
 	}{
-		{name: "one burst, one resource", runs: []scenarios.BurstRun{burst(1, "clean", "", nil)}, want: check.PASS},
+		{name: "one burst, one resource", runs: []scenarios.BurstRecord{burst(1, "clean", "", nil)}, want: check.PASS},
 		{
 			name: "tight and widened bursts",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", nil), burst(6, "faulty", "latency 50ms", nil)},
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", nil), burst(6, "faulty", "latency 50ms", nil)},
 			want: check.PASS,
 		},
 		{
 			name: "a burst request answered 500",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Sends[1] = answer(2, "burst 2/4", 500, "")
 			})},
 			want:   check.FAIL,
@@ -520,7 +524,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		{
 			// A refusal executed nothing; its status is K5's business.
 			name: "a burst request refused with 429",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Sends[3] = answer(4, "burst 4/4", 429, "")
 			})},
 			want: check.PASS,
@@ -528,7 +532,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		{
 			// A convention may answer in flight outside the 4xx range.
 			name: "the profile's in-flight status is a 500",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.InFlight = 500
 				r.Sends[1] = answer(2, "burst 2/4", 500, "")
 				r.Sends[3] = answer(4, "burst 4/4", 500, "")
@@ -537,7 +541,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "the follow-up still in flight",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.FollowUp = answer(5, "follow-up", 409, "")
 			})},
 			want:   check.FAIL,
@@ -545,7 +549,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "two executions",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Sends[1] = answer(2, "burst 2/4", 201, "r2")
 				r.Reading = reading(2, "r1", "r2")
 			})},
@@ -554,7 +558,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "two resources behind one id",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Reading = reading(2, "r1", "r2")
 			})},
 			want:   check.FAIL,
@@ -562,7 +566,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "the oracle lists another id",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Reading = reading(1, "r9")
 			})},
 			want:   check.FAIL,
@@ -570,7 +574,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "a 2xx without an id",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Sends[2] = answer(3, "burst 3/4", 200, "")
 			})},
 			want:   check.FAIL,
@@ -578,7 +582,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "a burst request got no answer on the clean lane",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Sends[1] = history.Exchange{Seq: 2, Step: "burst 2/4", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}
 			})},
 			want:   check.FAIL,
@@ -586,16 +590,16 @@ func TestNoRaceDuplicates(t *testing.T) {
 		},
 		{
 			name: "only the widened burst duplicates",
-			runs: []scenarios.BurstRun{
+			runs: []scenarios.BurstRecord{
 				burst(1, "clean", "", nil),
-				burst(6, "faulty", "latency 50ms", func(r *scenarios.BurstRun) { r.Reading = reading(2, "r1", "r2") }),
+				burst(6, "faulty", "latency 50ms", func(r *scenarios.BurstRecord) { r.Reading = reading(2, "r1", "r2") }),
 			},
 			want:   check.FAIL,
 			reason: "burst of 4 on the faulty lane with latency 50ms: the oracle (list) counts 2 resources",
 		},
 		{
 			name: "unreachable",
-			runs: []scenarios.BurstRun{burst(1, "clean", "", func(r *scenarios.BurstRun) {
+			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				for i := range r.Sends {
 					r.Sends[i] = refused(i+1, "burst")
 				}

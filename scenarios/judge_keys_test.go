@@ -52,9 +52,9 @@ func TestMissingKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := scenarios.MissingKeyRun{Send: tc.send, Reading: tc.r, Want: 400}
-			expectVerdict(t, scenarios.MissingKeyRefused(run), "K1", tc.k1, tc.k1Reason)
-			expectVerdict(t, scenarios.MissingKeyStatus(run), "K1a", tc.k1a, tc.k1aReason)
+			rec := scenarios.MissingKeyRecord{Send: tc.send, Reading: tc.r, Want: 400}
+			expectVerdict(t, scenarios.MissingKeyRefused(rec), "K1", tc.k1, tc.k1Reason)
+			expectVerdict(t, scenarios.MissingKeyStatus(rec), "K1a", tc.k1a, tc.k1aReason)
 		})
 	}
 }
@@ -128,9 +128,9 @@ func TestOddKeys(t *testing.T) {
 			if tc.edit != nil {
 				keys = tc.edit(keys)
 			}
-			run := scenarios.OddKeyRun{Keys: keys, Reading: tc.r}
-			expectVerdict(t, scenarios.OddKeysSurvived(run), "K2", tc.k2, tc.k2Reason)
-			expectVerdict(t, scenarios.OddKeysRefused(run), "K2a", tc.k2a, tc.k2aReason)
+			rec := scenarios.OddKeyRecord{Keys: keys, Reading: tc.r}
+			expectVerdict(t, scenarios.OddKeysSurvived(rec), "K2", tc.k2, tc.k2Reason)
+			expectVerdict(t, scenarios.OddKeysRefused(rec), "K2a", tc.k2a, tc.k2aReason)
 		})
 	}
 }
@@ -299,7 +299,7 @@ func TestReplayFidelity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, notes := scenarios.ReplayFidelity(scenarios.ReplayRun{Original: tc.original, Replay: tc.replay, Volatile: tc.volatile, Markers: markers})
+			v, notes := scenarios.ReplayFidelity(scenarios.ReplayRecord{Original: tc.original, Replay: tc.replay, Volatile: tc.volatile, Markers: markers})
 			expectVerdict(t, v, "K4", tc.want, tc.reason)
 			if tc.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], tc.note)) {
 				t.Errorf("notes %q, want one containing %q", notes, tc.note)
@@ -309,8 +309,8 @@ func TestReplayFidelity(t *testing.T) {
 }
 
 func TestInFlightConflict(t *testing.T) {
-	burst := func(answers ...history.Exchange) scenarios.InFlightRun {
-		return scenarios.InFlightRun{Bursts: []history.Burst{{Key: "k", Size: len(answers)}}, Sends: answers, InFlight: 409}
+	burst := func(answers ...history.Exchange) scenarios.InFlightRecord {
+		return scenarios.InFlightRecord{Bursts: []history.Burst{{Key: "k", Size: len(answers)}}, Sends: answers, InFlight: 409}
 	}
 	conflict := func(seq int, retryAfter string) history.Exchange {
 		x := answer(seq, "burst", 409, "")
@@ -321,56 +321,56 @@ func TestInFlightConflict(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    scenarios.InFlightRun
+		rec    scenarios.InFlightRecord
 		want   check.Status
 		reason string
 		note   string
 	}{
 		{
 			name: "409 with Retry-After",
-			run:  burst(answer(1, "burst", 201, "r1"), conflict(2, "1"), conflict(3, "1")),
+			rec:  burst(answer(1, "burst", 201, "r1"), conflict(2, "1"), conflict(3, "1")),
 			want: check.PASS, note: "of 3 same-key requests in 1 bursts: 1 succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), 2 answered 409 in flight (Retry-After: 1 ×2)",
 		},
 		{
 			name: "409 without Retry-After, and an HTTP-date",
-			run:  burst(answer(1, "burst", 201, "r1"), conflict(2, ""), conflict(3, "Fri, 31 Dec 1999 23:59:59 GMT")),
+			rec:  burst(answer(1, "burst", 201, "r1"), conflict(2, ""), conflict(3, "Fri, 31 Dec 1999 23:59:59 GMT")),
 			want: check.PASS, note: "(Retry-After: none ×1, Fri, 31 Dec 1999 23:59:59 GMT ×1)",
 		},
 		{
 			name: "serialized: every duplicate replayed",
-			run:  burst(answer(1, "burst", 201, "r1"), answer(2, "burst", 200, "r1"), answer(3, "burst", 200, "r1")),
+			rec:  burst(answer(1, "burst", 201, "r1"), answer(2, "burst", 200, "r1"), answer(3, "burst", 200, "r1")),
 			want: check.PASS, note: "3 succeeded",
 		},
 		{
 			name: "429 instead of 409",
-			run:  burst(answer(1, "burst", 201, "r1"), answer(2, "burst", 429, ""), answer(3, "burst", 429, ""), answer(4, "burst", 423, "")),
+			rec:  burst(answer(1, "burst", 201, "r1"), answer(2, "burst", 429, ""), answer(3, "burst", 429, ""), answer(4, "burst", 423, "")),
 			want: check.WARN,
 			reason: "1 duplicates of a request in flight were refused with another status than the profile's (expected 409, observed 423); " +
 				"2 duplicates of a request in flight were refused with another status than the profile's (expected 409, observed 429)",
 		},
 		{
 			name:   "a Retry-After that does not parse",
-			run:    burst(answer(1, "burst", 201, "r1"), conflict(2, "soon"), conflict(3, "1")),
+			rec:    burst(answer(1, "burst", 201, "r1"), conflict(2, "soon"), conflict(3, "1")),
 			want:   check.WARN,
 			reason: `1 in-flight answers carry a Retry-After that does not parse (expected delay-seconds or an HTTP-date, observed 1 ×1, soon ×1)`,
 		},
 		{
 			// Two executions are S4's failure; K5 only counts them.
 			name: "two executions",
-			run:  burst(answer(1, "burst", 201, "r1"), answer(2, "burst", 201, "r2")),
+			rec:  burst(answer(1, "burst", 201, "r1"), answer(2, "burst", 201, "r2")),
 			want: check.PASS, note: "2 succeeded",
 		},
 		{
 			name: "silence is S4's",
-			run:  burst(answer(1, "burst", 201, "r1"), lost(2, "burst")),
+			rec:  burst(answer(1, "burst", 201, "r1"), lost(2, "burst")),
 			want: check.PASS, note: "1 got no answer (judged by S4)",
 		},
-		{name: "unreachable", run: burst(refused(1, "burst"), refused(2, "burst")), want: check.ERROR, reason: "could not be reached"},
-		{name: "nothing answered", run: burst(lost(1, "burst"), lost(2, "burst")), want: check.ERROR, reason: "none of the 2 same-key requests was answered"},
+		{name: "unreachable", rec: burst(refused(1, "burst"), refused(2, "burst")), want: check.ERROR, reason: "could not be reached"},
+		{name: "nothing answered", rec: burst(lost(1, "burst"), lost(2, "burst")), want: check.ERROR, reason: "none of the 2 same-key requests was answered"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, notes := scenarios.InFlightConflict(tc.run)
+			v, notes := scenarios.InFlightConflict(tc.rec)
 			expectVerdict(t, v, "K5", tc.want, tc.reason)
 			if tc.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], tc.note)) {
 				t.Errorf("notes %q, want one containing %q", notes, tc.note)
@@ -386,93 +386,93 @@ func TestFailedFirstAttempt(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		run    scenarios.FailedFirstRun
+		rec    scenarios.FailedFirstRecord
 		want   check.Status
 		reason string
 		note   string
 	}{
 		{
 			name: "stored and replayed, nothing created",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
 				Reading: reading(0), Convention: "replayed"},
 			want: check.PASS, note: "the target stored the failed attempt's 503 and replays it to retries (as Stripe does)",
 		},
 		{
 			// How faithfully the failure is replayed is not K6's question.
 			name: "stored and replayed with another body",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{withBody(answer(2, "retry", 503, ""), `{"status":503,"retry":true}`)},
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{withBody(answer(2, "retry", 503, ""), `{"status":503,"retry":true}`)},
 				Again: stored(3, "second retry"), Reading: reading(0), Convention: "replayed"},
 			want: check.PASS, note: "the target stored the failed attempt's 503 and replays it",
 		},
 		{
 			name: "retried afresh, one resource",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 200, "r1"),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 200, "r1"),
 				Reading: reading(1, "r1"), Convention: "replayed"},
 			want: check.PASS, note: `executed the retry afresh (as Brandur Leach's design and Powertools do); the profile's convention is "replayed" (either is acceptable)`,
 		},
 		{
 			name: "retried afresh after waiting out an in-flight answer",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 201, "r1")},
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 201, "r1")},
 				Again: answer(4, "second retry", 201, "r1"), Reading: reading(1, "r1"), InFlight: 409},
 			want: check.PASS,
 		},
 		{
 			name: "the failed attempt left a resource behind, and the retry made another",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r2")}, Again: answer(3, "second retry", 200, "r2"),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r2")}, Again: answer(3, "second retry", 200, "r2"),
 				Reading: reading(2, "r1", "r2")},
 			want: check.FAIL, reason: "the oracle (list) counts 2 resources for one key (expected 1, observed 2)",
 		},
 		{
 			name: "the failure is replayed over a resource that exists",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: stored(3, "second retry"),
 				Reading: reading(1, "r1")},
 			want: check.FAIL, reason: "every answer says the create failed, yet the oracle (list) counts 1 resources",
 		},
 		{
 			name: "stuck in flight",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 409, "")},
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{answer(2, "retry", 409, ""), answer(3, "retry (2)", 409, "")},
 				Again: answer(4, "second retry", 409, ""), Reading: reading(0), InFlight: 409},
 			want: check.FAIL, reason: "the key stayed in flight after the failed attempt",
 		},
 		{
 			name: "the retry is refused",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 422, "")}, Again: answer(3, "second retry", 422, ""),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{answer(2, "retry", 422, "")}, Again: answer(3, "second retry", 422, ""),
 				Reading: reading(0)},
 			want: check.FAIL, reason: "got neither the stored failure nor a fresh execution (expected 503 replayed, or 2xx, observed 422)",
 		},
 		{
 			name: "the second retry disagrees",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: stored(3, "second retry"),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: stored(3, "second retry"),
 				Reading: reading(1, "r1")},
 			want: check.FAIL, reason: "a second retry got another answer than the first (expected 201 id r1, observed 503)",
 		},
 		{
 			name: "the stored failure is not replayed the second time",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: answer(3, "second retry", 201, "r1"),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{stored(2, "retry")}, Again: answer(3, "second retry", 201, "r1"),
 				Reading: reading(1, "r1")},
 			want: check.FAIL, reason: "a second retry got another answer than the first (expected 503, observed 201 id r1)",
 		},
 		{
 			name: "two executions among the retries",
-			run: scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 201, "r2"),
+			rec: scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{answer(2, "retry", 201, "r1")}, Again: answer(3, "second retry", 201, "r2"),
 				Reading: reading(2, "r1", "r2")},
 			want: check.FAIL, reason: "successful answers for one key carried different resource ids",
 		},
 		{
 			name: "the trigger did not fail the create",
-			run: scenarios.FailedFirstRun{First: answer(1, "first", 201, "r1"), Retries: []history.Exchange{answer(2, "retry", 200, "r1")},
+			rec: scenarios.FailedFirstRecord{First: answer(1, "first", 201, "r1"), Retries: []history.Exchange{answer(2, "retry", 200, "r1")},
 				Again: answer(3, "again", 200, "r1"), Reading: reading(1, "r1")},
 			want: check.ERROR, reason: "the fail trigger did not make the first attempt fail with a 5xx (201 id r1)",
 		},
 		{
 			name: "a retry got no answer",
-			run:  scenarios.FailedFirstRun{First: failed, Retries: []history.Exchange{lost(2, "retry")}, Again: stored(3, "second retry"), Reading: reading(0)},
+			rec:  scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{lost(2, "retry")}, Again: stored(3, "second retry"), Reading: reading(0)},
 			want: check.FAIL, reason: "retry got no answer",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, notes := scenarios.FailedFirstAttempt(tc.run)
+			v, notes := scenarios.FailedFirstAttempt(tc.rec)
 			expectVerdict(t, v, "K6", tc.want, tc.reason)
 			if tc.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], tc.note)) {
 				t.Errorf("notes %q, want one containing %q", notes, tc.note)

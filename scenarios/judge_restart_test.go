@@ -38,7 +38,7 @@ func TestRestartRecovery(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := scenarios.RestartRecovery(scenarios.RestartRun{Original: c.original, Restart: restart, Retry: c.retry, Reading: c.reading})
+			got := scenarios.RestartRecovery(scenarios.RestartRecord{Original: c.original, Restart: restart, Retry: c.retry, Reading: c.reading})
 			expectVerdict(t, got, "S5a", c.want, c.reason)
 		})
 	}
@@ -105,7 +105,7 @@ func TestCrashMidRequest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := scenarios.CrashMidRequest(scenarios.CrashRun{
+			got := scenarios.CrashMidRequest(scenarios.CrashRecord{
 				Crashed: c.crashed, Crash: history.Restart{Mode: "crash", At: crashAt},
 				Before: c.before, Retries: c.retries, After: c.after, InFlight: 409, InProgressTimeout: timeout,
 			})
@@ -146,7 +146,7 @@ func TestCrashMidRequestBeyondTheCap(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := scenarios.CrashMidRequest(scenarios.CrashRun{
+			got := scenarios.CrashMidRequest(scenarios.CrashRecord{
 				Crashed: lost(1, "crashed"), Crash: history.Restart{Mode: "crash", At: crashAt},
 				Before: c.before, Retries: c.retries, After: c.after, InFlight: 409, InProgressTimeout: 24 * time.Hour, Capped: true,
 			})

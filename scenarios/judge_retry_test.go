@@ -12,7 +12,7 @@ import (
 // retryRun is S6 as the reference server passes it: one operation whose
 // three creates were blackholed (a look-up between each found nothing),
 // then a resumed run that found nothing and created the resource once.
-func retryRun() scenarios.RetryRun {
+func retryRun() scenarios.RetryRecord {
 	const key = "k1"
 	create := func(seq int, step string, out history.Outcome, status int, id string) history.Exchange {
 		return history.Exchange{Seq: seq, Step: step, Key: key, Lane: "faulty", Outcome: out, Status: status, ResourceID: id}
@@ -26,7 +26,7 @@ func retryRun() scenarios.RetryRun {
 		create(5, "create 3", history.MaybeApplied, 0, ""), lookup(6, 404),
 		lookup(7, 404), create(8, "resumed create 1", history.OK, 201, "r1"),
 	}
-	return scenarios.RetryRun{
+	return scenarios.RetryRecord{
 		History:   h,
 		Reconcile: "lookup",
 		Slack:     500 * time.Millisecond,
@@ -44,83 +44,83 @@ func retryRun() scenarios.RetryRun {
 func TestBoundedRetries(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(*scenarios.RetryRun)
+		change func(*scenarios.RetryRecord)
 		want   check.Status
 		reason string
 	}{
-		{name: "bounded, unknown, reconciled, one resource", change: func(*scenarios.RetryRun) {}, want: check.PASS},
+		{name: "bounded, unknown, reconciled, one resource", change: func(*scenarios.RetryRecord) {}, want: check.PASS},
 		{
 			name: "reconciled by the oracle", want: check.PASS,
-			change: func(r *scenarios.RetryRun) { r.Reconcile = "oracle" },
+			change: func(r *scenarios.RetryRecord) { r.Reconcile = "oracle" },
 		},
 		{
 			name: "no way to reconcile is a warning", want: check.WARN, reason: "offers no way to reconcile",
-			change: func(r *scenarios.RetryRun) {
+			change: func(r *scenarios.RetryRecord) {
 				r.Reconcile = "none"
 				r.Ops[0].Faulted.Lookups, r.Ops[0].Resumed.Lookups = nil, nil
 			},
 		},
 		{
 			name: "no way to reconcile and two resources is a failure", want: check.FAIL, reason: "counts 2 resources",
-			change: func(r *scenarios.RetryRun) {
+			change: func(r *scenarios.RetryRecord) {
 				r.Reconcile = "none"
 				r.Ops[0].Reading = reading(2, "r0", "r1")
 			},
 		},
 		{
 			name: "a final failure under a fault", want: check.FAIL, reason: "blackhole: the client reported a final failure",
-			change: func(r *scenarios.RetryRun) {
+			change: func(r *scenarios.RetryRecord) {
 				r.Ops[0].Faulted.State, r.Ops[0].Faulted.Reason = "FAILED_FINAL", "refused (400)"
 			},
 		},
 		{
 			name: "success under a persistent fault cannot be right", want: check.FAIL, reason: "did not end with an unknown outcome",
-			change: func(r *scenarios.RetryRun) { r.Ops[0].Faulted.State = "SUCCEEDED" },
+			change: func(r *scenarios.RetryRecord) { r.Ops[0].Faulted.State = "SUCCEEDED" },
 		},
 		{
 			name: "over budget", want: check.FAIL, reason: "under the fault the client sent more create requests than its budget (expected at most 2, observed 3)",
-			change: func(r *scenarios.RetryRun) { r.Ops[0].Faulted.Budget = 2 },
+			change: func(r *scenarios.RetryRecord) { r.Ops[0].Faulted.Budget = 2 },
 		},
 		{
 			name: "past the deadline", want: check.FAIL, reason: "under the fault the client ran past its deadline",
-			change: func(r *scenarios.RetryRun) { r.Ops[0].Faulted.Elapsed = 6 * time.Second },
+			change: func(r *scenarios.RetryRecord) { r.Ops[0].Faulted.Elapsed = 6 * time.Second },
 		},
 		{
 			name: "within the slack", want: check.PASS,
-			change: func(r *scenarios.RetryRun) { r.Ops[0].Faulted.Elapsed = 5*time.Second + 400*time.Millisecond },
+			change: func(r *scenarios.RetryRecord) { r.Ops[0].Faulted.Elapsed = 5*time.Second + 400*time.Millisecond },
 		},
 		{
 			name: "a fresh key on a retry", want: check.FAIL, reason: "create 2: an attempt carried another key",
-			change: func(r *scenarios.RetryRun) { r.History[2].Key = "k2" },
+			change: func(r *scenarios.RetryRecord) { r.History[2].Key = "k2" },
 		},
 		{
 			name: "an attempt without a key", want: check.FAIL, reason: `observed ""`,
-			change: func(r *scenarios.RetryRun) { r.History[7].Key = "" },
+			change: func(r *scenarios.RetryRecord) { r.History[7].Key = "" },
 		},
 		{
 			name: "the resumed client did not succeed", want: check.FAIL, reason: "the resumed client did not succeed",
-			change: func(r *scenarios.RetryRun) {
+			change: func(r *scenarios.RetryRecord) {
 				r.Ops[0].Resumed.State, r.Ops[0].Resumed.ResourceID = "UNKNOWN_RESULT", ""
 			},
 		},
 		{
 			name: "two resources: the lookup did not know the key", want: check.FAIL, reason: "the oracle (list) counts 2 resources",
-			change: func(r *scenarios.RetryRun) { r.Ops[0].Reading = reading(2, "r0", "r1") },
+			change: func(r *scenarios.RetryRecord) { r.Ops[0].Reading = reading(2, "r0", "r1") },
 		},
 		{
 			name: "the answer names another resource than the oracle", want: check.FAIL, reason: "the answers name a resource the oracle does not list",
-			change: func(r *scenarios.RetryRun) { r.Ops[0].Reading = reading(1, "r9") },
+			change: func(r *scenarios.RetryRecord) { r.Ops[0].Reading = reading(1, "r9") },
 		},
 		{
 			name: "resubmitted before reconciling", want: check.FAIL, reason: "resubmitted before it reconciled",
-			change: func(r *scenarios.RetryRun) {
+			change: func(r *scenarios.RetryRecord) {
 				r.History[6].Seq, r.History[7].Seq = 8, 7
 				r.Ops[0].Resumed.Creates, r.Ops[0].Resumed.Lookups = []int{7}, []int{8}
 			},
 		},
 		{
 			name: "the target unreachable when resumed", want: check.ERROR, reason: "could not be reached",
-			change: func(r *scenarios.RetryRun) {
+			change: func(r *scenarios.RetryRecord) {
 				for i := 6; i < 8; i++ {
 					r.History[i].Outcome, r.History[i].Status, r.History[i].Error = history.Failed, 0, "connection refused"
 				}
@@ -129,9 +129,9 @@ func TestBoundedRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := retryRun()
-			tt.change(&run)
-			expectVerdict(t, scenarios.BoundedRetries(run), scenarios.S6.ID, tt.want, tt.reason)
+			rec := retryRun()
+			tt.change(&rec)
+			expectVerdict(t, scenarios.BoundedRetries(rec), scenarios.S6.ID, tt.want, tt.reason)
 		})
 	}
 }

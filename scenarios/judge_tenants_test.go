@@ -52,7 +52,7 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, notes := scenarios.TenantIsolation(scenarios.TenantRun{First: tc.first, Second: tc.second, FirstReading: tc.ra, SecondReading: tc.rb})
+			v, notes := scenarios.TenantIsolation(scenarios.TenantRecord{First: tc.first, Second: tc.second, FirstReading: tc.ra, SecondReading: tc.rb})
 			expectVerdict(t, v, "T1", tc.want, tc.reason)
 			if got := strings.Join(notes, "; "); !strings.Contains(got, tc.note) || (tc.note == "" && got != "") {
 				t.Errorf("notes %q, want %q", got, tc.note)

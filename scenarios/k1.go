@@ -26,29 +26,29 @@ var K1 = define(Check{
 
 // K1: a create without the key creates nothing.
 func missingKeyRefused(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	run, err := missingKeyRun(ctx, e, h, ev, "K1")
+	rec, err := missingKeyRecord(ctx, e, h, ev, "K1")
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return MissingKeyRefused(run), nil
+	return MissingKeyRefused(rec), nil
 }
 
-func missingKeyRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MissingKeyRun, error) {
+func missingKeyRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MissingKeyRecord, error) {
 	marker := e.NewMarker(scope)
 	body, err := e.Body(marker, "100")
 	if err != nil {
-		return MissingKeyRun{}, err
+		return MissingKeyRecord{}, err
 	}
 	x := e.Send(ctx, h, harness.Attempt{Step: "create without a key", Lane: e.Clean, Body: body, Variant: "100"})
 	r, err := reading(ctx, e, ev, marker, "after the create without a key")
 	if err != nil {
-		return MissingKeyRun{}, err
+		return MissingKeyRecord{}, err
 	}
-	return MissingKeyRun{Send: x, Reading: r, Want: e.Target.Profile.MissingKey}, nil
+	return MissingKeyRecord{Send: x, Reading: r, Want: e.Target.Profile.MissingKey}, nil
 }
 
-// MissingKeyRun is what K1 and K1a observed: one create without the key.
-type MissingKeyRun struct {
+// MissingKeyRecord is what K1 and K1a observed: one create without the key.
+type MissingKeyRecord struct {
 	Send    history.Exchange
 	Reading check.Reading
 	Want    int // the profile's missing-key status
@@ -56,22 +56,22 @@ type MissingKeyRun struct {
 
 // MissingKeyRefused judges K1: the keyless create failed and created
 // nothing.
-func MissingKeyRefused(run MissingKeyRun) check.Verdict {
-	xs := []history.Exchange{run.Send}
+func MissingKeyRefused(rec MissingKeyRecord) check.Verdict {
+	xs := []history.Exchange{rec.Send}
 	if err := unreached(xs); err != nil {
 		return check.Errored("K1", err)
 	}
 	vs := unanswered(xs)
-	if run.Send.Is2xx() {
+	if rec.Send.Is2xx() {
 		vs = append(vs, check.Violation{
 			What: "a create without the required key was accepted", Expected: "a 4xx",
-			Observed: fmt.Sprint(run.Send.Status), Seqs: []int{run.Send.Seq},
+			Observed: fmt.Sprint(rec.Send.Status), Seqs: []int{rec.Send.Seq},
 		})
 	}
-	if run.Reading.Count != 0 {
+	if rec.Reading.Count != 0 {
 		vs = append(vs, check.Violation{
-			What:     fmt.Sprintf("the oracle (%s) counts %d resources created without the key", run.Reading.Oracle, run.Reading.Count),
-			Expected: "0", Observed: fmt.Sprint(run.Reading.Count),
+			What:     fmt.Sprintf("the oracle (%s) counts %d resources created without the key", rec.Reading.Oracle, rec.Reading.Count),
+			Expected: "0", Observed: fmt.Sprint(rec.Reading.Count),
 		})
 	}
 	return check.Judge("K1", vs...)

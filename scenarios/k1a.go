@@ -23,25 +23,25 @@ var K1a = define(Check{
 
 // K1a: ... and is refused with the profile's status.
 func missingKeyStatus(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	run, err := missingKeyRun(ctx, e, h, ev, "K1a")
+	rec, err := missingKeyRecord(ctx, e, h, ev, "K1a")
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return MissingKeyStatus(run), nil
+	return MissingKeyStatus(rec), nil
 }
 
 // MissingKeyStatus judges K1a: a refusal carries the profile's status.
 // An accepted keyless create is K1's failure, not judged again here.
-func MissingKeyStatus(run MissingKeyRun) check.Verdict {
-	x := run.Send
+func MissingKeyStatus(rec MissingKeyRecord) check.Verdict {
+	x := rec.Send
 	if err := unreached([]history.Exchange{x}); err != nil {
 		return check.Errored("K1a", err)
 	}
-	if x.Outcome != history.OK || x.Is2xx() || x.Status == run.Want {
+	if x.Outcome != history.OK || x.Is2xx() || x.Status == rec.Want {
 		return check.Judge("K1a")
 	}
 	return check.Judge("K1a", check.Violation{
 		What:     "a create without the required key was refused with another status than the profile's",
-		Expected: fmt.Sprint(run.Want), Observed: fmt.Sprint(x.Status), Seqs: []int{x.Seq},
+		Expected: fmt.Sprint(rec.Want), Observed: fmt.Sprint(x.Status), Seqs: []int{x.Seq},
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
@@ -26,60 +25,31 @@ var K2 = define(Check{
 
 // K2: malformed keys get no 5xx and no dropped connection.
 func oddKeysSurvived(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	run, err := oddKeyRun(ctx, e, h, ev, "K2")
+	rec, err := oddKeyRecord(ctx, e, h, ev, "K2")
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return OddKeysSurvived(run), nil
+	return OddKeysSurvived(rec), nil
 }
 
 // oddKeyRun sends one create per malformed key.
-func oddKeyRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (OddKeyRun, error) {
+func oddKeyRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (OddKeyRecord, error) {
 	marker := e.NewMarker(scope)
 	body, err := e.Body(marker, "100")
 	if err != nil {
-		return OddKeyRun{}, err
+		return OddKeyRecord{}, err
 	}
 	header := http.CanonicalHeaderKey(e.Target.Key.Header)
-	var run OddKeyRun
-	for _, c := range malformedKeys(e) {
+	var rec OddKeyRecord
+	for _, c := range harness.MalformedKeys(e) {
 		x := e.Send(ctx, h, harness.Attempt{
-			Step: "key: " + c.name, Lane: e.Clean, Key: c.values[0], Body: body, Variant: "100",
-			Header: http.Header{header: c.values},
+			Step: "key: " + c.Name, Lane: e.Clean, Key: c.Values[0], Body: body, Variant: "100",
+			Header: http.Header{header: c.Values},
 		})
-		run.Keys = append(run.Keys, OddKey{Case: c.name, Send: x, InFormat: c.inFormat(e)})
+		rec.Keys = append(rec.Keys, OddKey{Case: c.Name, Send: x, InFormat: c.InFormat(e)})
 	}
-	run.Reading, err = reading(ctx, e, ev, marker, "after the malformed keys")
-	return run, err
-}
-
-// malformedKey is a key header that is not a well-formed key: its values
-// (two for a duplicated header).
-type malformedKey struct {
-	name   string
-	values []string
-}
-
-// inFormat says whether the target's declared format accepts the key
-// after all, so that accepting it is no fault.
-func (k malformedKey) inFormat(e *harness.Env) bool {
-	return len(k.values) == 1 && e.Target.Key.Matches(k.values[0])
-}
-
-// malformedKeys are the malformed keys K2, K2a and the property send,
-// each made from fresh keys. Leading and trailing whitespace is not among
-// them: HTTP strips it, so the target would see a well-formed key.
-func malformedKeys(e *harness.Env) []malformedKey {
-	good := e.NewKey()
-	long := strings.Repeat(good, 1+1024/len(good))
-	return []malformedKey{
-		{"empty", []string{""}},
-		{"256 characters", []string{long[:256]}},
-		{"1024 characters", []string{long[:1024]}},
-		{"non-ASCII", []string{good[:len(good)-1] + "é"}},
-		{"inner whitespace", []string{good[:len(good)/2] + " " + good[len(good)/2+1:]}},
-		{"duplicated header", []string{e.NewKey(), e.NewKey()}},
-	}
+	rec.Reading, err = reading(ctx, e, ev, marker, "after the malformed keys")
+	return rec, err
 }
 
 // OddKey is one create sent with a malformed key.
@@ -91,18 +61,18 @@ type OddKey struct {
 	InFormat bool
 }
 
-// OddKeyRun is what K2 and K2a observed: one create per malformed key,
+// OddKeyRecord is what K2 and K2a observed: one create per malformed key,
 // all carrying one marker, and the oracle's count for it.
-type OddKeyRun struct {
+type OddKeyRecord struct {
 	Keys    []OddKey
 	Reading check.Reading
 }
 
 // OddKeysSurvived judges K2: no malformed key got a 5xx or a dropped
 // connection, and no refused request created anything.
-func OddKeysSurvived(run OddKeyRun) check.Verdict {
-	xs := make([]history.Exchange, len(run.Keys))
-	for i, k := range run.Keys {
+func OddKeysSurvived(rec OddKeyRecord) check.Verdict {
+	xs := make([]history.Exchange, len(rec.Keys))
+	for i, k := range rec.Keys {
 		xs[i] = k.Send
 	}
 	if err := unreached(xs); err != nil {
@@ -110,7 +80,7 @@ func OddKeysSurvived(run OddKeyRun) check.Verdict {
 	}
 	var vs []check.Violation
 	accepted := map[string]bool{}
-	for _, k := range run.Keys {
+	for _, k := range rec.Keys {
 		x := k.Send
 		switch {
 		case x.Outcome != history.OK:
@@ -127,10 +97,10 @@ func OddKeysSurvived(run OddKeyRun) check.Verdict {
 			accepted[x.ResourceID] = true
 		}
 	}
-	if len(vs) == 0 && run.Reading.Count > len(accepted) {
+	if len(vs) == 0 && rec.Reading.Count > len(accepted) {
 		vs = append(vs, check.Violation{
-			What:     fmt.Sprintf("refused keys created resources: the oracle (%s) counts %d, the answers accepted %d", run.Reading.Oracle, run.Reading.Count, len(accepted)),
-			Expected: fmt.Sprint(len(accepted)), Observed: fmt.Sprint(run.Reading.Count),
+			What:     fmt.Sprintf("refused keys created resources: the oracle (%s) counts %d, the answers accepted %d", rec.Reading.Oracle, rec.Reading.Count, len(accepted)),
+			Expected: fmt.Sprint(len(accepted)), Observed: fmt.Sprint(rec.Reading.Count),
 		})
 	}
 	return check.Judge("K2", vs...)

@@ -24,25 +24,25 @@ var K2a = define(Check{
 
 // K2a: ... and are refused with a 4xx.
 func oddKeysRefused(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	run, err := oddKeyRun(ctx, e, h, ev, "K2a")
+	rec, err := oddKeyRecord(ctx, e, h, ev, "K2a")
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return OddKeysRefused(run), nil
+	return OddKeysRefused(rec), nil
 }
 
 // OddKeysRefused judges K2a: every key outside the declared format was
 // refused with a 4xx. Server errors and silence are K2's failures.
-func OddKeysRefused(run OddKeyRun) check.Verdict {
-	xs := make([]history.Exchange, len(run.Keys))
-	for i, k := range run.Keys {
+func OddKeysRefused(rec OddKeyRecord) check.Verdict {
+	xs := make([]history.Exchange, len(rec.Keys))
+	for i, k := range rec.Keys {
 		xs[i] = k.Send
 	}
 	if err := unreached(xs); err != nil {
 		return check.Errored("K2a", err)
 	}
 	var vs []check.Violation
-	for _, k := range run.Keys {
+	for _, k := range rec.Keys {
 		x := k.Send
 		if k.InFormat || x.Outcome != history.OK || x.Status >= 400 {
 			continue

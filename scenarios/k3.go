@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
@@ -29,24 +28,24 @@ var K3 = define(Check{
 // K3: variations of a request under its key.
 func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
 	var vars []Variation
-	for _, v := range requestVariations {
+	for _, v := range harness.RequestVariations {
 		key, marker := e.NewKey(), e.NewMarker("K3")
 		body, err := e.Body(marker, "100")
 		if err != nil {
 			return check.Verdict{}, err
 		}
-		original := harness.Attempt{Step: v.name + ": original", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
+		original := harness.Attempt{Step: v.Name + ": original", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
 		variant := original
-		variant.Step = v.name + ": variation"
-		na, err := v.vary(e, &variant, marker)
+		variant.Step = v.Name + ": variation"
+		na, err := v.Vary(e, &variant, marker)
 		if err != nil {
 			return check.Verdict{}, err
 		}
-		probe := Variation{Name: v.name, Changed: v.changed, NotApplicable: na}
+		probe := Variation{Name: v.Name, Changed: v.Changed, NotApplicable: na}
 		if na == "" {
 			probe.Original = e.Send(ctx, h, original)
 			probe.Variant = e.Send(ctx, h, variant)
-			if probe.Reading, err = reading(ctx, e, ev, marker, "after "+v.name); err != nil {
+			if probe.Reading, err = reading(ctx, e, ev, marker, "after "+v.Name); err != nil {
 				return check.Verdict{}, err
 			}
 		}
@@ -55,60 +54,6 @@ func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, e
 	v, table := FingerprintScope(vars, e.Target.Profile.Mismatch)
 	ev.Tables = append(ev.Tables, table)
 	return v, nil
-}
-
-// requestVariation turns a create attempt into a variation of it: the
-// payload changed, or the same request in another form (the property
-// sends those). vary says why it does not apply to this target, if so.
-type requestVariation struct {
-	name    string
-	changed bool
-	vary    func(e *harness.Env, a *harness.Attempt, marker string) (notApplicable string, err error)
-}
-
-var requestVariations = []requestVariation{
-	{"changed body field", true, func(e *harness.Env, a *harness.Attempt, marker string) (string, error) {
-		b, err := e.Body(marker, "200")
-		a.Body, a.Variant = b, "200"
-		return "", err
-	}},
-	{"reordered JSON members", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
-		b, ok := harness.ReorderJSON(a.Body)
-		a.Body = b
-		return notJSON(ok, "a JSON object with two or more members"), nil
-	}},
-	{"other whitespace", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
-		b, ok := harness.Reindent(a.Body)
-		a.Body = b
-		return notJSON(ok, "JSON"), nil
-	}},
-	{"an added query parameter", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
-		a.Query = "idemspec_variation=1"
-		return "", nil
-	}},
-	{"an added header", false, func(_ *harness.Env, a *harness.Attempt, _ string) (string, error) {
-		a.Header = http.Header{"X-Idemspec-Variation": {"1"}}
-		return "", nil
-	}},
-}
-
-// sameRequestVariations are the variations that keep the request's
-// meaning: a target must treat them as the same request or refuse them.
-func sameRequestVariations() []requestVariation {
-	var out []requestVariation
-	for _, v := range requestVariations {
-		if !v.changed {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func notJSON(ok bool, what string) string {
-	if ok {
-		return ""
-	}
-	return "the create body is not " + what
 }
 
 // Variation is one K3 probe: the original request, then a variation of

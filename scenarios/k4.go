@@ -27,10 +27,10 @@ func replayFidelity(ctx context.Context, e *harness.Env, h *history.History, ev 
 		return check.Verdict{}, err
 	}
 	a := harness.Attempt{Step: "original", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
-	run := ReplayRun{Original: e.Send(ctx, h, a), Volatile: e.Target.Volatile, Markers: replayMarkers(e)}
+	rec := ReplayRecord{Original: e.Send(ctx, h, a), Volatile: e.Target.Volatile, Markers: replayMarkers(e)}
 	a.Step = "replay"
-	run.Replay = e.Send(ctx, h, a)
-	v, notes := ReplayFidelity(run)
+	rec.Replay = e.Send(ctx, h, a)
+	v, notes := ReplayFidelity(rec)
 	ev.Notes = append(ev.Notes, notes...)
 	return v, nil
 }
@@ -43,9 +43,9 @@ func replayMarkers(e *harness.Env) []string {
 	return harness.ReplayMarkers
 }
 
-// ReplayRun is what K4 observed: a create, and the same request again
+// ReplayRecord is what K4 observed: a create, and the same request again
 // after it completed.
-type ReplayRun struct {
+type ReplayRecord struct {
 	Original history.Exchange
 	Replay   history.Exchange
 	Volatile []string
@@ -57,8 +57,8 @@ type ReplayRun struct {
 // ReplayFidelity judges K4: the replay carries the original's status,
 // body (but for volatile fields), Content-Type and Location. It also
 // says, for the evidence, how the replay was marked.
-func ReplayFidelity(run ReplayRun) (check.Verdict, []string) {
-	o, r := run.Original, run.Replay
+func ReplayFidelity(rec ReplayRecord) (check.Verdict, []string) {
+	o, r := rec.Original, rec.Replay
 	xs := []history.Exchange{o, r}
 	if err := unreached(xs); err != nil {
 		return check.Errored("K4", err), nil
@@ -71,7 +71,7 @@ func ReplayFidelity(run ReplayRun) (check.Verdict, []string) {
 		return check.Judge("K4", vs...), nil
 	}
 	seqs := []int{o.Seq, r.Seq}
-	if same, how := check.SameAnswer(o, r, run.Volatile); !same {
+	if same, how := check.SameAnswer(o, r, rec.Volatile); !same {
 		vs = append(vs, check.Violation{What: "the replay's status or body differs from the original's", Observed: how, Seqs: seqs})
 	}
 	for _, h := range []string{"Content-Type", "Location"} {
@@ -82,15 +82,15 @@ func ReplayFidelity(run ReplayRun) (check.Verdict, []string) {
 			})
 		}
 	}
-	return check.Judge("K4", vs...), []string{replayMarker(run)}
+	return check.Judge("K4", vs...), []string{replayMarker(rec)}
 }
 
 // replayMarker says how the replay was marked, if at all (a MAY).
-func replayMarker(run ReplayRun) string {
-	for _, name := range run.Markers {
-		if v, ok := run.Replay.Headers[name]; ok {
-			if _, onOriginal := run.Original.Headers[name]; onOriginal {
-				return fmt.Sprintf("replay marker: %s is on the original answer too (%q), so it marks nothing", name, run.Original.Headers[name])
+func replayMarker(rec ReplayRecord) string {
+	for _, name := range rec.Markers {
+		if v, ok := rec.Replay.Headers[name]; ok {
+			if _, onOriginal := rec.Original.Headers[name]; onOriginal {
+				return fmt.Sprintf("replay marker: %s is on the original answer too (%q), so it marks nothing", name, rec.Original.Headers[name])
 			}
 			return fmt.Sprintf("replay marker: %s: %s", name, v)
 		}

@@ -35,7 +35,7 @@ const maxInFlightBursts = 3
 
 // K5: duplicates that meet the first request in flight.
 func inFlightConflict(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	run := InFlightRun{InFlight: e.Target.Profile.InFlight}
+	rec := InFlightRecord{InFlight: e.Target.Profile.InFlight}
 	for i := 1; i <= maxInFlightBursts; i++ {
 		key, marker := e.NewKey(), e.NewMarker("K5")
 		body, err := e.Body(marker, "100")
@@ -47,21 +47,21 @@ func inFlightConflict(ctx context.Context, e *harness.Env, h *history.History, e
 			return check.Verdict{}, err
 		}
 		ev.Bursts = append(ev.Bursts, b)
-		run.Bursts = append(run.Bursts, b)
-		run.Sends = append(run.Sends, sends...)
+		rec.Bursts = append(rec.Bursts, b)
+		rec.Sends = append(rec.Sends, sends...)
 		if slices.ContainsFunc(sends, func(x history.Exchange) bool { return x.Outcome == history.OK && !x.Is2xx() }) {
 			break
 		}
 	}
-	v, notes := InFlightConflict(run)
+	v, notes := InFlightConflict(rec)
 	ev.Notes = append(ev.Notes, notes...)
 	return v, nil
 }
 
-// InFlightRun is what K5 observed: same-key bursts (each its own key),
+// InFlightRecord is what K5 observed: same-key bursts (each its own key),
 // so that duplicates arrive while the first request is still being
 // processed.
-type InFlightRun struct {
+type InFlightRecord struct {
 	Bursts   []history.Burst
 	Sends    []history.Exchange // every burst's, in order
 	InFlight int                // the profile's in-flight status
@@ -71,8 +71,8 @@ type InFlightRun struct {
 // the profile's in-flight status, and a Retry-After, when given, parses.
 // Duplicates that were serialized and replayed are acceptable and only
 // counted; a second execution is S4's failure, not judged here.
-func InFlightConflict(run InFlightRun) (check.Verdict, []string) {
-	if err := unreached(run.Sends); err != nil {
+func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
+	if err := unreached(rec.Sends); err != nil {
 		return check.Errored("K5", err), nil
 	}
 	var vs []check.Violation
@@ -80,13 +80,13 @@ func InFlightConflict(run InFlightRun) (check.Verdict, []string) {
 	retryAfter := map[string]int{}
 	refused := map[int][]int{} // status -> seqs, for refusals with another status
 	var badRetryAfter []int
-	for _, x := range run.Sends {
+	for _, x := range rec.Sends {
 		switch {
 		case x.Outcome != history.OK:
 			silent++
 		case x.Is2xx():
 			success++
-		case x.Status != run.InFlight:
+		case x.Status != rec.InFlight:
 			refused[x.Status] = append(refused[x.Status], x.Seq)
 		default:
 			conflict++
@@ -101,7 +101,7 @@ func InFlightConflict(run InFlightRun) (check.Verdict, []string) {
 		seqs := refused[status]
 		vs = append(vs, check.Violation{
 			What:     fmt.Sprintf("%d duplicates of a request in flight were refused with another status than the profile's", len(seqs)),
-			Expected: fmt.Sprint(run.InFlight), Observed: fmt.Sprint(status), Seqs: seqs,
+			Expected: fmt.Sprint(rec.InFlight), Observed: fmt.Sprint(status), Seqs: seqs,
 		})
 	}
 	if len(badRetryAfter) > 0 {
@@ -110,13 +110,13 @@ func InFlightConflict(run InFlightRun) (check.Verdict, []string) {
 			Expected: "delay-seconds or an HTTP-date", Observed: tallyStatuses(retryAfter), Seqs: badRetryAfter,
 		})
 	}
-	if silent == len(run.Sends) {
+	if silent == len(rec.Sends) {
 		// Nothing answered: there is no in-flight answer to judge, and a
 		// PASS would claim one was right.
-		return check.Errored("K5", fmt.Errorf("none of the %d same-key requests was answered (%s): there is no in-flight answer to judge", len(run.Sends), run.Sends[0].Error)), nil
+		return check.Errored("K5", fmt.Errorf("none of the %d same-key requests was answered (%s): there is no in-flight answer to judge", len(rec.Sends), rec.Sends[0].Error)), nil
 	}
 	note := fmt.Sprintf("of %d same-key requests in %d bursts: %d succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), %d answered %d in flight",
-		len(run.Sends), len(run.Bursts), success, conflict, run.InFlight)
+		len(rec.Sends), len(rec.Bursts), success, conflict, rec.InFlight)
 	if conflict > 0 {
 		note += " (Retry-After: " + tallyStatuses(retryAfter) + ")"
 	}

@@ -55,7 +55,7 @@ func failedFirstAttempt(ctx context.Context, e *harness.Env, h *history.History,
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	v, notes := FailedFirstAttempt(FailedFirstRun{
+	v, notes := FailedFirstAttempt(FailedFirstRecord{
 		First: first, Retries: retries, Again: again, Reading: r, InFlight: e.Target.Profile.InFlight,
 		Convention: e.Target.Profile.FailedAttempt,
 	})
@@ -63,10 +63,10 @@ func failedFirstAttempt(ctx context.Context, e *harness.Env, h *history.History,
 	return v, nil
 }
 
-// FailedFirstRun is what K6 observed: a first attempt made to fail with a
+// FailedFirstRecord is what K6 observed: a first attempt made to fail with a
 // 5xx before it took effect, then the same request (without the trigger)
 // until it settled, and once more.
-type FailedFirstRun struct {
+type FailedFirstRecord struct {
 	First    history.Exchange
 	Retries  []history.Exchange
 	Again    history.Exchange
@@ -79,22 +79,22 @@ type FailedFirstRun struct {
 
 // FailedFirstAttempt judges K6 and says, for the evidence, whether the
 // target stored and replayed the failure or retried afresh.
-func FailedFirstAttempt(run FailedFirstRun) (check.Verdict, []string) {
-	all := append([]history.Exchange{run.First}, run.Retries...)
-	all = append(all, run.Again)
+func FailedFirstAttempt(rec FailedFirstRecord) (check.Verdict, []string) {
+	all := append([]history.Exchange{rec.First}, rec.Retries...)
+	all = append(all, rec.Again)
 	if err := unreached(all); err != nil {
 		return check.Errored("K6", err), nil
 	}
-	f := run.First
+	f := rec.First
 	if f.Outcome != history.OK || f.Status < 500 {
 		return check.Errored("K6", fmt.Errorf("the fail trigger did not make the first attempt fail with a 5xx (%s), so K6 cannot run", answerOf(f))), nil
 	}
-	later := append(append([]history.Exchange(nil), run.Retries...), run.Again)
+	later := append(append([]history.Exchange(nil), rec.Retries...), rec.Again)
 	vs := unanswered(later)
-	if len(vs) > 0 || len(run.Retries) == 0 {
+	if len(vs) > 0 || len(rec.Retries) == 0 {
 		return check.Judge("K6", vs...), nil
 	}
-	final := run.Retries[len(run.Retries)-1]
+	final := rec.Retries[len(rec.Retries)-1]
 	// A stored failure replayed is the same status again; whether its
 	// body is replayed faithfully is K4's kind of question, not K6's.
 	replayed := final.Status == f.Status
@@ -104,16 +104,16 @@ func FailedFirstAttempt(run FailedFirstRun) (check.Verdict, []string) {
 		mode = "retried"
 		id, idv := sameID(later)
 		vs = append(vs, idv...)
-		vs = append(vs, countsOne(run.Reading, id)...)
+		vs = append(vs, countsOne(rec.Reading, id)...)
 	case replayed:
 		mode = "replayed"
-		if run.Reading.Count != 0 {
+		if rec.Reading.Count != 0 {
 			vs = append(vs, check.Violation{
-				What:     fmt.Sprintf("every answer says the create failed, yet the oracle (%s) counts %d resources: a client that believes it will create again under a new key", run.Reading.Oracle, run.Reading.Count),
-				Expected: "0", Observed: fmt.Sprint(run.Reading.Count), Seqs: []int{f.Seq, final.Seq},
+				What:     fmt.Sprintf("every answer says the create failed, yet the oracle (%s) counts %d resources: a client that believes it will create again under a new key", rec.Reading.Oracle, rec.Reading.Count),
+				Expected: "0", Observed: fmt.Sprint(rec.Reading.Count), Seqs: []int{f.Seq, final.Seq},
 			})
 		}
-	case final.Status == run.InFlight:
+	case final.Status == rec.InFlight:
 		vs = append(vs, check.Violation{
 			What: "the key stayed in flight after the failed attempt: the operation cannot complete", Expected: "the stored failure, or a fresh execution",
 			Observed: answerOf(final), Seqs: []int{final.Seq},
@@ -126,19 +126,19 @@ func FailedFirstAttempt(run FailedFirstRun) (check.Verdict, []string) {
 	}
 	// Once settled, the outcome stays: another success with the same id
 	// (its exact bytes are K4's business), or the same stored failure.
-	if again := run.Again; (mode == "retried" && !again.Is2xx()) || (mode == "replayed" && again.Status != f.Status) {
+	if again := rec.Again; (mode == "retried" && !again.Is2xx()) || (mode == "replayed" && again.Status != f.Status) {
 		vs = append(vs, check.Violation{
 			What: "a second retry got another answer than the first", Expected: answerOf(final),
 			Observed: answerOf(again), Seqs: []int{final.Seq, again.Seq},
 		})
 	}
-	if mode != "retried" && run.Reading.Count > 1 {
+	if mode != "retried" && rec.Reading.Count > 1 {
 		vs = append(vs, check.Violation{
-			What:     fmt.Sprintf("the oracle (%s) counts %d resources for one key", run.Reading.Oracle, run.Reading.Count),
-			Expected: "at most 1", Observed: fmt.Sprint(run.Reading.Count),
+			What:     fmt.Sprintf("the oracle (%s) counts %d resources for one key", rec.Reading.Oracle, rec.Reading.Count),
+			Expected: "at most 1", Observed: fmt.Sprint(rec.Reading.Count),
 		})
 	}
-	return check.Judge("K6", vs...), []string{failureNote(mode, f.Status, run.Convention)}
+	return check.Judge("K6", vs...), []string{failureNote(mode, f.Status, rec.Convention)}
 }
 
 func failureNote(mode string, status int, convention string) string {

@@ -14,6 +14,6 @@ var P1 = define(Check{
 	Clause:  "core; draft-ietf-httpapi-idempotency-key-header §2.6, §2.7",
 	Title:   "should execute each key once, with one resource and one id, and refuse changed payloads, across random sequences of requests and faults",
 	Plan:    propertyPlan(""),
-	Run:     property("P1"),
+	Run:     propertySpec("P1"),
 	Timeout: propertyTimeout,
 })

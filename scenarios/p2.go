@@ -10,6 +10,6 @@ var P2 = define(Check{
 	Clause:  "draft-ietf-httpapi-idempotency-key-header §2.6, §2.7",
 	Title:   "should answer with the profile's statuses and replay the original answer across random sequences of requests and faults",
 	Plan:    propertyPlan("P1"),
-	Run:     property("P2"),
+	Run:     propertySpec("P2"),
 	Timeout: propertyTimeout,
 })

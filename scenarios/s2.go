@@ -61,16 +61,16 @@ func replayAfterLoss(ctx context.Context, e *harness.Env, h *history.History, ev
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return ReplayAfterLoss(LossRun{
+	return ReplayAfterLoss(LossRecord{
 		Lost: []history.Exchange{lost}, Retries: retries, Replay: replay, Reading: r,
 		InFlight: e.Target.Profile.InFlight,
 	}), nil
 }
 
-// LossRun is what S2 observed: the attempts whose answer was lost, the
+// LossRecord is what S2 observed: the attempts whose answer was lost, the
 // same-key retries that followed (in-flight answers included), and one
 // more retry after the first success, to compare replays.
-type LossRun struct {
+type LossRecord struct {
 	Lost     []history.Exchange
 	Retries  []history.Exchange
 	Replay   history.Exchange
@@ -79,21 +79,21 @@ type LossRun struct {
 }
 
 // ReplayAfterLoss judges S2.
-func ReplayAfterLoss(run LossRun) check.Verdict {
-	all := append(append([]history.Exchange(nil), run.Retries...), run.Replay)
+func ReplayAfterLoss(rec LossRecord) check.Verdict {
+	all := append(append([]history.Exchange(nil), rec.Retries...), rec.Replay)
 	if err := unreached(all); err != nil {
 		return check.Errored("S2", err)
 	}
 	vs := unanswered(all)
 	var final *history.Exchange
-	for i, x := range run.Retries {
+	for i, x := range rec.Retries {
 		switch {
 		case x.Is2xx():
-			final = &run.Retries[i]
-		case x.Outcome == history.OK && x.Status != run.InFlight:
+			final = &rec.Retries[i]
+		case x.Outcome == history.OK && x.Status != rec.InFlight:
 			vs = append(vs, check.Violation{
 				What:     fmt.Sprintf("%s: the retry after a lost response was refused", x.Step),
-				Expected: fmt.Sprintf("2xx, or %d while the first request is still in flight", run.InFlight),
+				Expected: fmt.Sprintf("2xx, or %d while the first request is still in flight", rec.InFlight),
 				Observed: fmt.Sprint(x.Status),
 				Seqs:     []int{x.Seq},
 			})
@@ -104,14 +104,14 @@ func ReplayAfterLoss(run LossRun) check.Verdict {
 	}
 	id, idv := sameID(all)
 	vs = append(vs, idv...)
-	vs = append(vs, countsOne(run.Reading, id)...)
+	vs = append(vs, countsOne(rec.Reading, id)...)
 	// The second retry must get the original result again; sameID holds
 	// it to the same resource. How faithfully the answer is replayed
 	// (status, body, headers) is K4's to judge.
-	if final != nil && run.Replay.Outcome == history.OK && !run.Replay.Is2xx() {
+	if final != nil && rec.Replay.Outcome == history.OK && !rec.Replay.Is2xx() {
 		vs = append(vs, check.Violation{
 			What: "a second retry was refused after the first got the original result", Expected: "2xx with the original resource",
-			Observed: fmt.Sprint(run.Replay.Status), Seqs: []int{final.Seq, run.Replay.Seq},
+			Observed: fmt.Sprint(rec.Replay.Status), Seqs: []int{final.Seq, rec.Replay.Seq},
 		})
 	}
 	return check.Judge("S2", vs...)

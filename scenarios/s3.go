@@ -24,39 +24,39 @@ var S3 = define(Check{
 
 // S3: the same key with another payload, between two sends of the original.
 func mismatchRejected(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	run, err := mismatchRun(ctx, e, h, ev, "S3")
+	rec, err := mismatchRecord(ctx, e, h, ev, "S3")
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return MismatchRejected(run), nil
+	return MismatchRejected(rec), nil
 }
 
-func mismatchRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MismatchRun, error) {
+func mismatchRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MismatchRecord, error) {
 	key, marker := e.NewKey(), e.NewMarker(scope)
 	original, err := e.Body(marker, "100")
 	if err != nil {
-		return MismatchRun{}, err
+		return MismatchRecord{}, err
 	}
 	other, err := e.Body(marker, "200")
 	if err != nil {
-		return MismatchRun{}, err
+		return MismatchRecord{}, err
 	}
 	send := func(step, variant string, body []byte) history.Exchange {
 		return e.Send(ctx, h, harness.Attempt{Step: step, Lane: e.Clean, Key: key, Body: body, Variant: variant})
 	}
-	run := MismatchRun{
+	rec := MismatchRecord{
 		Original: send("original", "100", original),
 		Mismatch: send("same key, other payload", "200", other),
 		Again:    send("original again", "100", original),
 		Want:     e.Target.Profile.Mismatch,
 	}
-	run.Reading, err = reading(ctx, e, ev, marker, "after the mismatch")
-	return run, err
+	rec.Reading, err = reading(ctx, e, ev, marker, "after the mismatch")
+	return rec, err
 }
 
-// MismatchRun is what S3 and S3a observed: the original request, the
+// MismatchRecord is what S3 and S3a observed: the original request, the
 // same key with another payload, and the original request once more.
-type MismatchRun struct {
+type MismatchRecord struct {
 	Original history.Exchange
 	Mismatch history.Exchange
 	Again    history.Exchange
@@ -67,12 +67,12 @@ type MismatchRun struct {
 // mismatchRan returns the verdict of a run that cannot be judged: the
 // target unreachable, or the original refused (nothing to reuse the key
 // against).
-func mismatchRan(id string, run MismatchRun) (check.Verdict, bool) {
-	if err := unreached([]history.Exchange{run.Original, run.Mismatch, run.Again}); err != nil {
+func mismatchRan(id string, rec MismatchRecord) (check.Verdict, bool) {
+	if err := unreached([]history.Exchange{rec.Original, rec.Mismatch, rec.Again}); err != nil {
 		return check.Errored(id, err), false
 	}
-	if run.Original.Outcome == history.OK && !run.Original.Is2xx() {
-		return check.Errored(id, fmt.Errorf("the original request was not accepted (status %d), so there is nothing to reuse the key against", run.Original.Status)), false
+	if rec.Original.Outcome == history.OK && !rec.Original.Is2xx() {
+		return check.Errored(id, fmt.Errorf("the original request was not accepted (status %d), so there is nothing to reuse the key against", rec.Original.Status)), false
 	}
 	return check.Verdict{}, true
 }
@@ -81,32 +81,32 @@ func mismatchRan(id string, run MismatchRun) (check.Verdict, bool) {
 // created nothing, and the original is still replayed with its resource.
 // Which 4xx is S3a's business; how faithfully the original is replayed,
 // K4's.
-func MismatchRejected(run MismatchRun) check.Verdict {
-	if v, ok := mismatchRan("S3", run); !ok {
+func MismatchRejected(rec MismatchRecord) check.Verdict {
+	if v, ok := mismatchRan("S3", rec); !ok {
 		return v
 	}
-	vs := unanswered([]history.Exchange{run.Original, run.Mismatch, run.Again})
-	m := run.Mismatch
+	vs := unanswered([]history.Exchange{rec.Original, rec.Mismatch, rec.Again})
+	m := rec.Mismatch
 	switch {
 	// Any 4xx refuses; so does the profile's own status, whatever it is
 	// (powertools answers a mismatch with 500).
-	case m.Outcome != history.OK, is4xx(m.Status), m.Status == run.Want:
+	case m.Outcome != history.OK, is4xx(m.Status), m.Status == rec.Want:
 	case m.Is2xx():
 		vs = append(vs, check.Violation{What: "a reused key with another payload was accepted", Expected: "a refusal (4xx)", Observed: answerOf(m), Seqs: []int{m.Seq}})
 	default:
 		vs = append(vs, check.Violation{What: "a reused key with another payload was not refused", Expected: "a refusal (4xx)", Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq}})
 	}
-	if m.Is2xx() && m.ResourceID != "" && m.ResourceID != run.Original.ResourceID {
-		vs = append(vs, check.Violation{What: "the other payload created another resource", Expected: run.Original.ResourceID, Observed: m.ResourceID, Seqs: []int{m.Seq}})
+	if m.Is2xx() && m.ResourceID != "" && m.ResourceID != rec.Original.ResourceID {
+		vs = append(vs, check.Violation{What: "the other payload created another resource", Expected: rec.Original.ResourceID, Observed: m.ResourceID, Seqs: []int{m.Seq}})
 	}
-	if a := run.Again; a.Outcome == history.OK && (!a.Is2xx() || a.ResourceID != run.Original.ResourceID) {
+	if a := rec.Again; a.Outcome == history.OK && (!a.Is2xx() || a.ResourceID != rec.Original.ResourceID) {
 		vs = append(vs, check.Violation{
 			What:     "the original request is no longer replayed after the mismatch",
-			Expected: fmt.Sprintf("2xx with id %s", run.Original.ResourceID),
+			Expected: fmt.Sprintf("2xx with id %s", rec.Original.ResourceID),
 			Observed: fmt.Sprintf("%d with id %q", a.Status, a.ResourceID),
 			Seqs:     []int{a.Seq},
 		})
 	}
-	vs = append(vs, countsOne(run.Reading, run.Original.ResourceID)...)
+	vs = append(vs, countsOne(rec.Reading, rec.Original.ResourceID)...)
 	return check.Judge("S3", vs...)
 }

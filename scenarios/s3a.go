@@ -22,26 +22,26 @@ var S3a = define(Check{
 
 // S3a: ... and the refusal carries the profile's mismatch status.
 func mismatchStatus(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	run, err := mismatchRun(ctx, e, h, ev, "S3a")
+	rec, err := mismatchRecord(ctx, e, h, ev, "S3a")
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return MismatchStatus(run), nil
+	return MismatchStatus(rec), nil
 }
 
 // MismatchStatus judges S3a: a refusal of the other payload carries the
 // profile's mismatch status. An accepted or unrefused mismatch is S3's
 // failure, not judged again here.
-func MismatchStatus(run MismatchRun) check.Verdict {
-	if v, ok := mismatchRan("S3a", run); !ok {
+func MismatchStatus(rec MismatchRecord) check.Verdict {
+	if v, ok := mismatchRan("S3a", rec); !ok {
 		return v
 	}
-	m := run.Mismatch
-	if m.Outcome != history.OK || !is4xx(m.Status) || m.Status == run.Want {
+	m := rec.Mismatch
+	if m.Outcome != history.OK || !is4xx(m.Status) || m.Status == rec.Want {
 		return check.Judge("S3a")
 	}
 	return check.Judge("S3a", check.Violation{
 		What:     "a reused key with another payload was refused with another status than the profile's",
-		Expected: fmt.Sprint(run.Want), Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq},
+		Expected: fmt.Sprint(rec.Want), Observed: fmt.Sprint(m.Status), Seqs: []int{m.Seq},
 	})
 }

@@ -44,7 +44,7 @@ const burstRounds = 3
 // S4: rounds of two same-key bursts, one released together on the clean
 // lane, one spread by jittered latency on the faulty lane.
 func noRaceDuplicates(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	var runs []BurstRun
+	var runs []BurstRecord
 	for round := 1; round <= burstRounds; round++ {
 		for _, widened := range []bool{false, true} {
 			r, err := roundBurst(ctx, e, h, ev, round, widened)
@@ -61,7 +61,7 @@ func noRaceDuplicates(ctx context.Context, e *harness.Env, h *history.History, e
 }
 
 // roundBurst is a round's tight burst, or its widened one.
-func roundBurst(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, round int, widened bool) (BurstRun, error) {
+func roundBurst(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, round int, widened bool) (BurstRecord, error) {
 	step := "tight burst"
 	if widened {
 		step = "widened burst"
@@ -70,7 +70,7 @@ func roundBurst(ctx context.Context, e *harness.Env, h *history.History, ev *che
 		step += fmt.Sprintf(" (round %d)", round)
 	}
 	if !widened {
-		return burstRun(ctx, e, h, ev, e.CleanLanes(), step)
+		return burstRecord(ctx, e, h, ev, e.CleanLanes(), step)
 	}
 	// The latency goes on every instance's faulty lane: the burst is
 	// dealt across them.
@@ -78,39 +78,39 @@ func roundBurst(ctx context.Context, e *harness.Env, h *history.History, ev *che
 	for _, l := range e.FaultyLanes() {
 		remove, err := l.Apply(latency)
 		if err != nil {
-			return BurstRun{}, err
+			return BurstRecord{}, err
 		}
 		DeferCleanup(remove)
 		defer remove()
 	}
 	ev.Faults = append(ev.Faults, latency.Name()+" on the faulty lanes for the "+step)
-	return burstRun(ctx, e, h, ev, e.FaultyLanes(), step)
+	return burstRecord(ctx, e, h, ev, e.FaultyLanes(), step)
 }
 
 // burstRun releases one burst spread across lanes (one per instance).
-func burstRun(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lanes []*harness.Lane, step string) (BurstRun, error) {
+func burstRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lanes []*harness.Lane, step string) (BurstRecord, error) {
 	key, marker := e.NewKey(), e.NewMarker("S4")
 	body, err := e.Body(marker, "100")
 	if err != nil {
-		return BurstRun{}, err
+		return BurstRecord{}, err
 	}
 	b, sends, err := e.Burst(ctx, h, harness.BurstSpec{Step: step, Lane: lanes[0], Spread: lanes, Key: key, Body: body, Variant: "100", Size: e.Settings.BurstSize})
 	if err != nil {
-		return BurstRun{}, err
+		return BurstRecord{}, err
 	}
 	ev.Bursts = append(ev.Bursts, b)
 	follow := e.SendUntilSettled(ctx, h, harness.Attempt{Step: step + ": follow-up", Lane: e.Clean, Key: key, Body: body, Variant: "100"},
 		e.Target.InProgressTimeout+e.Settings.RequestTimeout)
 	r, err := reading(ctx, e, ev, marker, "after the "+step)
 	if err != nil {
-		return BurstRun{}, err
+		return BurstRecord{}, err
 	}
-	return BurstRun{Burst: b, Sends: sends, FollowUp: follow[len(follow)-1], Reading: r, InFlight: e.Target.Profile.InFlight}, nil
+	return BurstRecord{Burst: b, Sends: sends, FollowUp: follow[len(follow)-1], Reading: r, InFlight: e.Target.Profile.InFlight}, nil
 }
 
-// BurstRun is one same-key burst as S4 observed it, with the follow-up
+// BurstRecord is one same-key burst as S4 observed it, with the follow-up
 // request sent after the burst settled.
-type BurstRun struct {
+type BurstRecord struct {
 	Burst    history.Burst
 	Sends    []history.Exchange
 	FollowUp history.Exchange
@@ -119,7 +119,7 @@ type BurstRun struct {
 }
 
 // NoRaceDuplicates judges S4 over one or more bursts.
-func NoRaceDuplicates(runs ...BurstRun) check.Verdict {
+func NoRaceDuplicates(runs ...BurstRecord) check.Verdict {
 	var all []history.Exchange
 	for _, r := range runs {
 		all = append(all, r.Sends...)

@@ -46,14 +46,14 @@ func restartRecovery(ctx context.Context, e *harness.Env, h *history.History, ev
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return RestartRecovery(RestartRun{
+	return RestartRecovery(RestartRecord{
 		Original: original, Restart: restart, Retry: retry, Reading: r,
 	}), nil
 }
 
-// RestartRun is what S5a observed: a completed create, a graceful
+// RestartRecord is what S5a observed: a completed create, a graceful
 // restart, and the same request again.
-type RestartRun struct {
+type RestartRecord struct {
 	Original history.Exchange
 	Restart  history.Restart
 	Retry    history.Exchange
@@ -61,21 +61,21 @@ type RestartRun struct {
 }
 
 // RestartRecovery judges S5a.
-func RestartRecovery(run RestartRun) check.Verdict {
-	xs := []history.Exchange{run.Original, run.Retry}
+func RestartRecovery(rec RestartRecord) check.Verdict {
+	xs := []history.Exchange{rec.Original, rec.Retry}
 	if err := unreached(xs); err != nil {
 		return check.Errored("S5a", err)
 	}
-	if run.Original.Outcome == history.OK && !run.Original.Is2xx() {
-		return check.Errored("S5a", fmt.Errorf("the original request was not accepted (status %d), so there is no record to survive the restart", run.Original.Status))
+	if rec.Original.Outcome == history.OK && !rec.Original.Is2xx() {
+		return check.Errored("S5a", fmt.Errorf("the original request was not accepted (status %d), so there is no record to survive the restart", rec.Original.Status))
 	}
 	vs := unanswered(xs)
-	if run.Retry.Outcome == history.OK && !run.Retry.Is2xx() {
+	if rec.Retry.Outcome == history.OK && !rec.Retry.Is2xx() {
 		vs = append(vs, check.Violation{
 			What:     "after the restart, the same request with the same key was refused",
 			Expected: "2xx (the original answer, replayed)",
-			Observed: fmt.Sprint(run.Retry.Status),
-			Seqs:     []int{run.Retry.Seq},
+			Observed: fmt.Sprint(rec.Retry.Status),
+			Seqs:     []int{rec.Retry.Seq},
 		})
 	}
 	id, idv := sameID(xs)
@@ -85,6 +85,6 @@ func RestartRecovery(run RestartRun) check.Verdict {
 	}
 	// The record survived if the retry names the original's resource;
 	// how faithfully the answer is replayed is K4's to judge.
-	vs = append(vs, countsOne(run.Reading, id)...)
+	vs = append(vs, countsOne(rec.Reading, id)...)
 	return check.Judge("S5a", vs...)
 }

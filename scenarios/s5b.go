@@ -25,11 +25,6 @@ var S5b = define(Check{
 	Run: crashMidRequest,
 })
 
-// settleMargin is how long past the in-progress timeout S5b keeps
-// retrying: at least one retry (they are at most a second apart) is sent
-// after the timeout has certainly run out.
-const settleMargin = 2 * time.Second
-
 // S5b: kill the target while a create is being processed, start it
 // again, then retry with the same key and bytes until the answer is no
 // longer "in flight" or the in-progress timeout has surely passed.
@@ -38,7 +33,7 @@ func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev
 	// A timeout longer than any wait may be (24h is common) is not
 	// waited out: the retries show for a while that the key is blocked,
 	// and the verdict says what that means.
-	capped := blockedTooLong(e)
+	capped := e.BlockedTooLong()
 	key, marker := e.NewKey(), e.NewMarker("S5b")
 	body, err := e.Body(marker, "100")
 	if err != nil {
@@ -57,7 +52,7 @@ func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev
 		return check.Verdict{}, err
 	}
 	send.Step = "retry after the crash"
-	wait := time.Until(crash.At.Add(timeout + settleMargin))
+	wait := time.Until(crash.At.Add(timeout + harness.SettleMargin))
 	if capped {
 		wait = blockedProbe
 	}
@@ -70,7 +65,7 @@ func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	return CrashMidRequest(CrashRun{
+	return CrashMidRequest(CrashRecord{
 		Crashed: crashed, Crash: crash, Before: before, Retries: retries, After: after,
 		InFlight: inFlight, InProgressTimeout: timeout, Capped: capped,
 	}), nil
@@ -81,22 +76,16 @@ func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev
 // few retries (a second apart at most) to show that the key is blocked.
 const blockedProbe = 3 * time.Second
 
-// blockedTooLong says whether a crashed request's key may stay blocked
-// longer than the harness may wait (targets.MaxWait).
-func blockedTooLong(e *harness.Env) bool {
-	return e.Target.InProgressTimeout+settleMargin > targets.MaxWait
-}
-
 // crashRand draws the crash delay from the suite's seed, so a run's
 // crash point is reproducible with --seed.
 func crashRand() *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0x55b))
 }
 
-// CrashRun is what S5b observed: the request in flight when the target
+// CrashRecord is what S5b observed: the request in flight when the target
 // was killed, the oracle after the target came back, the same-key
 // retries until they settled, and the oracle after them.
-type CrashRun struct {
+type CrashRecord struct {
 	Crashed history.Exchange
 	Crash   history.Restart
 	Before  check.Reading
@@ -115,58 +104,58 @@ type CrashRun struct {
 // before the crash, so the target's in-progress timeout ran out at the
 // latest InProgressTimeout after the crash began: a retry sent after that
 // and still answered "in flight" shows a key that can never complete.
-func CrashMidRequest(run CrashRun) check.Verdict {
-	if err := unreached(run.Retries); err != nil {
+func CrashMidRequest(rec CrashRecord) check.Verdict {
+	if err := unreached(rec.Retries); err != nil {
 		return check.Errored("S5b", err)
 	}
-	vs := unanswered(run.Retries)
-	if run.Before.Count > 1 {
+	vs := unanswered(rec.Retries)
+	if rec.Before.Count > 1 {
 		vs = append(vs, check.Violation{
-			What:     fmt.Sprintf("the crash left %d resources for one key before any retry", run.Before.Count),
+			What:     fmt.Sprintf("the crash left %d resources for one key before any retry", rec.Before.Count),
 			Expected: "at most 1",
-			Observed: fmt.Sprint(run.Before.Count),
+			Observed: fmt.Sprint(rec.Before.Count),
 		})
 	}
 	var inFlight []int
-	for _, x := range run.Retries {
+	for _, x := range rec.Retries {
 		switch {
 		case x.Outcome != history.OK || x.Is2xx():
-		case NotYet(x, run.InFlight):
+		case NotYet(x, rec.InFlight):
 			inFlight = append(inFlight, x.Seq)
 		default:
 			vs = append(vs, check.Violation{
 				What:     fmt.Sprintf("%s: the retry after the crash was refused", x.Step),
-				Expected: fmt.Sprintf("2xx, or %d (or another answer with Retry-After) until the in-progress timeout (%s) has passed", run.InFlight, run.InProgressTimeout),
+				Expected: fmt.Sprintf("2xx, or %d (or another answer with Retry-After) until the in-progress timeout (%s) has passed", rec.InFlight, rec.InProgressTimeout),
 				Observed: fmt.Sprint(x.Status),
 				Seqs:     []int{x.Seq},
 			})
 		}
 	}
-	if n := len(run.Retries); n > 0 {
-		last := run.Retries[n-1]
-		if last.Outcome == history.OK && NotYet(last, run.InFlight) {
-			since := last.Start.Sub(run.Crash.At)
-			if run.Capped && since < run.InProgressTimeout {
-				return blockedKey(run, vs, len(inFlight))
+	if n := len(rec.Retries); n > 0 {
+		last := rec.Retries[n-1]
+		if last.Outcome == history.OK && NotYet(last, rec.InFlight) {
+			since := last.Start.Sub(rec.Crash.At)
+			if rec.Capped && since < rec.InProgressTimeout {
+				return blockedKey(rec, vs, len(inFlight))
 			}
-			if since < run.InProgressTimeout {
-				return check.Errored("S5b", fmt.Errorf("the harness stopped retrying %s after the crash, before the in-progress timeout (%s) had passed", since.Round(time.Millisecond), run.InProgressTimeout))
+			if since < rec.InProgressTimeout {
+				return check.Errored("S5b", fmt.Errorf("the harness stopped retrying %s after the crash, before the in-progress timeout (%s) had passed", since.Round(time.Millisecond), rec.InProgressTimeout))
 			}
 			vs = append(vs, check.Violation{
 				What:     "the key stayed in progress past the declared in-progress timeout: the operation can never complete",
-				Expected: fmt.Sprintf("a final answer to a retry sent %s or more after the crash", run.InProgressTimeout),
+				Expected: fmt.Sprintf("a final answer to a retry sent %s or more after the crash", rec.InProgressTimeout),
 				Observed: fmt.Sprintf("%d (still in progress) to a retry sent %s after the crash, %d such answers in all", last.Status, since.Round(time.Millisecond), len(inFlight)),
 				Seqs:     inFlight,
 			})
 		}
 	}
-	answers := run.Retries
-	if run.Crashed.Is2xx() {
-		answers = append([]history.Exchange{run.Crashed}, run.Retries...)
+	answers := rec.Retries
+	if rec.Crashed.Is2xx() {
+		answers = append([]history.Exchange{rec.Crashed}, rec.Retries...)
 	}
 	id, idv := sameID(answers)
 	vs = append(vs, idv...)
-	for _, v := range countsOne(run.After, id) {
+	for _, v := range countsOne(rec.After, id) {
 		v.What = "after the retries, " + v.What
 		vs = append(vs, v)
 	}
@@ -178,15 +167,15 @@ func CrashMidRequest(run CrashRun) check.Verdict {
 // may wait. A broken MUST found so far is a FAIL; otherwise the target
 // did what it declares, which is a warning worth reading: the operation
 // can neither complete nor be retried for that long.
-func blockedKey(run CrashRun, vs []check.Violation, inFlight int) check.Verdict {
+func blockedKey(rec CrashRecord, vs []check.Violation, inFlight int) check.Verdict {
 	if len(vs) > 0 {
 		return check.Judge("S5b", vs...)
 	}
 	return check.Warned("S5b", check.Violation{
-		What:     fmt.Sprintf("a crashed request blocks its key for the declared %s: the operation cannot complete or be retried for that long", run.InProgressTimeout),
+		What:     fmt.Sprintf("a crashed request blocks its key for the declared %s: the operation cannot complete or be retried for that long", rec.InProgressTimeout),
 		Expected: "a key a retry can complete soon after a crash (a shorter in-progress timeout)",
 		Observed: fmt.Sprintf("%d retries answered in flight, the last %s after the crash", inFlight,
-			run.Retries[len(run.Retries)-1].Start.Sub(run.Crash.At).Round(time.Millisecond)),
+			rec.Retries[len(rec.Retries)-1].Start.Sub(rec.Crash.At).Round(time.Millisecond)),
 	})
 }
 

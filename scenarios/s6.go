@@ -56,7 +56,7 @@ func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev 
 		return check.Verdict{}, fmt.Errorf("journal directory: %w", err)
 	}
 	DeferCleanup(os.RemoveAll, dir)
-	run := RetryRun{Reconcile: e.Target.Reconcile, Slack: deadlineSlack}
+	rec := RetryRecord{Reconcile: e.Target.Reconcile, Slack: deadlineSlack}
 	faults := []persistentFault{
 		// Creates are swallowed; the client can still read, finds nothing
 		// each time, and resubmits with its one key until the budget.
@@ -70,11 +70,11 @@ func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev 
 		if err != nil {
 			return check.Verdict{}, err
 		}
-		run.Ops = append(run.Ops, op)
+		rec.Ops = append(rec.Ops, op)
 	}
-	run.History = h.Exchanges()
-	ev.Tables = append(ev.Tables, clientTable(run.Ops))
-	return BoundedRetries(run), nil
+	rec.History = h.Exchanges()
+	ev.Tables = append(ev.Tables, clientTable(rec.Ops))
+	return BoundedRetries(rec), nil
 }
 
 // landingTries bounds how often S6 repeats an operation whose creates
@@ -247,8 +247,8 @@ type RetryOp struct {
 	Reading check.Reading
 }
 
-// RetryRun is what S6 observed.
-type RetryRun struct {
+// RetryRecord is what S6 observed.
+type RetryRecord struct {
 	Ops     []RetryOp
 	History []history.Exchange
 	// Reconcile is how the target lets a client reconcile: "lookup",
@@ -261,28 +261,28 @@ type RetryRun struct {
 // BoundedRetries judges S6. With no violation, a target that offers no
 // way to reconcile gets a WARN: its clients cannot learn the fate of an
 // unknown outcome and can only resubmit blindly.
-func BoundedRetries(run RetryRun) check.Verdict {
+func BoundedRetries(rec RetryRecord) check.Verdict {
 	bySeq := map[int]history.Exchange{}
-	for _, x := range run.History {
+	for _, x := range rec.History {
 		bySeq[x.Seq] = x
 	}
 	var vs []check.Violation
 	var resumed []history.Exchange
-	for _, op := range run.Ops {
+	for _, op := range rec.Ops {
 		for _, seq := range op.Resumed.Lookups {
 			resumed = append(resumed, bySeq[seq])
 		}
 		for _, seq := range op.Resumed.Creates {
 			resumed = append(resumed, bySeq[seq])
 		}
-		vs = append(vs, judgeOp(op, bySeq, run)...)
+		vs = append(vs, judgeOp(op, bySeq, rec)...)
 	}
 	if len(resumed) > 0 {
 		if err := unreached(resumed); err != nil {
 			return check.Errored("S6", err)
 		}
 	}
-	if len(vs) == 0 && (run.Reconcile == "" || run.Reconcile == "none") {
+	if len(vs) == 0 && (rec.Reconcile == "" || rec.Reconcile == "none") {
 		v := check.Violation{
 			What:     "the target offers no way to reconcile (no lookup endpoint, no oracle a client may call): a client cannot learn the fate of a request whose answer it lost, and can only resubmit blindly",
 			Expected: "a lookup endpoint (lookup.path) or reconcile: oracle",
@@ -293,7 +293,7 @@ func BoundedRetries(run RetryRun) check.Verdict {
 	return check.Judge("S6", vs...)
 }
 
-func judgeOp(op RetryOp, bySeq map[int]history.Exchange, run RetryRun) []check.Violation {
+func judgeOp(op RetryOp, bySeq map[int]history.Exchange, rec RetryRecord) []check.Violation {
 	var vs []check.Violation
 	add := func(v check.Violation) {
 		v.What = op.Name + ": " + v.What
@@ -320,7 +320,7 @@ func judgeOp(op RetryOp, bySeq map[int]history.Exchange, run RetryRun) []check.V
 				Expected: fmt.Sprintf("at most %d", c.Budget), Observed: fmt.Sprint(len(c.Creates)), Seqs: c.Creates,
 			})
 		}
-		if c.Elapsed > c.Deadline+run.Slack {
+		if c.Elapsed > c.Deadline+rec.Slack {
 			add(check.Violation{
 				What:     fmt.Sprintf("%s the client ran past its deadline", c.Phase),
 				Expected: fmt.Sprintf("at most %v", c.Deadline), Observed: c.Elapsed.Round(time.Millisecond).String(),
@@ -338,7 +338,7 @@ func judgeOp(op RetryOp, bySeq map[int]history.Exchange, run RetryRun) []check.V
 			Expected: clientSucceeded, Observed: r.State + " (" + r.Reason + ")", Seqs: append(slices.Clone(r.Lookups), r.Creates...),
 		})
 	}
-	if run.Reconcile != "" && run.Reconcile != "none" && len(r.Creates) > 0 && (len(r.Lookups) == 0 || slices.Min(r.Creates) < slices.Min(r.Lookups)) {
+	if rec.Reconcile != "" && rec.Reconcile != "none" && len(r.Creates) > 0 && (len(r.Lookups) == 0 || slices.Min(r.Creates) < slices.Min(r.Lookups)) {
 		add(check.Violation{What: "the resumed client resubmitted before it reconciled", Seqs: r.Creates})
 	}
 	for _, v := range countsOne(op.Reading, r.ResourceID) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -36,12 +37,12 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	scenarios.Use(env, scenarios.Options{Progress: os.Stdout, Property: scenarios.PropertyConfig{
+	scenarios.Use(env, scenarios.Options{Progress: os.Stdout, Property: property.Config{
 		// Lighter than the defaults: `make test` runs this under the race
 		// detector, which slows the fake's SQLite tenfold. The CLI tests
 		// run the property at its defaults against every fake.
 		Checks: 10, Steps: 15,
-		Replay: func(seed int64, _ scenarios.PropertyConfig) string {
+		Replay: func(seed int64, _ property.Config) string {
 			return fmt.Sprintf("IDEMSPEC_TARGET=%s go test ./scenarios -run TestScenarios -ginkgo.label-filter=property -ginkgo.seed=%d", ref, seed)
 		},
 	}})

@@ -14,7 +14,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
-	"github.com/idemspec/idemspec/targets"
+	"github.com/idemspec/idemspec/scenarios/property"
 )
 
 // specTimeout bounds one spec, whatever the target does.
@@ -30,8 +30,8 @@ type Options struct {
 	// Strict makes a WARN fail its spec, as h2spec's strict mode does.
 	Strict bool
 	// Property sets how hard the properties (P1, P2) search; zero fields
-	// take DefaultPropertyConfig's values.
-	Property PropertyConfig
+	// take property.DefaultConfig's values.
+	Property property.Config
 	// Tuning tunes single checks (S1's repeats, S6's retry policy); the
 	// zero value is DefaultTuning.
 	Tuning Tuning
@@ -48,46 +48,52 @@ func inMode(r types.SpecReport, o Options) bool {
 	return slices.Contains(r.Labels(), clientGroup) == o.Client
 }
 
-var (
-	mu     sync.Mutex
+// suite is the one run the specs serve. Ginkgo registers the specs when
+// the package loads, so what they drive is set here before RunSpecs (Use,
+// UseClient) and read by each spec; it is the package's only state.
+var suite struct {
+	sync.Mutex
 	env    *harness.Env
 	opts   Options
+	client *ClientEnv // client mode
+	// search is the properties' one search, which P1 and P2 share.
+	search sharedSearch
 	report types.Report
-)
+}
 
 // Use sets the harness the specs drive. Call it before RunSpecs.
 func Use(e *harness.Env, o Options) {
-	mu.Lock()
-	defer mu.Unlock()
-	env, opts = e, o
+	suite.Lock()
+	defer suite.Unlock()
+	suite.env, suite.opts = e, o
 }
 
 // LastReport is the Ginkgo report of the last run, for the reports package.
 func LastReport() types.Report {
-	mu.Lock()
-	defer mu.Unlock()
-	return report
+	suite.Lock()
+	defer suite.Unlock()
+	return suite.report
 }
 
 func current() (*harness.Env, Options) {
-	mu.Lock()
-	defer mu.Unlock()
-	return env, opts
+	suite.Lock()
+	defer suite.Unlock()
+	return suite.env, suite.opts
 }
 
 var _ = ReportAfterSuite("idemspec", func(r types.Report) {
-	mu.Lock()
-	defer mu.Unlock()
+	suite.Lock()
+	defer suite.Unlock()
 	// The other mode's specs are not this run's checks, not even skipped
 	// ones: they stay out of its reports.
 	var specs types.SpecReports
 	for _, s := range r.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt || inMode(s, opts) {
+		if s.LeafNodeType != types.NodeTypeIt || inMode(s, suite.opts) {
 			specs = append(specs, s)
 		}
 	}
 	r.SpecReports = specs
-	report = r
+	suite.report = r
 })
 
 var _ = ReportAfterEach(func(r types.SpecReport) {
@@ -105,7 +111,7 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 		line += "\n             " + res.Verdict.Reason
 	}
 	if res.Verdict.Status != check.PASS {
-		if steps := Counterexample(res.Evidence, "             "); steps != "" {
+		if steps := property.Counterexample(res.Evidence, "             "); steps != "" {
 			line += "\n" + steps
 		}
 	}
@@ -190,11 +196,11 @@ func conclude(res check.Result) {
 	}
 }
 
-// run is a server check's spec body: it gives the check's Run the Env and
+// serverSpec is a server check's spec body: it gives the check's Run the Env and
 // a history, and attaches the verdict and evidence; errors become ERROR
 // verdicts, and a target the check cannot run against a SKIP with the
 // check's one reason.
-func run(c *Check) func(SpecContext) {
+func serverSpec(c *Check) func(SpecContext) {
 	return func(ctx SpecContext) {
 		e, _ := current()
 		if e == nil {
@@ -227,11 +233,7 @@ func reading(ctx context.Context, e *harness.Env, ev *check.Evidence, marker, wh
 	if err != nil {
 		return check.Reading{}, fmt.Errorf("oracle: %w", err)
 	}
-	r := toReading(e, marker, when, obs)
+	r := e.Reading(marker, when, obs)
 	ev.Readings = append(ev.Readings, r)
 	return r, nil
-}
-
-func toReading(e *harness.Env, marker, when string, obs targets.Observation) check.Reading {
-	return check.Reading{Marker: marker, Count: obs.Count, IDs: obs.IDs, Oracle: e.Target.Oracle.Kind(), When: when}
 }

@@ -42,24 +42,24 @@ func tenantIsolation(ctx context.Context, e *harness.Env, h *history.History, ev
 		return check.Verdict{}, err
 	}
 	send := harness.Attempt{Step: a.Name + ": create", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
-	run := TenantRun{First: e.Send(asA, h, send)}
+	rec := TenantRecord{First: e.Send(asA, h, send)}
 	send.Step = b.Name + ": the same key and bytes"
-	run.Second = e.Send(asB, h, send)
-	if run.FirstReading, err = reading(asA, e, ev, marker, "as "+a.Name); err != nil {
+	rec.Second = e.Send(asB, h, send)
+	if rec.FirstReading, err = reading(asA, e, ev, marker, "as "+a.Name); err != nil {
 		return check.Verdict{}, err
 	}
-	if run.SecondReading, err = reading(asB, e, ev, marker, "as "+b.Name); err != nil {
+	if rec.SecondReading, err = reading(asB, e, ev, marker, "as "+b.Name); err != nil {
 		return check.Verdict{}, err
 	}
-	v, notes := TenantIsolation(run)
+	v, notes := TenantIsolation(rec)
 	ev.Notes = append(ev.Notes, notes...)
 	return v, nil
 }
 
-// TenantRun is what T1 saw: the first tenant's create, the second
+// TenantRecord is what T1 saw: the first tenant's create, the second
 // tenant's create with the same key and the same bytes, and what the
 // oracle showed each tenant for the marker.
-type TenantRun struct {
+type TenantRecord struct {
 	First, Second               history.Exchange
 	FirstReading, SecondReading check.Reading
 }
@@ -74,7 +74,7 @@ type TenantRun struct {
 // tenant's own resource may show in the first tenant's view, and the
 // first tenant's in the second's. Each listed id is attributed to the
 // tenant whose answer named it; the notes say when a view was shared.
-func TenantIsolation(r TenantRun) (check.Verdict, []string) {
+func TenantIsolation(r TenantRecord) (check.Verdict, []string) {
 	if r.First.Outcome != history.OK || !r.First.Is2xx() || r.First.ResourceID == "" {
 		return check.Errored("T1", fmt.Errorf("the first tenant's create did not succeed with a resource id (%s %d): nothing to compare", r.First.Outcome, r.First.Status)), nil
 	}

@@ -35,7 +35,7 @@ func main() {
 	// panics outside `go test` unless the testing flags are registered
 	// and flag.CommandLine was parsed. Subcommands parse their own flag
 	// sets; the command line's stays empty (rapid's knobs are set from
-	// idemspec's flags, see scenarios.PropertyConfig).
+	// idemspec's flags, see property.Config).
 	testing.Init()
 	flag.CommandLine.Parse(nil)
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))

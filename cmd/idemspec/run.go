@@ -20,6 +20,7 @@ import (
 	"github.com/idemspec/idemspec/internal/outfile"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -64,11 +65,11 @@ type runFlags struct {
 	dryRun      bool
 	settings    harness.Settings
 	tuning      scenarios.Tuning
-	property    scenarios.PropertyConfig
+	property    property.Config
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f := runFlags{settings: harness.DefaultSettings(), tuning: scenarios.DefaultTuning(), property: scenarios.DefaultPropertyConfig()}
+	f := runFlags{settings: harness.DefaultSettings(), tuning: scenarios.DefaultTuning(), property: property.DefaultConfig()}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
 	f.register(fs, `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
@@ -199,8 +200,8 @@ type suiteRun struct {
 	// property is how hard the properties search; replay writes the
 	// command line that replays a failing sequence (nil in client mode).
 	tuning   scenarios.Tuning
-	property scenarios.PropertyConfig
-	replay   func(seed int64, c scenarios.PropertyConfig) string
+	property property.Config
+	replay   func(seed int64, c property.Config) string
 }
 
 // runSuite runs the specs the label filter selects and writes the reports.
@@ -295,7 +296,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 
 // replay is the command line that runs the property alone from a failing
 // sequence's seed, which rapid draws first: one check is enough.
-func (f *runFlags) replay(seed int64, c scenarios.PropertyConfig) string {
+func (f *runFlags) replay(seed int64, c property.Config) string {
 	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d --crashes %d",
 		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
 	if c.Budget > 0 {

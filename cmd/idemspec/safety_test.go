@@ -23,6 +23,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/internal/proc/proctest"
 	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -168,11 +169,11 @@ func TestDryRunSendsNothing(t *testing.T) {
 	defer target.Close()
 	s := harness.DefaultSettings()
 	s.Limits.Concurrency = 4
-	capped, err := scenarios.Plan(target, s, scenarios.DefaultTuning(), scenarios.DefaultPropertyConfig(), "S4")
+	capped, err := scenarios.Plan(target, s, scenarios.DefaultTuning(), property.DefaultConfig(), "S4")
 	if err != nil || len(capped) != 1 {
 		t.Fatalf("plan: %v %v", capped, err)
 	}
-	free, _ := scenarios.Plan(target, harness.DefaultSettings(), scenarios.DefaultTuning(), scenarios.DefaultPropertyConfig(), "S4")
+	free, _ := scenarios.Plan(target, harness.DefaultSettings(), scenarios.DefaultTuning(), property.DefaultConfig(), "S4")
 	if capped[0].Requests >= free[0].Requests {
 		t.Errorf("S4 plans %d requests under a ceiling of 4 and %d without", capped[0].Requests, free[0].Requests)
 	}

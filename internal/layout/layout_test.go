@@ -70,3 +70,14 @@ func TestTargetsKnowNoHarness(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertySearchKnowsNoGinkgo: the property search drives the target
+// through the engine and knows neither the test framework that runs it
+// as P1's and P2's specs nor the package that defines them.
+func TestPropertySearchKnowsNoGinkgo(t *testing.T) {
+	for _, dep := range deps(t, "scenarios/property") {
+		if strings.HasPrefix(dep, "github.com/onsi/") || dep == module+"scenarios" {
+			t.Errorf("scenarios/property depends on %s", dep)
+		}
+	}
+}

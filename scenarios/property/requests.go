@@ -1,4 +1,4 @@
-package scenarios
+package property
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ import (
 // fingerprint (a bug in one form is otherwise found in one step of four);
 // the step stops at the first form that breaks a rule.
 func (s *sequence) variation(st *history.Step, k *poolKey, p planned) error {
-	vars := sameRequestVariations()
+	vars := harness.SameRequestVariations()
 	st.Action, st.Expected = "submit, then the same request in other forms", s.model.Expect(k.name, p.payload)
 	xs := s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s", st.N, k.name, p.payload))
 	if last := xs[len(xs)-1]; last.Is2xx() {
@@ -31,19 +31,19 @@ func (s *sequence) variation(st *history.Step, k *poolKey, p planned) error {
 		var forms []string
 		for i := range vars {
 			v := vars[(p.n+i)%len(vars)]
-			a := harness.Attempt{Step: fmt.Sprintf("#%d %s %s: %s", st.N, k.name, p.payload, v.name), Lane: e.Clean,
+			a := harness.Attempt{Step: fmt.Sprintf("#%d %s %s: %s", st.N, k.name, p.payload, v.Name), Lane: e.Clean,
 				Key: k.key, Body: k.bodies[p.payload], Variant: p.payload}
-			na, err := v.vary(e, &a, k.marker)
+			na, err := v.Vary(e, &a, k.marker)
 			if err != nil {
 				return err
 			}
 			if na != "" || !s.r.afford(1) {
 				continue
 			}
-			forms = append(forms, v.name)
+			forms = append(forms, v.Name)
 			x := e.Send(s.r.ctx, s.h, a)
 			xs = append(xs, x)
-			fs := s.model.Variation(k.name, v.name, x)
+			fs := s.model.Variation(k.name, v.Name, x)
 			s.pending = append(s.pending, fs...)
 			if len(fs) > 0 {
 				break
@@ -94,15 +94,15 @@ const malformedKeyCases = 6
 // made from fresh keys so that an accepted one binds nothing in the pool.
 func (s *sequence) malformedKey(st *history.Step, k *poolKey, p planned) error {
 	e := s.r.env
-	c := malformedKeys(e)[p.n]
-	inFormat := c.inFormat(e)
-	st.Action, st.Payload, st.Expected = "submit with a malformed key ("+c.name+")", "", s.model.ExpectOddKey(inFormat)
+	c := harness.MalformedKeys(e)[p.n]
+	inFormat := c.InFormat(e)
+	st.Action, st.Payload, st.Expected = "submit with a malformed key ("+c.Name+")", "", s.model.ExpectOddKey(inFormat)
 	x := e.Send(s.r.ctx, s.h, harness.Attempt{
-		Step: fmt.Sprintf("#%d key: %s", st.N, c.name), Lane: e.Clean, Key: c.values[0],
+		Step: fmt.Sprintf("#%d key: %s", st.N, c.Name), Lane: e.Clean, Key: c.Values[0],
 		Body: k.bodies[p.payload], Variant: p.payload,
-		Header: http.Header{http.CanonicalHeaderKey(e.Target.Key.Header): c.values},
+		Header: http.Header{http.CanonicalHeaderKey(e.Target.Key.Header): c.Values},
 	})
-	s.pending = append(s.pending, s.model.OddKey(model.OddKey{Case: c.name, InFormat: inFormat, X: x})...)
+	s.pending = append(s.pending, s.model.OddKey(model.OddKey{Case: c.Name, InFormat: inFormat, X: x})...)
 	finish(st, []history.Exchange{x})
 	return nil
 }

@@ -1,4 +1,4 @@
-package scenarios
+package property
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func (k *poolKey) in(ctx context.Context) context.Context {
 // sequence is one history rapid draws: the actions drawn (plan), those
 // taken so far, the model judging them, and the steps recorded.
 type sequence struct {
-	r     *propertyRun
+	r     *pass
 	plan  []planned
 	done  int // actions of the plan taken
 	model *model.Model
@@ -84,7 +84,7 @@ type sequence struct {
 // sequence is rapid's property: one random history. Actions draw what
 // they will do; the invariant takes each as soon as it is drawn and holds
 // the model's rules after it; then every key is reconciled.
-func (r *propertyRun) sequence(t *rapid.T) {
+func (r *pass) sequence(t *rapid.T) {
 	r.sequences++
 	if r.err != nil || r.shrunk() {
 		return
@@ -120,7 +120,7 @@ func (r *propertyRun) sequence(t *rapid.T) {
 	s.conclude(t)
 }
 
-func (r *propertyRun) newSequence() (*sequence, error) {
+func (r *pass) newSequence() (*sequence, error) {
 	s := &sequence{
 		r: r, model: model.New(r.model), keys: map[string]*poolKey{}, h: &history.History{},
 		counts: map[string]int{}, readings: map[string]check.Reading{}, notedAt: map[int][]string{},
@@ -259,7 +259,7 @@ func (s *sequence) markNoted() {
 // request's work (the key is free, so the request runs its work) leaves
 // its key claimed until the target's in-progress timeout, which the
 // reconciliation waits out: it lands only as a sequence's first action,
-// and only while the search has crashes left (PropertyConfig.Crashes);
+// and only while the search has crashes left (Config.Crashes);
 // then it ends the sequence, so that its counterexample is that crash and
 // the retry, nothing to shrink away at seconds a try. A crash after an
 // answer was swallowed counts as landing too: the server may still be
@@ -366,7 +366,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	if at, crashed := s.crashedAt[k.name]; crashed {
 		// As S5b: the claim the crash abandoned blocks the key until the
 		// in-progress timeout; a retry after it must complete.
-		wait = time.Until(at.Add(e.Target.InProgressTimeout + settleMargin))
+		wait = time.Until(at.Add(e.Target.InProgressTimeout + harness.SettleMargin))
 	}
 	xs := e.SendUntil(k.in(s.r.ctx), s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
@@ -385,7 +385,7 @@ func (s *sequence) observe(name, when string) (check.Reading, error) {
 	if err != nil {
 		return check.Reading{}, fmt.Errorf("oracle: %w", err)
 	}
-	r := toReading(s.r.env, k.marker, name+" "+when, obs)
+	r := s.r.env.Reading(k.marker, name+" "+when, obs)
 	s.counts[name], s.readings[name] = obs.Count, r
 	return r, nil
 }

@@ -1,4 +1,4 @@
-package scenarios
+package property
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// maxBurst bounds a property burst; shrinking brings it down to 2.
-const maxBurst = 8
+// MaxBurst bounds a property burst; shrinking brings it down to 2.
+const MaxBurst = 8
 
 // action is one thing the properties can do to the target. rapid draws
 // actions uniformly by name, so each entry is as likely as any other.
@@ -74,7 +74,7 @@ func crashUnsupported(e *harness.Env) string {
 	if why := e.Target.CannotCrash(); why != "" {
 		return why
 	}
-	if blockedTooLong(e) {
+	if e.BlockedTooLong() {
 		return fmt.Sprintf("the target declares an in-progress timeout of %s: a crashed request would block its key longer than idemspec waits (%s); S5b reports it",
 			e.Target.InProgressTimeout, targets.MaxWait)
 	}
@@ -154,13 +154,13 @@ func twinTenant(t *targets.Target) *targets.Tenant {
 
 func drawBurst(t *rapid.T) planned {
 	p := drawKeyPayload(t)
-	p.n = rapid.IntRange(2, maxBurst).Draw(t, "n")
+	p.n = rapid.IntRange(2, MaxBurst).Draw(t, "n")
 	return p
 }
 
 func drawVariation(t *rapid.T) planned {
 	p := drawKeyPayload(t)
-	p.n = rapid.IntRange(0, len(sameRequestVariations())-1).Draw(t, "variation")
+	p.n = rapid.IntRange(0, len(harness.SameRequestVariations())-1).Draw(t, "variation")
 	return p
 }
 

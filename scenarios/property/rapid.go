@@ -1,4 +1,4 @@
-package scenarios
+package property
 
 import (
 	"flag"
@@ -16,7 +16,7 @@ import (
 // report carries the seed that replays a failure, and rapid would
 // otherwise write under testdata/rapid/ in whatever directory idemspec
 // runs in.
-func configureRapid(c PropertyConfig) error {
+func configureRapid(c Config) error {
 	for _, f := range [][2]string{
 		{"rapid.checks", strconv.Itoa(c.Checks)},
 		{"rapid.steps", strconv.Itoa(c.Steps)},

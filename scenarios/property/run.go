@@ -1,4 +1,4 @@
-package scenarios
+package property
 
 import (
 	"context"
@@ -12,12 +12,12 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// propertyRun is one rapid search: the sequences it drew, the requests
+// pass is one rapid search: the sequences it drew, the requests
 // spent, and the shortest counterexample seen.
-type propertyRun struct {
+type pass struct {
 	ctx     context.Context
 	env     *harness.Env
-	cfg     PropertyConfig
+	cfg     Config
 	model   model.Convention
 	actions []action
 	// twinTenant is whom the pool keys' twins are sent as (nil: no twins).
@@ -64,7 +64,7 @@ type propertyRun struct {
 // counterexample last got shorter or changed, every sequence passes at
 // once, without the target, and the shrinker, which keeps only failing
 // candidates, runs out quickly.
-func (r *propertyRun) shrunk() bool {
+func (r *pass) shrunk() bool {
 	if r.best == nil || r.idle < r.idleLimit() {
 		return false
 	}
@@ -74,10 +74,10 @@ func (r *propertyRun) shrunk() bool {
 
 // idleLimit lets each step of the counterexample be tried away a few
 // times over.
-func (r *propertyRun) idleLimit() int { return 10 + 3*len(r.best.steps) }
+func (r *pass) idleLimit() int { return 10 + 3*len(r.best.steps) }
 
 // action finds an available action by name.
-func (r *propertyRun) action(name string) (action, bool) {
+func (r *pass) action(name string) (action, bool) {
 	for _, a := range r.actions {
 		if a.name == name {
 			return a, true
@@ -89,7 +89,7 @@ func (r *propertyRun) action(name string) (action, bool) {
 // fail stops the run: the harness, not the target, went wrong. rapid
 // cannot reproduce it (every later sequence returns at once), so it stops
 // searching.
-func (r *propertyRun) fail(t *rapid.T, err error) {
+func (r *pass) fail(t *rapid.T, err error) {
 	if r.err == nil {
 		r.err = err
 	}
@@ -97,12 +97,12 @@ func (r *propertyRun) fail(t *rapid.T, err error) {
 }
 
 // exhausted says whether cost more create requests would break the budget.
-func (r *propertyRun) exhausted(cost int) bool {
+func (r *pass) exhausted(cost int) bool {
 	return r.cfg.Budget > 0 && r.spent+cost > r.cfg.Budget
 }
 
 // afford reserves cost create requests, or says the budget is spent.
-func (r *propertyRun) afford(cost int) bool {
+func (r *pass) afford(cost int) bool {
 	if r.exhausted(cost) {
 		return false
 	}
@@ -111,12 +111,12 @@ func (r *propertyRun) afford(cost int) bool {
 }
 
 // maxSteps bounds a sequence: rapid draws its length with no upper bound.
-func (r *propertyRun) maxSteps() int { return 4 * r.cfg.Steps }
+func (r *pass) maxSteps() int { return 4 * r.cfg.Steps }
 
 // keep remembers a failing sequence in the memo and, if it is the
 // shortest yet (the later one on a tie: shrinking only ever accepts
 // smaller ones), as the counterexample.
-func (r *propertyRun) keep(s *sequence, msg string) {
+func (r *pass) keep(s *sequence, msg string) {
 	r.memo.fail(s.plan[:s.done], s.reconciled(), msg)
 	if r.first == 0 {
 		r.first, r.firstSequence, r.firstSteps = time.Since(r.start), r.sequences, len(s.steps)

@@ -1,4 +1,4 @@
-package scenarios_test
+package property_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
-	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -38,19 +38,19 @@ func BenchmarkFirstCounterexample(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer env.Close()
-			cfg := scenarios.DefaultPropertyConfig()
+			cfg := property.DefaultConfig()
 			cfg.ShrinkTime = time.Millisecond
 			var found time.Duration
 			var sequences int
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				cfg.Seed = uint64(time.Now().UnixNano())
-				both, err := scenarios.CheckProperty(context.Background(), env, cfg)
+				both, err := property.Search(context.Background(), env, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
 				res := both.Should
-				if slices.Contains(catches, scenarios.P1.ID) {
+				if slices.Contains(catches, "P1") {
 					res = both.Must
 				}
 				if res.Verdict.Status == check.PASS {

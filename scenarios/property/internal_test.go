@@ -1,4 +1,4 @@
-package scenarios
+package property
 
 import (
 	"testing"
@@ -7,15 +7,15 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// The property draws a malformed key by its index among malformedKeys'.
+// The property draws a malformed key by its index among harness.MalformedKeys'.
 func TestMalformedKeyCasesCountsMalformedKeys(t *testing.T) {
 	e := &harness.Env{Target: targets.FakeTarget("http://127.0.0.1:1", "fake:reference")}
-	keys := malformedKeys(e)
+	keys := harness.MalformedKeys(e)
 	if n := len(keys); n != malformedKeyCases {
-		t.Fatalf("malformedKeys makes %d keys, malformedKeyCases says %d", n, malformedKeyCases)
+		t.Fatalf("harness.MalformedKeys makes %d keys, malformedKeyCases says %d", n, malformedKeyCases)
 	}
-	if last := keys[malformedKeyCases-1]; last.name != "duplicated header" || len(last.values) != 2 {
-		t.Errorf("the last malformed key is %q, want the duplicated header", last.name)
+	if last := keys[malformedKeyCases-1]; last.Name != "duplicated header" || len(last.Values) != 2 {
+		t.Errorf("the last malformed key is %q, want the duplicated header", last.Name)
 	}
 }
 

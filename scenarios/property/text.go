@@ -1,4 +1,4 @@
-package scenarios
+package property
 
 import (
 	"fmt"
@@ -55,7 +55,7 @@ func tally(xs []history.Exchange, describe func(history.Exchange) string) string
 }
 
 // notes sums up a search for the report.
-func (r *propertyRun) notes() []string {
+func (r *pass) notes() []string {
 	var drawn []string
 	for _, a := range r.actions {
 		drawn = append(drawn, fmt.Sprintf("%s %d", a.name, r.drawn[a.name]))
@@ -83,7 +83,7 @@ func (r *propertyRun) notes() []string {
 }
 
 // summary says how a counterexample was found and shrunk.
-func (r *propertyRun) summary() string {
+func (r *pass) summary() string {
 	if r.best == nil {
 		return fmt.Sprintf("%d sequences, no counterexample", r.sequences)
 	}

@@ -1,0 +1,192 @@
+package property
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/model"
+)
+
+// Config sets how hard the properties search.
+type Config struct {
+	// Checks is how many random sequences rapid tries.
+	Checks int
+	// Steps is the average number of actions in a sequence.
+	Steps int
+	// Budget caps the create requests the properties send in all,
+	// shrinking included (0: no cap), for targets where requests cost.
+	// It is checked before each action: an action under way finishes.
+	Budget int
+	// Seed is rapid's base seed; sequence i is drawn from a seed derived
+	// from it, and a failing sequence's own seed, given here, replays it
+	// as the first sequence. 0 lets rapid draw one.
+	Seed uint64
+	// ShrinkTime bounds the search for a shorter counterexample.
+	ShrinkTime time.Duration
+	// Crashes is how many crashes may land in a request's work in one
+	// search (on a target that can be crashed): each leaves its key
+	// claimed for the target's in-progress timeout, which is waited out.
+	// Crashes that hit a request doing no work cost nothing and are not
+	// counted. Negative: none.
+	Crashes int
+	// Replay renders the command line that runs the properties again from
+	// a failing sequence's seed (nil: the report gives the seed alone).
+	Replay func(seed int64, c Config) string
+	// Log gets rapid's own output (nil: discarded).
+	Log io.Writer
+}
+
+// DefaultConfig is tuned to catch every mutant in seconds.
+func DefaultConfig() Config {
+	return Config{Checks: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1}
+}
+
+// WithDefaults fills the fields left zero.
+func (c Config) WithDefaults() Config {
+	d := DefaultConfig()
+	if c.Checks == 0 {
+		c.Checks = d.Checks
+	}
+	if c.Steps == 0 {
+		c.Steps = d.Steps
+	}
+	if c.ShrinkTime == 0 {
+		c.ShrinkTime = d.ShrinkTime
+	}
+	if c.Crashes == 0 {
+		c.Crashes = d.Crashes
+	}
+	c.Crashes = max(c.Crashes, 0)
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	return c
+}
+
+// Result is what the search found for one property check.
+type Result struct {
+	Verdict  check.Verdict
+	Evidence check.Evidence
+	// FailingSeed is the seed of the sequence that failed (0: none).
+	FailingSeed uint64
+	// FirstCounterexample is the time from the start until the search
+	// first saw the check's rules broken (0: never), and FirstSequence
+	// how many sequences had run by then.
+	FirstCounterexample time.Duration
+	FirstSequence       int
+}
+
+// Results are the two property checks' results of one search.
+type Results struct {
+	Must   Result // P1
+	Should Result // P2
+}
+
+// Search searches the Env's target for sequences that break the
+// model's rules: first the MUST rules (P1), noting where the SHOULD rules
+// (P2) break; then, if they did and P1 held, once more from the same seed
+// with the SHOULD rules failing, to shrink that counterexample too. An
+// error means the harness could not run the search (flags, oracle,
+// context).
+func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
+	cfg = cfg.WithDefaults()
+	must, err := runPass(ctx, e, cfg, check.MUST)
+	if err != nil {
+		return Results{}, err
+	}
+	out := Results{Must: must.result("P1")}
+	if must.best != nil {
+		// The conventions are judged on a target that keeps the core
+		// guarantee; one that breaks it has that to mend first.
+		out.Should = Result{Verdict: check.Skip("P2",
+			"P1 failed: the SHOULD rules are judged once the MUST rules hold")}
+		return out, nil
+	}
+	seen := must.shouldSeen
+	if seen == nil {
+		out.Should = Result{Verdict: check.Judge("P2")}
+		out.Should.Evidence.Notes = must.notes()
+		return out, nil
+	}
+	// From the same seed the same sequences are drawn again, so the one
+	// that broke a SHOULD rule comes up again as sequence shouldIndex;
+	// should a race not recur, the search goes on through the others.
+	should, err := runPass(ctx, e, cfg, check.SHOULD)
+	if err != nil {
+		return Results{}, err
+	}
+	again := "searched again with them failing: " + should.summary()
+	if should.best == nil {
+		// Not seen again (a race that did not recur): the sequence that
+		// showed it, unshrunk, is the counterexample.
+		should.best, should.failingSeed = seen, 0
+		seen.failed = seen.noted
+		seen.markNoted()
+		again = "searched again with them failing, no sequence broke them (a race that did not recur): the sequence that did is shown unshrunk"
+	}
+	out.Should = should.result("P2")
+	out.Should.FirstCounterexample, out.Should.FirstSequence = must.shouldAt, must.shouldIndex+1
+	out.Should.Evidence.Notes = append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; %s", must.shouldIndex+1, again))
+	return out, nil
+}
+
+// search runs rapid once with the rules of level failing a sequence.
+func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
+	if err := configureRapid(cfg); err != nil {
+		return nil, err
+	}
+	r := &pass{
+		ctx: ctx, env: e, cfg: cfg, level: level, start: time.Now(),
+		model: model.Convention{
+			Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight,
+			MissingKey: e.Target.Profile.MissingKey, Volatile: e.Target.Volatile,
+		},
+		actions:    availableActions(e),
+		twinTenant: twinTenant(e.Target),
+		drawn:      map[string]int{},
+		crashes:    cfg.Crashes,
+	}
+	tb := &rapidTB{name: "idemspec-property-" + string(level) + "-" + e.RunID, log: cfg.Log}
+	rapid.Check(tb, r.sequence)
+	if r.err != nil {
+		return nil, fmt.Errorf("property: %w", r.err)
+	}
+	if r.best == nil && tb.Failed() {
+		// rapid failed without a sequence breaking a rule: its own
+		// trouble (say, no valid action), not the target's.
+		return nil, fmt.Errorf("property: rapid: %s", tb.message())
+	}
+	r.failingSeed = failingSeed(tb.message())
+	return r, nil
+}
+
+// result is the verdict and evidence of check c from this search.
+func (r *pass) result(id string) Result {
+	res := Result{FirstCounterexample: r.first, FirstSequence: r.firstSequence}
+	if r.best == nil {
+		res.Verdict = check.Judge(id)
+		res.Evidence.Notes = r.notes()
+		return res
+	}
+	res.FailingSeed = r.failingSeed
+	res.Verdict = check.Judge(id, r.best.failed...)
+	res.Evidence = r.best.evidence()
+	res.Evidence.Notes = r.notes()
+	if r.failingSeed != 0 && r.cfg.Replay != nil {
+		// The replay draws the failing sequence first, with the crashes
+		// it had left.
+		replay := r.cfg
+		replay.Crashes = r.best.startCrashes
+		if replay.Crashes == 0 {
+			replay.Crashes = -1
+		}
+		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay)
+	}
+	return res
+}
