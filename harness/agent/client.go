@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // Result is the line the contract asks for on stdout's last line.
@@ -65,21 +66,21 @@ func Run(ctx context.Context, in Inputs, m Mutant, stdout, stderr io.Writer) int
 	out := Result{State: contractState(res.State), ResourceID: res.ResourceID, Reason: res.Reason, Sent: res.Sent, Lookups: res.Lookups}
 	b, _ := json.Marshal(out)
 	fmt.Fprintf(stdout, "%s\n", b)
-	if out.State != "SUCCEEDED" {
+	if out.State != string(state.Succeeded) {
 		return 1
 	}
 	return 0
 }
 
 // contractState maps the journal's states to the contract's three.
-func contractState(s retry.State) string {
+func contractState(s state.State) string {
 	switch s {
-	case retry.Succeeded:
-		return "SUCCEEDED"
-	case retry.FailedFinal, retry.FailedRetryable:
-		return "FAILED"
+	case state.FailedFinal, state.FailedRetryable:
+		return string(state.Failed)
+	case state.Succeeded:
+		return string(state.Succeeded)
 	}
-	return "UNKNOWN_RESULT"
+	return string(state.UnknownResult)
 }
 
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

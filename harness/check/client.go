@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"time"
+
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // Client mode turns the harness around: the server is idemspec's
@@ -71,18 +73,11 @@ type ServerRequest struct {
 type ClientExit struct {
 	Code       int           `json:"exit_code"`
 	Killed     string        `json:"killed,omitempty"` // why idemspec killed it, if it did
-	State      string        `json:"state,omitempty"`  // from the last stdout line
+	State      string        `json:"state,omitempty"`  // from the last stdout line: a contract end state (harness/retry/state)
 	ResourceID string        `json:"resource_id,omitempty"`
 	Problem    string        `json:"problem,omitempty"` // why the last line was not a result
 	Elapsed    time.Duration `json:"elapsed_ns"`
 }
-
-// Client end states of the contract (docs/CLIENT-CONTRACT.md).
-const (
-	ClientSucceeded = "SUCCEEDED"
-	ClientUnknown   = "UNKNOWN_RESULT"
-	ClientFailed    = "FAILED"
-)
 
 // ClientTrial is what one client check observed.
 type ClientTrial struct {
@@ -184,9 +179,9 @@ func NotFailedAfterCommit(t ClientTrial) Verdict {
 	}
 	var vs []Violation
 	for _, x := range t.Exits {
-		switch x.State {
-		case ClientSucceeded, ClientUnknown:
-		case ClientFailed:
+		switch state.State(x.State) {
+		case state.Succeeded, state.UnknownResult:
+		case state.Failed:
 			vs = append(vs, Violation{What: "the client reported a committed create as failed", Expected: "SUCCEEDED or UNKNOWN_RESULT", Observed: "FAILED"})
 		default:
 			vs = append(vs, Violation{What: "the client printed no result", Expected: "SUCCEEDED or UNKNOWN_RESULT", Observed: orNone(x.Problem + x.Killed)})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // The client half of the guarantee: a caller that meets persistent
@@ -23,13 +24,6 @@ var S6 = Register(Check{
 	ID: "S6", Group: "retry", Level: MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key)",
 	Title: "should leave exactly one resource when a bounded same-key client retries through persistent timeouts and reconciles",
 })
-
-// End states of the reference client, as harness/retry names them.
-const (
-	clientSucceeded   = "SUCCEEDED"
-	clientUnknown     = "UNKNOWN_RESULT"
-	clientFailedFinal = "FAILED_FINAL"
-)
 
 // ClientRun is one run of the reference retrying client as S6 saw it.
 type ClientRun struct {
@@ -111,17 +105,17 @@ func judgeOp(op RetryOp, bySeq map[int]history.Exchange, run RetryRun) []Violati
 		vs = append(vs, v)
 	}
 	f, r := op.Faulted, op.Resumed
-	switch f.State {
-	case clientUnknown:
-	case clientFailedFinal:
+	switch state.State(f.State) {
+	case state.UnknownResult:
+	case state.FailedFinal:
 		add(Violation{
 			What:     "the client reported a final failure although its requests may have applied",
-			Expected: clientUnknown, Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
+			Expected: string(state.UnknownResult), Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
 		})
 	default:
 		add(Violation{
 			What:     "under a persistent fault the client did not end with an unknown outcome",
-			Expected: clientUnknown, Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
+			Expected: string(state.UnknownResult), Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
 		})
 	}
 	for _, c := range []ClientRun{f, r} {
@@ -143,10 +137,10 @@ func judgeOp(op RetryOp, bySeq map[int]history.Exchange, run RetryRun) []Violati
 			add(Violation{What: x.Step + ": an attempt carried another key than the one journaled", Expected: op.Key, Observed: fmt.Sprintf("%q", x.Key), Seqs: []int{seq}})
 		}
 	}
-	if r.State != clientSucceeded {
+	if state.State(r.State) != state.Succeeded {
 		add(Violation{
 			What:     "after the fault cleared, the resumed client did not succeed",
-			Expected: clientSucceeded, Observed: r.State + " (" + r.Reason + ")", Seqs: append(slices.Clone(r.Lookups), r.Creates...),
+			Expected: string(state.Succeeded), Observed: r.State + " (" + r.Reason + ")", Seqs: append(slices.Clone(r.Lookups), r.Creates...),
 		})
 	}
 	if run.Reconcile != "" && run.Reconcile != "none" && len(r.Creates) > 0 && (len(r.Lookups) == 0 || slices.Min(r.Creates) < slices.Min(r.Lookups)) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // Doer sends one request, once. An *http.Client is a Doer. The client
@@ -86,7 +88,7 @@ func (c *Client) Begin(ctx context.Context, id string, payload []byte) (Operatio
 	if c.Journal == nil {
 		return Operation{}, errors.New("retry.Client has no Journal")
 	}
-	op := Operation{ID: id, Key: c.newKey(), Payload: payload, State: Pending, UpdatedAt: c.clock().Now()}
+	op := Operation{ID: id, Key: c.newKey(), Payload: payload, State: state.Pending, UpdatedAt: c.clock().Now()}
 	stored, err := c.Journal.Create(ctx, op)
 	if err != nil {
 		return Operation{}, err
