@@ -86,5 +86,5 @@ func LookupMutant(of, name string) (Mutant, error) {
 	for _, m := range MutantsOf(of) {
 		names = append(names, m.Name)
 	}
-	return Mutant{}, fmt.Errorf("unknown %s %q (known: %s)", of, name, strings.Join(names, ", "))
+	return Mutant{}, fmt.Errorf("unknown mutant of the %s %q (known: %s)", of, name, strings.Join(names, ", "))
 }
