@@ -23,7 +23,7 @@ type clientSteps struct {
 	// restarts.
 	journal string
 	// create builds one create request.
-	create func(ctx context.Context, key string, payload []byte) (*http.Request, error)
+	create newRequest
 	// doer sends the create requests.
 	doer retry.Doer
 	// reconciler looks an operation up by its key (nil: never).
@@ -31,6 +31,9 @@ type clientSteps struct {
 	// submit runs the operation to an end state.
 	submit func(ctx context.Context, c *retry.Client, id string, payload []byte) (retry.Result, error)
 }
+
+// newRequest builds a create request for a key and a payload.
+type newRequest = func(ctx context.Context, key string, payload []byte) (*http.Request, error)
 
 // referenceClient is the correct client: harness/retry, with its journal
 // in the state directory, reconciling through the look-up path.

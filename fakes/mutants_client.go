@@ -97,7 +97,7 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 
 // onRetries changes the key or the payload of every create after the
 // first that create builds.
-func onRetries(create func(ctx context.Context, key string, payload []byte) (*http.Request, error), change func(key string, payload []byte, attempt int) (string, []byte)) func(ctx context.Context, key string, payload []byte) (*http.Request, error) {
+func onRetries(create newRequest, change func(key string, payload []byte, attempt int) (string, []byte)) newRequest {
 	attempts := 0
 	return func(ctx context.Context, key string, payload []byte) (*http.Request, error) {
 		attempts++

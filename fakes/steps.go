@@ -10,7 +10,9 @@ import (
 // each. The server takes every one of them through s.steps, so a mutant
 // is the reference with one field replaced or wrapped (mutants_server.go),
 // as a Toxiproxy toxic is a small type the proxy knows nothing of. The
-// reference's own steps, in server.go and store.go, name no mutant.
+// codes the server answers with are its Convention, which a mutant may
+// change the same way. The reference's own steps, in create.go, server.go
+// and store.go, name no mutant.
 type steps struct {
 	// schema is the DDL of the key records and the resources.
 	schema string
