@@ -1,9 +1,6 @@
 package fakes
 
-import (
-	"net/http"
-	"regexp"
-)
+import "net/http"
 
 // Convention is how a fake answers the situations that conventions
 // disagree on (see targets.Profile): the reference follows the IETF
@@ -31,31 +28,3 @@ var IETF = Convention{
 	Mismatch: http.StatusUnprocessableEntity, InFlight: http.StatusConflict, MissingKey: http.StatusBadRequest,
 	ReplayHeader: ReplayHeader, StoreFailures: true,
 }
-
-// missingKey answers a create without a key, when the key is required.
-func (s *Server) missingKey() answer {
-	status := s.conv.MissingKey
-	if s.mutant.bug == bugMissingKey422 {
-		status = http.StatusUnprocessableEntity
-	}
-	return problem(status, "missing "+s.opts.KeyHeader+" header")
-}
-
-// inFlight answers a request whose key is still in flight with the
-// convention's status.
-func (s *Server) inFlight(a answer) answer {
-	status := s.conv.InFlight
-	if s.mutant.bug == bugInFlight429 {
-		status = http.StatusTooManyRequests
-	}
-	if status == a.status {
-		return a
-	}
-	b := problem(status, "a request with this key is still being processed")
-	b.retry = true
-	return b
-}
-
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-func isUUID(k string) bool { return uuidRE.MatchString(k) }

@@ -1,4 +1,5 @@
-// Package fakes holds the reference idempotent server and its mutants.
+// Package fakes holds idemspec's reference implementations, the
+// idempotent server and the retrying client, and their mutants.
 //
 // The reference server is what a correct implementation looks like: the
 // request key is a primary key scoped by tenant, so the database's unique
@@ -6,10 +7,19 @@
 // concurrent requests owns a key; the record stores a payload hash, an
 // in-flight state answered with 409, and the final status and body, which
 // are replayed byte for byte; records live in SQLite and survive restarts.
+// The reference client (RunClient) is harness/retry speaking the
+// client-mode contract of harness/agent.
 //
-// Each mutant is the reference server with exactly one named bug, and
-// declares which checks must catch it. The detection matrix test runs the
-// harness against every mutant and holds the harness to those entries.
+// Each mutant is a reference plus exactly one named bug, and declares
+// which checks must catch it. The references make their decisions through
+// small steps (steps.go for the server, clientSteps for the client), and
+// a mutant replaces or wraps one of them, beside the reference and never
+// inside it: server.go reads as what correct looks like, and names no
+// mutant. One registry (Mutants) lists the mutants of both; the detection
+// matrix tests run the harness against every one and hold it to those
+// entries.
 //
-// Nothing here knows about the harness: fakes are ordinary HTTP servers.
+// Nothing here knows about the harness engine or the checks: the server
+// is an ordinary HTTP server, and the client imports only the retry
+// library and the contract, both of which import nothing of the engine.
 package fakes

@@ -42,24 +42,14 @@ func injectedFailure(ctx context.Context) error {
 	return nil
 }
 
-// failing is what the work's transaction does with err: write rolls
-// the work back on any error, the reference's way; the
-// commit-before-fail mutant commits the work before the step that fails.
-func (s *Server) failing(err error) error {
-	if err != nil && s.mutant.bug == bugCommitBeforeFail && errors.As(err, new(failure)) {
-		return keepWork{err}
-	}
-	return err
-}
-
 // finish answers a claimed request whose work was written with err. An
 // injected failure ends the claim by the convention: the failure is
 // stored and replayed to retries, or the claim is released so a retry
 // runs afresh. Either way the key never stays stuck in flight.
-func (s *Server) finish(ctx context.Context, tenant, key string, lockedAt int64, a created, err error) answer {
+func (s *Server) finish(ctx context.Context, c claim, a created, err error) answer {
 	var f failure
 	if !errors.As(err, &f) {
-		return committed(a, err)
+		return s.committed(a, err)
 	}
 	failed := serverError(f)
 	err = s.write(ctx, func(tx *sql.Tx) error {
@@ -68,11 +58,11 @@ func (s *Server) finish(ctx context.Context, tenant, key string, lockedAt int64,
 			_, err = tx.ExecContext(ctx,
 				`UPDATE idempotency_keys SET state = ?, status = ?, body = ?
 				  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
-				stateComplete, failed.status, failed.body, tenant, key, stateInFlight, lockedAt)
+				stateComplete, failed.status, failed.body, c.tenant, c.key, stateInFlight, c.lockedAt)
 		} else {
 			_, err = tx.ExecContext(ctx,
 				`DELETE FROM idempotency_keys WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
-				tenant, key, stateInFlight, lockedAt)
+				c.tenant, c.key, stateInFlight, c.lockedAt)
 		}
 		return err
 	})

@@ -220,7 +220,7 @@ func (in *Instance) CrashPoint(key string) <-chan struct{} {
 
 // Mutant says which server this is.
 func (in *Instance) Mutant() Mutant {
-	m, _ := LookupMutant(in.opts.Mutant)
+	m, _ := LookupMutant(OfServer, in.opts.Mutant)
 	return m
 }
 

@@ -18,9 +18,9 @@ var (
 // waits for the kill before it carries on.
 const crashHold = 10 * time.Second
 
-// write runs fn in one transaction, unless the server was killed. The
-// kill cannot land inside a transaction (a SIGKILL there would roll it
-// back, which is the same as landing just before it).
+// write runs fn in one transaction, all or nothing, unless the server
+// was killed. The kill cannot land inside a transaction (a SIGKILL there
+// would roll it back, which is the same as landing just before it).
 func (s *Server) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
@@ -32,23 +32,11 @@ func (s *Server) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	if err := fn(tx); err != nil {
-		var keep keepWork
-		if errors.As(err, &keep) {
-			if err := tx.Commit(); err != nil {
-				return err
-			}
-			return keep.error
-		}
 		tx.Rollback()
 		return err
 	}
 	return tx.Commit()
 }
-
-// keepWork is an error after which write still commits what fn wrote.
-type keepWork struct{ error }
-
-func (k keepWork) Unwrap() error { return k.error }
 
 // oneRow turns "the update matched no row" into errLostClaim.
 func oneRow(res sql.Result, err error) error {

@@ -1,19 +1,13 @@
 package fakes
 
 import (
-	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,19 +60,16 @@ type Server struct {
 	opts   Options
 	mutant Mutant
 	conv   Convention
+	steps  steps // the reference's, or a mutant's
 	db     *sql.DB
 	tmpDir string
 
 	mu          sync.Mutex
-	processLock sync.Mutex // the per-process-lock mutant's only guard
-	seen        []Arrival  // every create request received, in arrival order
-	requests    []Arrival  // every create and look-up, in arrival order
-	failNext    int        // FailNext: creates still to answer failWith
+	seen        []Arrival // every create request received, in arrival order
+	requests    []Arrival // every create and look-up, in arrival order
+	failNext    int       // FailNext: creates still to answer failWith
 	failWith    int
 	crashPoints map[string]chan struct{} // armed by CrashPoint, by key
-	// behind holds the records the record-after-answer mutant has
-	// answered but not yet stored, by tenant and key.
-	behind map[[2]string]record
 
 	// life makes a kill honest: every write holds it for reading, kill
 	// takes it for writing, so once kill returns no handler of this
@@ -103,7 +94,7 @@ type Arrival struct {
 
 // Open creates the server and its database.
 func Open(opts Options) (*Server, error) {
-	m, err := LookupMutant(opts.Mutant)
+	m, err := LookupMutant(OfServer, opts.Mutant)
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +107,13 @@ func Open(opts Options) (*Server, error) {
 	if opts.KeyHeader == "" {
 		opts.KeyHeader = DefaultKeyHeader
 	}
-	s := &Server{opts: opts, mutant: m, conv: IETF, crashPoints: map[string]chan struct{}{}, behind: map[[2]string]record{}, dead: make(chan struct{})}
+	s := &Server{opts: opts, mutant: m, conv: IETF, crashPoints: map[string]chan struct{}{}, dead: make(chan struct{})}
 	if opts.Convention != nil {
 		s.conv = *opts.Convention
+	}
+	s.steps = s.referenceSteps()
+	if m.server != nil {
+		m.server(s)
 	}
 	if opts.DBPath == "" {
 		s.tmpDir, err = os.MkdirTemp("", "idemspec-fake-")
@@ -128,7 +123,7 @@ func Open(opts Options) (*Server, error) {
 		opts.DBPath = filepath.Join(s.tmpDir, "fake.db")
 		s.opts.DBPath = opts.DBPath
 	}
-	s.db, err = openDB(opts.DBPath, schema(m.bug))
+	s.db, err = openDB(opts.DBPath, s.steps.schema)
 	if err != nil {
 		s.removeTemp()
 		return nil, err
@@ -204,314 +199,8 @@ func (s *Server) Handler() http.Handler {
 	return s.logged(mux)
 }
 
-// answer is a response the create endpoint gives, stored for replay.
-type answer struct {
-	status   int
-	body     []byte
-	location string
-	replayed bool
-	retry    bool // add Retry-After (in flight)
-}
-
-func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
-	arrived := time.Now()
-	w.Header().Set(ArrivalHeader, strconv.FormatInt(arrived.UnixNano(), 10))
-	if err != nil {
-		s.reply(w, r, arrived, "", "", "", problem(http.StatusBadRequest, "could not read body"))
-		return
-	}
-	tenant := s.tenantOf(r)
-	hash := digest(body)
-	keys := r.Header.Values(s.opts.KeyHeader)
-	key := ""
-	if len(keys) > 0 {
-		key = keys[0]
-	}
-	if s.mutant.bug == bugQueryScopedKeys && r.URL.RawQuery != "" {
-		key += "?" + r.URL.RawQuery
-	}
-	ctx := withFailure(r.Context(), r.Header.Get(FailHeader))
-	var a answer
-	status, failing := s.takeFailure()
-	switch {
-	case failing:
-		a = problem(status, "failed on purpose (FailNext)")
-	case s.mutant.bug == bugNoDedup:
-		a = s.execute(ctx, tenant, key, body)
-	case len(keys) == 0 && (s.conv.KeyOptional || s.mutant.bug == bugKeyOptional):
-		a = s.execute(ctx, tenant, key, body)
-	case len(keys) == 0:
-		a = s.missingKey()
-	case len(keys) > 1 && s.mutant.bug != bugFirstOfDuplicates:
-		a = problem(http.StatusBadRequest, "more than one "+s.opts.KeyHeader+" header")
-	case s.mutant.bug == bugUUIDOnly && !isUUID(key):
-		a = serverError(fmt.Errorf("invalid UUID %q", key))
-	case !validKey(key):
-		a = problem(http.StatusBadRequest, "the key must be 1 to 255 visible ASCII characters")
-	default:
-		// The client may give up (a lost response looks like that to us);
-		// the work it asked for must still finish and be recorded.
-		a = s.createOnce(context.WithoutCancel(ctx), tenant, key, hash, body)
-	}
-	s.reply(w, r, arrived, key, tenant, hash, a)
-}
-
-func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, key, tenant, hash string, a answer) {
-	if a.retry {
-		a = s.inFlight(a)
-	}
-	s.mu.Lock()
-	arrival := Arrival{At: at, Key: key, Tenant: tenant, Hash: hash, Status: a.status, Path: r.URL.Path}
-	s.seen = append(s.seen, arrival)
-	s.requests = append(s.requests, arrival)
-	s.mu.Unlock()
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	if a.location != "" {
-		h.Set("Location", a.location)
-	}
-	if a.replayed && s.conv.ReplayHeader != "" {
-		h.Set(s.conv.ReplayHeader, "true")
-	}
-	if a.retry {
-		h.Set("Retry-After", "1")
-	}
-	w.WriteHeader(a.status)
-	w.Write(a.body)
-}
-
-// createOnce is the heart of the reference: claim the key through the
-// primary key, execute once, store the answer with the resource in one
-// transaction, and replay it to every later request with the same key.
-func (s *Server) createOnce(ctx context.Context, tenant, key, hash string, body []byte) answer {
-	if s.mutant.bug == bugPerProcessLock {
-		// Check-then-insert made safe for one process only.
-		s.processLock.Lock()
-		defer s.processLock.Unlock()
-		return s.checkThenInsert(ctx, tenant, key, hash, body)
-	}
-	if s.mutant.bug == bugCheckThenInsert {
-		return s.checkThenInsert(ctx, tenant, key, hash, body)
-	}
-	now := time.Now().UnixNano()
-	claimed := false
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, key) DO NOTHING`,
-			tenant, key, hash, stateInFlight, now, now)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
-		claimed = n == 1
-		return nil
-	})
-	if err != nil {
-		return serverError(err)
-	}
-	if claimed {
-		return s.executeClaimed(ctx, tenant, key, now, body)
-	}
-	rec, err := s.loadRecord(ctx, tenant, key)
-	if err != nil {
-		return serverError(err)
-	}
-	if a, done := s.answerExisting(rec, hash); done {
-		return a
-	}
-	// In flight for longer than the in-progress timeout: the request that
-	// claimed it died. Take the claim over, but only if nobody else did.
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`UPDATE idempotency_keys SET locked_at = ?
-			  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
-			now, tenant, key, stateInFlight, rec.LockedAt)
-		return oneRow(res, err)
-	})
-	switch {
-	case errors.Is(err, errLostClaim):
-		return inFlight()
-	case err != nil:
-		return serverError(err)
-	}
-	return s.executeClaimed(ctx, tenant, key, now, body)
-}
-
-// answerExisting answers a request whose key already has a record, unless
-// the record is an abandoned claim that the caller may take over.
-func (s *Server) answerExisting(rec record, hash string) (answer, bool) {
-	if rec.Hash != hash && s.mutant.bug != bugIgnorePayload {
-		status := s.conv.Mismatch
-		if s.mutant.bug == bugMismatch417 {
-			status = http.StatusExpectationFailed
-		}
-		return problem(status, "this key was used with a different request payload"), true
-	}
-	if rec.State == stateComplete && s.mutant.bug == bugReplay200Reduced && rec.Status == http.StatusCreated {
-		body, _ := json.Marshal(map[string]string{"id": rec.ResourceID})
-		return answer{status: http.StatusOK, body: body, location: rec.Location, replayed: true}, true
-	}
-	if rec.State == stateComplete && s.mutant.bug == bugReplayDropsLocation {
-		return answer{status: rec.Status, body: rec.Body, replayed: true}, true
-	}
-	if rec.State == stateComplete {
-		return answer{status: rec.Status, body: rec.Body, location: rec.Location, replayed: true}, true
-	}
-	age := time.Duration(time.Now().UnixNano() - rec.LockedAt)
-	if age < s.opts.InProgressTimeout || s.mutant.bug == bugStuckInFlight {
-		return inFlight(), true
-	}
-	return answer{}, false
-}
-
-// executeClaimed does the work for a key this request owns (its claim is
-// stamped lockedAt) and commits the resource together with the answer.
-// If the claim was taken over meanwhile, nothing is committed.
-func (s *Server) executeClaimed(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
-	if s.mutant.bug == bugSplitCommit {
-		return s.splitCommit(ctx, tenant, key, lockedAt, body)
-	}
-	if s.mutant.bug == bugRecordAfterAnswer {
-		return s.answerThenRecord(ctx, tenant, key, lockedAt, body)
-	}
-	s.work(key)
-	var a created
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if a, err = insertResource(ctx, tx, tenant, body); err != nil {
-			return s.failing(err)
-		}
-		return complete(ctx, tx, tenant, key, lockedAt, a)
-	})
-	return s.finish(ctx, tenant, key, lockedAt, a, err)
-}
-
-// splitCommit is the bugSplitCommit path: the resource is committed on
-// its own, the work goes on, and the key record is completed in a second
-// transaction. A crash between the two leaves a resource behind an
-// in-flight claim, and the retry that takes the claim over creates
-// another.
-func (s *Server) splitCommit(ctx context.Context, tenant, key string, lockedAt int64, body []byte) answer {
-	a, err := s.commitResource(ctx, tenant, body)
-	if err != nil {
-		return s.finish(ctx, tenant, key, lockedAt, a, err)
-	}
-	s.work(key)
-	return committed(a, s.write(ctx, func(tx *sql.Tx) error {
-		return complete(ctx, tx, tenant, key, lockedAt, a)
-	}))
-}
-
-// commitResource creates the resource in a transaction of its own,
-// without touching the key record (the mutants that split the two).
-func (s *Server) commitResource(ctx context.Context, tenant string, body []byte) (created, error) {
-	var a created
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		a, err = insertResource(ctx, tx, tenant, body)
-		return s.failing(err)
-	})
-	return a, err
-}
-
-// complete stores the answer in the key record, if the claim stamped
-// lockedAt still owns it.
-func complete(ctx context.Context, tx *sql.Tx, tenant, key string, lockedAt int64, a created) error {
-	res, err := tx.ExecContext(ctx,
-		`UPDATE idempotency_keys SET state = ?, resource_id = ?, status = ?, body = ?, location = ?
-		  WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?`,
-		stateComplete, a.id, a.status, a.body, a.location, tenant, key, stateInFlight, lockedAt)
-	return oneRow(res, err)
-}
-
-// committed is the answer to a request whose work was written with err.
-func committed(a created, err error) answer {
-	switch {
-	case errors.Is(err, errLostClaim):
-		return inFlight()
-	case err != nil:
-		return serverError(err)
-	}
-	return a.answer
-}
-
-// checkThenInsert is the bugCheckThenInsert path: a look-up decides, and
-// the insert that follows has no constraint to lose against.
-func (s *Server) checkThenInsert(ctx context.Context, tenant, key, hash string, body []byte) answer {
-	rec, err := loadRecord(ctx, s.db, tenant, key)
-	if err == nil {
-		if a, done := s.answerExisting(rec, hash); done {
-			return a
-		}
-	} else if !errors.Is(err, errNoRecord) {
-		return serverError(err)
-	}
-	s.work(key)
-	var a created
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if a, err = insertResource(ctx, tx, tenant, body); err != nil {
-			return err
-		}
-		now := time.Now().UnixNano()
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at, resource_id, status, body, location, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			tenant, key, hash, stateComplete, now, a.id, a.status, a.body, a.location, now)
-		return err
-	})
-	return committed(a, err)
-}
-
-// execute creates a resource with no idempotency at all (bugNoDedup).
-func (s *Server) execute(ctx context.Context, tenant, key string, body []byte) answer {
-	s.work(key)
-	var a created
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		a, err = insertResource(ctx, tx, tenant, body)
-		return err
-	})
-	return committed(a, err)
-}
-
-type created struct {
-	answer
-	id string
-}
-
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-// insertResource creates the resource and renders the 201 answer.
-func insertResource(ctx context.Context, tx execer, tenant string, body []byte) (created, error) {
-	var payload map[string]any
-	if err := json.Unmarshal(body, &payload); err != nil || payload == nil {
-		return created{answer: problem(http.StatusBadRequest, "the body must be a JSON object")}, nil
-	}
-	marker, _ := payload["marker"].(string)
-	id := newID()
-	now := time.Now().UTC()
-	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO resources (id, tenant, marker, payload, created_at) VALUES (?, ?, ?, ?, ?)`,
-		id, tenant, marker, body, now.UnixNano()); err != nil {
-		return created{}, err
-	}
-	if err := injectedFailure(ctx); err != nil {
-		return created{}, err
-	}
-	out, err := json.Marshal(resourceJSON(resourceRow{ID: id, Tenant: tenant, Marker: marker, Payload: body, CreatedAt: now}))
-	if err != nil {
-		return created{}, err
-	}
-	return created{id: id, answer: answer{status: http.StatusCreated, body: out, location: "/resources/" + id}}, nil
-}
-
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	tenant := s.tenantOf(r)
+	tenant := s.steps.tenant(r)
 	if s.opts.ListAll {
 		tenant = ""
 	}
@@ -532,7 +221,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	var at int64
 	err := s.db.QueryRowContext(r.Context(),
 		`SELECT id, tenant, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
-		r.PathValue("id"), s.tenantOf(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
+		r.PathValue("id"), s.steps.tenant(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
@@ -547,7 +236,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 // remove deletes one of the caller's resources (what a target file's
 // cleanup step calls); its key record stays, as a real API's would.
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
-	res, err := s.db.ExecContext(r.Context(), `DELETE FROM resources WHERE id = ? AND tenant = ?`, r.PathValue("id"), s.tenantOf(r))
+	res, err := s.db.ExecContext(r.Context(), `DELETE FROM resources WHERE id = ? AND tenant = ?`, r.PathValue("id"), s.steps.tenant(r))
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
@@ -562,7 +251,8 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
 // lookup tells a reconciling client whether a key is known, and its resource.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
 	at := time.Now()
-	rec, err := s.loadRecord(r.Context(), s.tenantOf(r), r.PathValue("key"))
+	tenant := s.steps.tenant(r)
+	rec, err := s.steps.record(r.Context(), tenant, r.PathValue("key"))
 	status := http.StatusOK
 	switch {
 	case errors.Is(err, errNoRecord):
@@ -571,7 +261,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusInternalServerError
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Arrival{At: at, Key: r.PathValue("key"), Tenant: s.tenantOf(r), Status: status, Path: r.URL.Path})
+	s.requests = append(s.requests, Arrival{At: at, Key: r.PathValue("key"), Tenant: tenant, Status: status, Path: r.URL.Path})
 	s.mu.Unlock()
 	switch {
 	case errors.Is(err, errNoRecord):
@@ -595,59 +285,16 @@ func resourceJSON(r resourceRow) map[string]any {
 }
 
 // tenantOf scopes keys, records and resources: the bearer token, or
-// "public" without one.
-func (s *Server) tenantOf(r *http.Request) string {
-	if s.mutant.bug == bugGlobalKeys {
-		return "public"
-	}
+// public without one.
+func tenantOf(r *http.Request) string {
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
 		return tok
 	}
-	return "public"
+	return public
 }
 
-func validKey(k string) bool {
-	if k == "" || len(k) > maxKeyLength {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x21 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func newID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "res_" + hex.EncodeToString(b[:])
-}
-
-func problem(status int, detail string) answer {
-	b, _ := json.Marshal(map[string]any{"status": status, "detail": detail})
-	return answer{status: status, body: b}
-}
-
-func inFlight() answer {
-	a := problem(http.StatusConflict, "a request with this key is still being processed")
-	a.retry = true
-	return a
-}
-
-// serverError answers a failure: an injected one with its own status.
-func serverError(err error) answer {
-	var f failure
-	if errors.As(err, &f) {
-		return problem(f.status, err.Error())
-	}
-	return problem(http.StatusInternalServerError, err.Error())
-}
+// public is the tenant of a request without credentials.
+const public = "public"
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -9,23 +9,11 @@ import (
 	"github.com/idemspec/idemspec/internal/sqlitedb"
 )
 
-// schema returns the DDL. In the reference the primary key on (tenant,
-// key) is the arbiter of concurrent requests with one key; without it
-// (bugCheckThenInsert) the table is what an implementation has when it
-// dedupes by look-up. A TEMP table (bugMemoryRecords) lives in the
-// connection's memory, not in the file, and dies with the process, while
-// the resources stay in the file: records in memory, resources durable.
-func schema(b bug) string {
-	keyConstraint := ",\n\tPRIMARY KEY (tenant, key)"
-	if b == bugCheckThenInsert || b == bugPerProcessLock {
-		keyConstraint = ""
-	}
-	keysTable := "TABLE"
-	if b == bugMemoryRecords {
-		keysTable = "TEMP TABLE"
-	}
-	return `
-CREATE ` + keysTable + ` IF NOT EXISTS idempotency_keys (
+// schema is the DDL. The primary key on (tenant, key) is the arbiter of
+// concurrent requests with one key: the first insert wins, and every
+// other request finds the record.
+const schema = `
+CREATE TABLE IF NOT EXISTS idempotency_keys (
 	tenant       TEXT    NOT NULL,
 	key          TEXT    NOT NULL,
 	request_hash TEXT    NOT NULL,
@@ -35,7 +23,8 @@ CREATE ` + keysTable + ` IF NOT EXISTS idempotency_keys (
 	status       INTEGER,
 	body         BLOB,
 	location     TEXT,
-	created_at   INTEGER NOT NULL` + keyConstraint + `
+	created_at   INTEGER NOT NULL,
+	PRIMARY KEY (tenant, key)
 );
 CREATE TABLE IF NOT EXISTS resources (
 	id         TEXT    PRIMARY KEY,
@@ -46,7 +35,6 @@ CREATE TABLE IF NOT EXISTS resources (
 );
 CREATE INDEX IF NOT EXISTS resources_marker ON resources (marker);
 `
-}
 
 // openDB opens (creating if needed) the SQLite file at path; a commit is
 // durable before the response is written.
@@ -56,8 +44,8 @@ func openDB(path string, ddl string) (*sql.DB, error) {
 	}
 	// One connection serialises statements inside this process; the
 	// handler's work delay runs outside any transaction, so races between
-	// requests are still possible wherever the design allows them. TEMP
-	// tables (bugMemoryRecords) stay in memory.
+	// requests are still possible wherever the design allows them. A
+	// TEMP table stays in memory.
 	return sqlitedb.Open(path, ddl, sqlitedb.Options{MaxOpenConns: 1, Pragmas: []string{"temp_store(memory)"}})
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/retry/state"
 	"github.com/idemspec/idemspec/internal/proc"
 )
 
@@ -83,7 +84,7 @@ func (p *ClientProcess) Output(n int) (stdout, stderr string) {
 
 // readResult parses the result the contract asks for on the last
 // non-empty stdout line.
-func readResult(stdout string) (state, resourceID, problem string) {
+func readResult(stdout string) (end, resourceID, problem string) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if last == "" {
@@ -96,10 +97,10 @@ func readResult(stdout string) (state, resourceID, problem string) {
 	if err := json.Unmarshal([]byte(last), &r); err != nil {
 		return "", "", fmt.Sprintf("the last stdout line is not a JSON result: %v", err)
 	}
-	switch r.State {
-	case check.ClientSucceeded, check.ClientUnknown, check.ClientFailed:
+	switch state.State(r.State) {
+	case state.Succeeded, state.UnknownResult, state.Failed:
 	default:
-		return "", "", fmt.Sprintf("state %q is not SUCCEEDED, UNKNOWN_RESULT or FAILED", r.State)
+		return "", "", fmt.Sprintf("state %q is not %s, %s or %s", r.State, state.Succeeded, state.UnknownResult, state.Failed)
 	}
 	if r.ResourceID != nil {
 		resourceID = fmt.Sprint(r.ResourceID)

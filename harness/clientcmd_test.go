@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness"
-	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/retry/state"
 	"github.com/idemspec/idemspec/internal/proc/proctest"
 )
 
@@ -18,9 +18,9 @@ func TestClientProcessReadsTheResult(t *testing.T) {
 		state, id, prob string
 		code            int
 	}{
-		{"result after noise", `echo starting; echo '{"state":"SUCCEEDED","resource_id":"res_1"}'`, check.ClientSucceeded, "res_1", "", 0},
-		{"numeric id, non-zero exit", `echo '{"state":"UNKNOWN_RESULT","resource_id":7}'; exit 1`, check.ClientUnknown, "7", "", 1},
-		{"null id", `echo '{"state":"FAILED","resource_id":null}'; echo; exit 1`, check.ClientFailed, "", "", 1},
+		{"result after noise", `echo starting; echo '{"state":"SUCCEEDED","resource_id":"res_1"}'`, string(state.Succeeded), "res_1", "", 0},
+		{"numeric id, non-zero exit", `echo '{"state":"UNKNOWN_RESULT","resource_id":7}'; exit 1`, string(state.UnknownResult), "7", "", 1},
+		{"null id", `echo '{"state":"FAILED","resource_id":null}'; echo; exit 1`, string(state.Failed), "", "", 1},
 		{"not JSON", `echo done`, "", "", "not a JSON result", 0},
 		{"unknown state", `echo '{"state":"OK"}'`, "", "", `state "OK"`, 0},
 		{"silent", `true`, "", "", "no output", 0},

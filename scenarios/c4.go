@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // C4: core: a timeout proves only that the answer did not arrive.
@@ -38,9 +39,9 @@ func NotFailedAfterCommit(t ClientTrial) check.Verdict {
 	}
 	var vs []check.Violation
 	for _, x := range t.Exits {
-		switch x.State {
-		case check.ClientSucceeded, check.ClientUnknown:
-		case check.ClientFailed:
+		switch state.State(x.State) {
+		case state.Succeeded, state.UnknownResult:
+		case state.Failed:
 			vs = append(vs, check.Violation{What: "the client reported a committed create as failed", Expected: "SUCCEEDED or UNKNOWN_RESULT", Observed: "FAILED"})
 		default:
 			vs = append(vs, check.Violation{What: "the client printed no result", Expected: "SUCCEEDED or UNKNOWN_RESULT", Observed: orNone(x.Problem + x.Killed)})

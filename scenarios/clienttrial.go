@@ -90,12 +90,6 @@ func (t ClientTrial) creates() []check.ServerRequest {
 	return out
 }
 
-// End states of the reference client, as harness/retry names them.
-const (
-	clientSucceeded   = "SUCCEEDED"
-	clientUnknown     = "UNKNOWN_RESULT"
-	clientFailedFinal = "FAILED_FINAL"
-)
 
 func seqs(rs ...check.ServerRequest) []int {
 	out := make([]int, 0, len(rs))

@@ -14,6 +14,7 @@ import (
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // S6, the sixth core scenario: "persistent timeouts / blackhole while the reference
@@ -300,17 +301,17 @@ func judgeOp(op RetryOp, bySeq map[int]history.Exchange, rec RetryRecord) []chec
 		vs = append(vs, v)
 	}
 	f, r := op.Faulted, op.Resumed
-	switch f.State {
-	case clientUnknown:
-	case clientFailedFinal:
+	switch state.State(f.State) {
+	case state.UnknownResult:
+	case state.FailedFinal:
 		add(check.Violation{
 			What:     "the client reported a final failure although its requests may have applied",
-			Expected: clientUnknown, Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
+			Expected: string(state.UnknownResult), Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
 		})
 	default:
 		add(check.Violation{
 			What:     "under a persistent fault the client did not end with an unknown outcome",
-			Expected: clientUnknown, Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
+			Expected: string(state.UnknownResult), Observed: f.State + " (" + f.Reason + ")", Seqs: f.Creates,
 		})
 	}
 	for _, c := range []ClientRun{f, r} {
@@ -332,10 +333,10 @@ func judgeOp(op RetryOp, bySeq map[int]history.Exchange, rec RetryRecord) []chec
 			add(check.Violation{What: x.Step + ": an attempt carried another key than the one journaled", Expected: op.Key, Observed: fmt.Sprintf("%q", x.Key), Seqs: []int{seq}})
 		}
 	}
-	if r.State != clientSucceeded {
+	if state.State(r.State) != state.Succeeded {
 		add(check.Violation{
 			What:     "after the fault cleared, the resumed client did not succeed",
-			Expected: clientSucceeded, Observed: r.State + " (" + r.Reason + ")", Seqs: append(slices.Clone(r.Lookups), r.Creates...),
+			Expected: string(state.Succeeded), Observed: r.State + " (" + r.Reason + ")", Seqs: append(slices.Clone(r.Lookups), r.Creates...),
 		})
 	}
 	if rec.Reconcile != "" && rec.Reconcile != "none" && len(r.Creates) > 0 && (len(r.Lookups) == 0 || slices.Min(r.Creates) < slices.Min(r.Lookups)) {

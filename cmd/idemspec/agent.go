@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/agent"
 )
 
@@ -21,18 +22,18 @@ func init() {
 // must fail exactly its own.
 func runAgent(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	bug := fs.String("bug", agent.Reference, "a mutant client: reference, or one of the bugs below")
+	bug := fs.String("bug", fakes.Reference, "a mutant client: reference, or one of the bugs below")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: idemspec agent [--bug NAME]   (run by `idemspec client`, inputs in IDEMSPEC_* variables)")
 		fs.PrintDefaults()
-		for _, m := range agent.Mutants() {
+		for _, m := range fakes.MutantsOf(fakes.OfClient) {
 			fmt.Fprintf(stderr, "  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
 		}
 	}
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	m, err := agent.LookupMutant(*bug)
+	m, err := fakes.LookupMutant(fakes.OfClient, *bug)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -42,5 +43,5 @@ func runAgent(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return agent.Run(ctx, in, m, stdout, stderr)
+	return fakes.RunClient(ctx, in, m, stdout, stderr)
 }

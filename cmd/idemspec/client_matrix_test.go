@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemspec/idemspec/harness/agent"
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
 )
@@ -33,7 +33,7 @@ func clientEntries(t *testing.T) []clientEntry {
 		{name: "reference", command: binary + " agent", slack: 2 * time.Second},
 		{name: "python", command: "python3 " + python, slack: 5 * time.Second},
 	}
-	for _, m := range agent.Mutants() {
+	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second})
 	}
 	return entries

@@ -28,9 +28,9 @@ func writeConformance(w io.Writer) {
 	p("from: \"core\" for the idempotency guarantee itself, or a section of the IETF")
 	p("draft `draft-ietf-httpapi-idempotency-key-header`. A broken MUST is a FAIL;")
 	p("a broken SHOULD or MAY is a WARN, which fails the run only with `--strict`.")
-	p("Each check is caught by at least one mutant of the reference server (the")
-	p("reference plus exactly one bug); the detection matrix test holds every")
-	p("mutant to the checks listed for it.")
+	p("Each check is caught by at least one mutant of the reference server or, for")
+	p("the client checks, of the reference client (the reference plus exactly one")
+	p("bug); the detection matrix tests hold every mutant to the checks listed for it.")
 	p("")
 	p("%d checks: %s.", len(checks), levelCounts(checks))
 
@@ -54,17 +54,24 @@ func writeConformance(w io.Writer) {
 	}
 	p("")
 	p("## Mutants")
-	p("")
-	p("Run one with `idemspec run --target fake:NAME`.")
-	p("")
-	p("| mutant | bug | must fail | may fail |")
-	p("|---|---|---|---|")
-	for _, m := range mutants {
-		may := strings.Join(m.MayCatch, ", ")
-		if m.Why != "" {
-			may += " (" + m.Why + ")"
+	for _, of := range []struct{ of, run string }{
+		{fakes.OfServer, "`idemspec run --target fake:NAME`"},
+		{fakes.OfClient, "`idemspec client --cmd \"idemspec agent --bug NAME\"`"},
+	} {
+		p("")
+		p("### Of the %s", of.of)
+		p("")
+		p("Run one with %s.", of.run)
+		p("")
+		p("| mutant | bug | must fail | may fail |")
+		p("|---|---|---|---|")
+		for _, m := range fakes.MutantsOf(of.of) {
+			may := strings.Join(m.MayCatch, ", ")
+			if m.Why != "" {
+				may += " (" + m.Why + ")"
+			}
+			p("| `%s` | %s | %s | %s |", m.Name, mdCell(m.Bug), strings.Join(m.Catches, ", "), mdCell(may))
 		}
-		p("| `%s` | %s | %s | %s |", m.Name, mdCell(m.Bug), strings.Join(m.Catches, ", "), mdCell(may))
 	}
 }
 

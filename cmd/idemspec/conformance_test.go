@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
 )
 
@@ -23,9 +24,22 @@ func TestConformanceDocIsUpToDate(t *testing.T) {
 	if string(committed) != r.stdout {
 		t.Fatalf("docs/CONFORMANCE.md is out of date: run `make docs` and commit it.\n--- generated:\n%s", r.stdout)
 	}
+	rows := map[string]string{}
 	for _, c := range check.All() {
-		if !strings.Contains(r.stdout, "| "+c.ID+" | "+string(c.Level)+" | ") {
+		row := "| " + c.ID + " | " + string(c.Level) + " | "
+		if i := strings.Index(r.stdout, row); i >= 0 {
+			rows[c.ID], _, _ = strings.Cut(r.stdout[i:], "\n")
+		} else {
 			t.Errorf("the conformance document has no row for %s", c.ID)
+		}
+	}
+	// Each row names the mutants that must fail its check, the server's
+	// and the client's.
+	for _, m := range fakes.Mutants() {
+		for _, id := range m.Catches {
+			if row, ok := rows[id]; ok && !strings.Contains(row, "`"+m.Name+"`") {
+				t.Errorf("the row of %s does not name %s, a mutant of the %s that it catches: %s", id, m.Name, m.Of, row)
+			}
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
-	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
@@ -70,7 +69,7 @@ func matrixEntries() []matrixEntry {
 	// view) shows every tenant's resources: the reference still passes,
 	// and keys shared across tenants are still caught (T1, P1).
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?list_scope=all", Mutant: fakes.Mutant{Name: fakes.Reference}})
-	for _, m := range fakes.Mutants() {
+	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
 		if m.Name == "global-keys" {
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?list_scope=all", Mutant: m})
@@ -172,7 +171,7 @@ func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
 // rule: P1 catches every mutant that breaks a MUST check, P2 every
 // mutant that breaks only SHOULD checks (and is skipped where P1 fails).
 func TestPropertiesCatchEveryMutant(t *testing.T) {
-	for _, m := range fakes.Mutants() {
+	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		if len(m.Catches) == 0 {
 			m.Catches = m.Multi // right on one instance: caught on two
 		}
@@ -209,11 +208,6 @@ func TestEveryCheckHasAMutant(t *testing.T) {
 			caughtBy[id] = true
 		}
 	}
-	for _, m := range agent.Mutants() {
-		for _, id := range m.Catches {
-			caughtBy[id] = true
-		}
-	}
 	for _, c := range check.All() {
 		if !caughtBy[c.ID] {
 			t.Errorf("check %s (%s) is caught by no mutant", c.ID, c.Title)
@@ -226,7 +220,7 @@ func TestEveryCheckHasAMutant(t *testing.T) {
 func TestStrictTurnsWarnIntoFailure(t *testing.T) {
 	long(t)
 	const mutant = "fake:first-of-duplicate-keys"
-	m, err := fakes.LookupMutant(strings.TrimPrefix(mutant, "fake:"))
+	m, err := fakes.LookupMutant(fakes.OfServer, strings.TrimPrefix(mutant, "fake:"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func TestTwoPostgresInstances(t *testing.T) {
 	dsn := postgresDSN(t)
 	for _, name := range []string{fakes.Reference, "per-process-lock"} {
 		t.Run(name, func(t *testing.T) {
-			m, err := fakes.LookupMutant(name)
+			m, err := fakes.LookupMutant(fakes.OfServer, name)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,7 +30,7 @@ var processExample = filepath.Join("..", "..", "examples", "targets", "process-r
 func TestProcessTargetDetection(t *testing.T) {
 	long(t)
 	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight", "record-after-answer"} {
-		m, err := fakes.LookupMutant(name)
+		m, err := fakes.LookupMutant(fakes.OfServer, name)
 		if err != nil {
 			t.Fatal(err)
 		}

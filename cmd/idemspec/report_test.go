@@ -22,13 +22,13 @@ import (
 func TestCompareMatchesDetectionMatrix(t *testing.T) {
 	long(t)
 	want := map[string]fakes.Mutant{"fake:" + fakes.Reference: {Name: fakes.Reference}}
-	for _, m := range fakes.Mutants() {
+	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		if slices.Contains([]string{"nodedup", "check-then-insert", "ignore-payload"}, m.Name) {
 			want["fake:"+m.Name] = m
 		}
 	}
 	if len(want) != 4 {
-		t.Fatalf("mutants nodedup, check-then-insert and ignore-payload not all in fakes.Mutants(): %v", want)
+		t.Fatalf("mutants nodedup, check-then-insert and ignore-payload not all in fakes.MutantsOf(fakes.OfServer): %v", want)
 	}
 	var files []string
 	for target, m := range want {

@@ -43,7 +43,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if opts.Delay <= 0 || opts.InProgressTimeout <= 0 {
 		return fail(stderr, "--delay and --in-progress-timeout must be positive")
 	}
-	if _, err := fakes.LookupMutant(opts.Mutant); err != nil {
+	if _, err := fakes.LookupMutant(fakes.OfServer, opts.Mutant); err != nil {
 		return fail(stderr, err)
 	}
 	// Signals are caught before the server starts, so none is missed.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -63,7 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "agent:", err)
 	}
-	if res.State != retry.Succeeded {
+	if res.State != state.Succeeded {
 		return 1
 	}
 	return 0

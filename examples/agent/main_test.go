@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // agent is the example program, built once.
@@ -106,13 +107,13 @@ func TestAgentResumesInANewProcess(t *testing.T) {
 	common := []string{"--journal", journal, "--op", "order-42", "--attempts", "2", "--timeout", "200ms", "--deadline", "5s"}
 
 	first, code, stderr := runAgent(t, append([]string{"--target", targetFile(t, hold.URL)}, common...)...)
-	if code != 1 || first.State != retry.UnknownResult || first.Key == "" || first.Sent != 1 {
+	if code != 1 || first.State != state.UnknownResult || first.Key == "" || first.Sent != 1 {
 		t.Fatalf("against a server that never answers: exit %d, %s after %d sends (%s)\n%s", code, first.State, first.Sent, first.Reason, stderr)
 	}
 
 	good := targetFile(t, in.URL)
 	second, code, stderr := runAgent(t, append([]string{"--target", good}, common...)...)
-	if code != 0 || second.State != retry.Succeeded || second.Key != first.Key || second.Lookups != 1 || second.Sent != 1 {
+	if code != 0 || second.State != state.Succeeded || second.Key != first.Key || second.Lookups != 1 || second.Sent != 1 {
 		t.Fatalf("resumed: exit %d, %s with key %s (first run: %s), %d look-ups, %d sends\n%s", code, second.State, second.Key, first.Key, second.Lookups, second.Sent, stderr)
 	}
 	arrivals := in.Arrivals()
@@ -121,7 +122,7 @@ func TestAgentResumesInANewProcess(t *testing.T) {
 	}
 
 	third, code, _ := runAgent(t, append([]string{"--target", good}, common...)...)
-	if code != 0 || third.State != retry.Succeeded || third.Sent+third.Lookups != 0 || third.ResourceID != second.ResourceID {
+	if code != 0 || third.State != state.Succeeded || third.Sent+third.Lookups != 0 || third.ResourceID != second.ResourceID {
 		t.Fatalf("a finished operation run again: exit %d, %s, %d requests, resource %s (was %s)", code, third.State, third.Sent+third.Lookups, third.ResourceID, second.ResourceID)
 	}
 }

@@ -1,10 +1,3 @@
-// Package agent is the client half of client mode: the contract between
-// idemspec and a client under test (the environment it gets, the result
-// it prints), and idemspec's reference client for that contract, built on
-// harness/retry, with its mutants: the reference plus one bug each.
-//
-// The reference client must pass every client check; each mutant must
-// fail exactly the checks its entry in Mutants lists.
 package agent
 
 import (
@@ -29,6 +22,17 @@ const (
 	EnvDeadline       = "IDEMSPEC_DEADLINE_MS"        // the client must exit within this
 	EnvAttemptTimeout = "IDEMSPEC_ATTEMPT_TIMEOUT_MS" // a sensible bound on one request
 )
+
+// Result is the line the contract asks for on stdout's last line. State
+// is one of the contract's end states: state.Succeeded,
+// state.UnknownResult or state.Failed (harness/retry/state).
+type Result struct {
+	State      string `json:"state"`
+	ResourceID string `json:"resource_id,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Sent       int    `json:"sent"`
+	Lookups    int    `json:"lookups"`
+}
 
 // Inputs are what idemspec hands a client for one operation.
 type Inputs struct {

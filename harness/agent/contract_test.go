@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/agent"
-	"github.com/idemspec/idemspec/harness/check"
-	// The catalogue of checks is registered by the package that defines them.
-	_ "github.com/idemspec/idemspec/scenarios"
 )
 
 func TestInputsRoundTripThroughTheEnvironment(t *testing.T) {
@@ -48,36 +45,5 @@ func TestFromEnvNamesWhatIsWrong(t *testing.T) {
 				t.Errorf("error %v, want one naming %s", err, tc.want)
 			}
 		})
-	}
-}
-
-// Each mutant client is the reference plus one bug, caught by one client
-// check; every client check has a mutant that it catches.
-func TestMutantClientsCoverTheClientChecks(t *testing.T) {
-	caught := map[string]string{}
-	for _, m := range agent.Mutants() {
-		if len(m.Catches) != 1 || m.Bug == "" {
-			t.Errorf("%s: catches %v, bug %q", m.Name, m.Catches, m.Bug)
-		}
-		for _, id := range m.Catches {
-			if c, ok := check.Get(id); !ok || c.Group != "client" {
-				t.Errorf("%s: %s is not a client check", m.Name, id)
-			}
-			caught[id] = m.Name
-		}
-		if got, err := agent.LookupMutant(m.Name); err != nil || got.Name != m.Name {
-			t.Errorf("LookupMutant(%s): %v, %v", m.Name, got, err)
-		}
-	}
-	for _, c := range check.All() {
-		if c.Group == "client" && caught[c.ID] == "" {
-			t.Errorf("no mutant client is caught by %s", c.ID)
-		}
-	}
-	if _, err := agent.LookupMutant("no-such-bug"); err == nil {
-		t.Error("an unknown bug is not an error")
-	}
-	if m, err := agent.LookupMutant(""); err != nil || m.Name != agent.Reference {
-		t.Errorf(`LookupMutant(""): %v, %v`, m, err)
 	}
 }

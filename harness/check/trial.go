@@ -22,15 +22,8 @@ type ServerRequest struct {
 type ClientExit struct {
 	Code       int           `json:"exit_code"`
 	Killed     string        `json:"killed,omitempty"` // why idemspec killed it, if it did
-	State      string        `json:"state,omitempty"`  // from the last stdout line
+	State      string        `json:"state,omitempty"`  // from the last stdout line: a contract end state (harness/retry/state)
 	ResourceID string        `json:"resource_id,omitempty"`
 	Problem    string        `json:"problem,omitempty"` // why the last line was not a result
 	Elapsed    time.Duration `json:"elapsed_ns"`
 }
-
-// Client end states of the contract (docs/CLIENT-CONTRACT.md).
-const (
-	ClientSucceeded = "SUCCEEDED"
-	ClientUnknown   = "UNKNOWN_RESULT"
-	ClientFailed    = "FAILED"
-)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/retry/state"
 	"github.com/idemspec/idemspec/internal/uuid"
 )
 
@@ -86,7 +87,7 @@ func (c *Client) Begin(ctx context.Context, id string, payload []byte) (Operatio
 	if c.Journal == nil {
 		return Operation{}, errors.New("retry.Client has no Journal")
 	}
-	op := Operation{ID: id, Key: c.newKey(), Payload: payload, State: Pending, UpdatedAt: c.clock().Now()}
+	op := Operation{ID: id, Key: c.newKey(), Payload: payload, State: state.Pending, UpdatedAt: c.clock().Now()}
 	stored, err := c.Journal.Create(ctx, op)
 	if err != nil {
 		return Operation{}, err

@@ -15,5 +15,7 @@
 // The package must never depend on the harness or on Ginkgo: it sends
 // through a Doer (an *http.Client is one), reads time through a Clock and
 // draws jitter from a Random, so tests drive it with a simulated network
-// and clock. It starts no goroutines of its own.
+// and clock. It starts no goroutines of its own. The states it journals
+// and ends in are named in harness/retry/state, which imports nothing, so
+// that judges can name them without depending on this package.
 package retry

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // Operation is one create the caller wants done exactly once, as the
@@ -19,8 +21,8 @@ type Operation struct {
 	// attempt.
 	Key string `json:"key"`
 	// Payload is the exact request body; every attempt resends it.
-	Payload []byte `json:"-"`
-	State   State  `json:"state"`
+	Payload []byte      `json:"-"`
+	State   state.State `json:"state"`
 	// Attempts counts every create request ever sent for the operation,
 	// across runs and restarts.
 	Attempts   int       `json:"attempts"`

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // journals are the Journal implementations; both must behave the same.
@@ -32,7 +33,7 @@ func TestJournal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			j := open()
 			at := time.Unix(1700000000, 123)
-			op := retry.Operation{ID: "op", Key: "k1", Payload: []byte(`{"a":1}`), State: retry.Pending, UpdatedAt: at}
+			op := retry.Operation{ID: "op", Key: "k1", Payload: []byte(`{"a":1}`), State: state.Pending, UpdatedAt: at}
 			stored, err := j.Create(ctx, op)
 			if err != nil {
 				t.Fatal(err)
@@ -42,12 +43,12 @@ func TestJournal(t *testing.T) {
 			}
 			// A second Create with another key keeps the first: the key
 			// is decided once.
-			again, err := j.Create(ctx, retry.Operation{ID: "op", Key: "k2", Payload: []byte("x"), State: retry.Pending})
+			again, err := j.Create(ctx, retry.Operation{ID: "op", Key: "k2", Payload: []byte("x"), State: state.Pending})
 			if err != nil || again.Key != "k1" || string(again.Payload) != `{"a":1}` {
 				t.Fatalf("second create: %+v, %v", again, err)
 			}
 			// Update changes the state, never the key or payload.
-			op.State, op.Attempts, op.ResourceID, op.Key, op.Payload = retry.Succeeded, 2, "res_1", "k3", []byte("y")
+			op.State, op.Attempts, op.ResourceID, op.Key, op.Payload = state.Succeeded, 2, "res_1", "k3", []byte("y")
 			if err := j.Update(ctx, op); err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestJournal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.State != retry.Succeeded || got.Attempts != 2 || got.ResourceID != "res_1" || got.Key != "k1" || string(got.Payload) != `{"a":1}` {
+			if got.State != state.Succeeded || got.Attempts != 2 || got.ResourceID != "res_1" || got.Key != "k1" || string(got.Payload) != `{"a":1}` {
 				t.Fatalf("after update: %+v", got)
 			}
 			if _, err := j.Load(ctx, "other"); !errors.Is(err, retry.ErrNoOperation) {
@@ -82,7 +83,7 @@ func TestJournalSurvivesReopening(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op.State, op.Attempts = retry.Submitting, 1
+	op.State, op.Attempts = state.Submitting, 1
 	if err := first.Update(ctx, op); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestJournalSurvivesReopening(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resumed.Key != op.Key || resumed.State != retry.Submitting || resumed.Attempts != 1 {
+	if resumed.Key != op.Key || resumed.State != state.Submitting || resumed.Attempts != 1 {
 		t.Fatalf("reopened: %+v, want key %s SUBMITTING with 1 attempt", resumed, op.Key)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // fixedScript plays a written sequence of outcomes; a request beyond
@@ -50,42 +51,42 @@ func TestStateMachine(t *testing.T) {
 		policy     func(*retry.Policy)
 		// journaled, when set, is the state an earlier process left;
 		// applied says whether the server ran its attempt.
-		journaled retry.State
+		journaled state.State
 		applied   bool
 
-		want     retry.State
+		want     state.State
 		sent     int
 		lookedUp int
 		reason   string
 	}{
-		{name: "created at once", creates: []string{"201"}, want: retry.Succeeded, sent: 1, reason: "created"},
-		{name: "422 is final", creates: []string{"422"}, want: retry.FailedFinal, sent: 1, reason: "refused (422)"},
-		{name: "400 is final", creates: []string{"400"}, want: retry.FailedFinal, sent: 1, reason: "refused (400)"},
-		{name: "refused connection needs no reconciliation", creates: []string{"refused-connection", "201"}, want: retry.Succeeded, sent: 2},
-		{name: "lost answer: reconciliation finds the resource", creates: []string{"lost"}, lookups: []string{"truth"}, want: retry.Succeeded, sent: 1, lookedUp: 1, reason: "reconciled"},
-		{name: "blackhole: not found, resubmitted with the same key", creates: []string{"blackhole", "201"}, lookups: []string{"truth"}, want: retry.Succeeded, sent: 2, lookedUp: 1},
-		{name: "persistent blackhole ends unknown at the budget", creates: []string{"blackhole", "blackhole", "blackhole"}, lookups: []string{"truth", "truth", "truth"}, want: retry.UnknownResult, sent: 3, lookedUp: 3, reason: "attempt budget (3) spent"},
-		{name: "a last look-up after the budget finds the last attempt's commit", creates: []string{"blackhole", "blackhole", "lost"}, lookups: []string{"truth", "truth", "truth"}, want: retry.Succeeded, sent: 3, lookedUp: 3, reason: "reconciled"},
-		{name: "persistent blackhole without a reconciler", noLookup: true, creates: []string{"blackhole", "blackhole", "blackhole"}, want: retry.UnknownResult, sent: 3, reason: "attempt budget (3) spent"},
-		{name: "look-ups that cannot tell never license a resubmission", creates: []string{"lost"}, lookups: []string{"timeout", "500", "in-progress"}, want: retry.UnknownResult, sent: 1, lookedUp: 3, reason: "look-up budget (3) spent"},
-		{name: "a refusal after an unknown outcome is not a failure", noLookup: true, creates: []string{"blackhole", "400"}, want: retry.UnknownResult, sent: 2, reason: "refused (400) after an attempt that may have applied"},
-		{name: "429 waits and retries without reconciling", creates: []string{"429 retry-after", "201"}, retryAfter: "1", want: retry.Succeeded, sent: 2},
-		{name: "409 in flight: wait for the first attempt", creates: []string{"409 retry-after", "201"}, retryAfter: "1", lookups: []string{"in-progress", "truth"}, want: retry.Succeeded, sent: 2, lookedUp: 2},
-		{name: "500 is unknown: reconcile first", creates: []string{"500", "201"}, lookups: []string{"truth"}, want: retry.Succeeded, sent: 2, lookedUp: 1},
-		{name: "500 after applying: reconciliation finds it", creates: []string{"500+applied"}, lookups: []string{"truth"}, want: retry.Succeeded, sent: 1, lookedUp: 1},
-		{name: "Retry-After past the deadline stops at once", creates: []string{"429 retry-after"}, retryAfter: "60", want: retry.FailedRetryable, sent: 1, reason: "Retry-After (1m0s) reaches past the deadline"},
-		{name: "refused connections until the budget", creates: []string{"refused-connection", "refused-connection", "refused-connection"}, want: retry.FailedRetryable, sent: 3, reason: "attempt budget (3) spent"},
+		{name: "created at once", creates: []string{"201"}, want: state.Succeeded, sent: 1, reason: "created"},
+		{name: "422 is final", creates: []string{"422"}, want: state.FailedFinal, sent: 1, reason: "refused (422)"},
+		{name: "400 is final", creates: []string{"400"}, want: state.FailedFinal, sent: 1, reason: "refused (400)"},
+		{name: "refused connection needs no reconciliation", creates: []string{"refused-connection", "201"}, want: state.Succeeded, sent: 2},
+		{name: "lost answer: reconciliation finds the resource", creates: []string{"lost"}, lookups: []string{"truth"}, want: state.Succeeded, sent: 1, lookedUp: 1, reason: "reconciled"},
+		{name: "blackhole: not found, resubmitted with the same key", creates: []string{"blackhole", "201"}, lookups: []string{"truth"}, want: state.Succeeded, sent: 2, lookedUp: 1},
+		{name: "persistent blackhole ends unknown at the budget", creates: []string{"blackhole", "blackhole", "blackhole"}, lookups: []string{"truth", "truth", "truth"}, want: state.UnknownResult, sent: 3, lookedUp: 3, reason: "attempt budget (3) spent"},
+		{name: "a last look-up after the budget finds the last attempt's commit", creates: []string{"blackhole", "blackhole", "lost"}, lookups: []string{"truth", "truth", "truth"}, want: state.Succeeded, sent: 3, lookedUp: 3, reason: "reconciled"},
+		{name: "persistent blackhole without a reconciler", noLookup: true, creates: []string{"blackhole", "blackhole", "blackhole"}, want: state.UnknownResult, sent: 3, reason: "attempt budget (3) spent"},
+		{name: "look-ups that cannot tell never license a resubmission", creates: []string{"lost"}, lookups: []string{"timeout", "500", "in-progress"}, want: state.UnknownResult, sent: 1, lookedUp: 3, reason: "look-up budget (3) spent"},
+		{name: "a refusal after an unknown outcome is not a failure", noLookup: true, creates: []string{"blackhole", "400"}, want: state.UnknownResult, sent: 2, reason: "refused (400) after an attempt that may have applied"},
+		{name: "429 waits and retries without reconciling", creates: []string{"429 retry-after", "201"}, retryAfter: "1", want: state.Succeeded, sent: 2},
+		{name: "409 in flight: wait for the first attempt", creates: []string{"409 retry-after", "201"}, retryAfter: "1", lookups: []string{"in-progress", "truth"}, want: state.Succeeded, sent: 2, lookedUp: 2},
+		{name: "500 is unknown: reconcile first", creates: []string{"500", "201"}, lookups: []string{"truth"}, want: state.Succeeded, sent: 2, lookedUp: 1},
+		{name: "500 after applying: reconciliation finds it", creates: []string{"500+applied"}, lookups: []string{"truth"}, want: state.Succeeded, sent: 1, lookedUp: 1},
+		{name: "Retry-After past the deadline stops at once", creates: []string{"429 retry-after"}, retryAfter: "60", want: state.FailedRetryable, sent: 1, reason: "Retry-After (1m0s) reaches past the deadline"},
+		{name: "refused connections until the budget", creates: []string{"refused-connection", "refused-connection", "refused-connection"}, want: state.FailedRetryable, sent: 3, reason: "attempt budget (3) spent"},
 		{
 			name: "the deadline cuts the last attempt", creates: []string{"blackhole", "blackhole"}, lookups: []string{"truth"},
 			policy: func(p *retry.Policy) { p.Deadline = 1500 * time.Millisecond },
-			want:   retry.UnknownResult, sent: 2, lookedUp: 1, reason: "deadline reached",
+			want:   state.UnknownResult, sent: 2, lookedUp: 1, reason: "deadline reached",
 		},
-		{name: "resumed after a crash mid-send: reconciled, not resent", journaled: retry.Submitting, applied: true, lookups: []string{"truth"}, want: retry.Succeeded, lookedUp: 1},
-		{name: "resumed after a crash mid-send that never landed", journaled: retry.Submitting, lookups: []string{"truth"}, creates: []string{"201"}, want: retry.Succeeded, sent: 1, lookedUp: 1},
-		{name: "resumed unknown without a reconciler: same-key resubmission", journaled: retry.UnknownResult, applied: true, noLookup: true, creates: []string{"201"}, want: retry.Succeeded, sent: 1},
-		{name: "resumed after a retryable failure: no reconciliation needed", journaled: retry.FailedRetryable, creates: []string{"201"}, want: retry.Succeeded, sent: 1},
-		{name: "already succeeded: nothing sent", journaled: retry.Succeeded, applied: true, want: retry.Succeeded, reason: "already SUCCEEDED"},
-		{name: "already refused: nothing sent", journaled: retry.FailedFinal, want: retry.FailedFinal, reason: "already FAILED_FINAL"},
+		{name: "resumed after a crash mid-send: reconciled, not resent", journaled: state.Submitting, applied: true, lookups: []string{"truth"}, want: state.Succeeded, lookedUp: 1},
+		{name: "resumed after a crash mid-send that never landed", journaled: state.Submitting, lookups: []string{"truth"}, creates: []string{"201"}, want: state.Succeeded, sent: 1, lookedUp: 1},
+		{name: "resumed unknown without a reconciler: same-key resubmission", journaled: state.UnknownResult, applied: true, noLookup: true, creates: []string{"201"}, want: state.Succeeded, sent: 1},
+		{name: "resumed after a retryable failure: no reconciliation needed", journaled: state.FailedRetryable, creates: []string{"201"}, want: state.Succeeded, sent: 1},
+		{name: "already succeeded: nothing sent", journaled: state.Succeeded, applied: true, want: state.Succeeded, reason: "already SUCCEEDED"},
+		{name: "already refused: nothing sent", journaled: state.FailedFinal, want: state.FailedFinal, reason: "already FAILED_FINAL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +107,7 @@ func TestStateMachine(t *testing.T) {
 				op.State, op.Attempts = tt.journaled, 1
 				if tt.applied {
 					v.apply(op.Key)
-					if tt.journaled == retry.Succeeded {
+					if tt.journaled == state.Succeeded {
 						op.ResourceID = v.resources[op.Key]
 					}
 				}
@@ -133,7 +134,7 @@ func TestStateMachine(t *testing.T) {
 					t.Errorf("an attempt carried key %q, not the operation's %q", ev.Key, op.Key)
 				}
 			}
-			if tt.want == retry.Succeeded && res.ResourceID != v.resources[op.Key] {
+			if tt.want == state.Succeeded && res.ResourceID != v.resources[op.Key] {
 				t.Errorf("resource %q, the server holds %q", res.ResourceID, v.resources[op.Key])
 			}
 			if took := clock.Now().Sub(started); took > p.Deadline {
@@ -160,7 +161,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	for _, ev := range res.Events {
 		paused += ev.Pause
 	}
-	if res.State != retry.Succeeded || paused != 2*time.Second {
+	if res.State != state.Succeeded || paused != 2*time.Second {
 		t.Fatalf("ended %s after pausing %v; want SUCCEEDED after exactly the 2s the server asked for", res.State, paused)
 	}
 }
@@ -176,7 +177,7 @@ func TestBeginKeepsTheFirstKeyAndPayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Key != first.Key || first.State != retry.Pending {
+	if again.Key != first.Key || first.State != state.Pending {
 		t.Fatalf("begun twice: keys %q and %q, state %s", first.Key, again.Key, first.State)
 	}
 	if _, err := c.Begin(ctx, "op", []byte("b")); err == nil || !strings.Contains(err.Error(), "another payload") {

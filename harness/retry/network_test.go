@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // The client against real HTTP: the reference fake server on loopback.
@@ -75,7 +76,7 @@ func TestAgainstTheReferenceServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.State != retry.Succeeded || res.Sent != 1 || res.ResourceID == "" || res.Status != http.StatusCreated {
+	if res.State != state.Succeeded || res.Sent != 1 || res.ResourceID == "" || res.Status != http.StatusCreated {
 		t.Fatalf("ended %s after %d sends with resource %q and status %d (%s)", res.State, res.Sent, res.ResourceID, res.Status, res.Reason)
 	}
 	arrivals := in.Arrivals()
@@ -105,7 +106,7 @@ func TestResumeAfterACrashMidSend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op.State, op.Attempts = retry.Submitting, 1
+	op.State, op.Attempts = state.Submitting, 1
 	if err := j1.Update(ctx, op); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestResumeAfterACrashMidSend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.State != retry.Succeeded || res.Sent != 0 || res.Lookups != 1 || res.Key != op.Key || res.ResourceID == "" {
+	if res.State != state.Succeeded || res.Sent != 0 || res.Lookups != 1 || res.Key != op.Key || res.ResourceID == "" {
 		t.Fatalf("resumed: %s, %d sends, %d look-ups, key %s, resource %q (%s)", res.State, res.Sent, res.Lookups, res.Key, res.ResourceID, res.Reason)
 	}
 	if n := len(in.Arrivals()); n != 1 {
@@ -174,11 +175,11 @@ func TestCancellationStopsARunPromptly(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("cancelled run took %v", took)
 	}
-	if res.State != retry.UnknownResult || res.Sent != 1 {
+	if res.State != state.UnknownResult || res.Sent != 1 {
 		t.Fatalf("cancelled mid-send: %s after %d sends; the request reached the server, so UNKNOWN_RESULT", res.State, res.Sent)
 	}
 	stored, _ := j.Load(context.Background(), "op")
-	if stored.State != retry.UnknownResult {
+	if stored.State != state.UnknownResult {
 		t.Fatalf("journal says %s after the cancelled send", stored.State)
 	}
 }
@@ -193,7 +194,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 
 	p := retry.Policy{MaxAttempts: 2, AttemptTimeout: 50 * time.Millisecond, Deadline: 2 * time.Second, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
 	timedOut := httpClient(hold.URL, doer, retry.NewMemoryJournal(), p)
-	if res, err := timedOut.Submit(context.Background(), "op", []byte(`{}`)); err != nil || res.State != retry.UnknownResult {
+	if res, err := timedOut.Submit(context.Background(), "op", []byte(`{}`)); err != nil || res.State != state.UnknownResult {
 		t.Fatalf("against a server that never answers: %s, %v", res.State, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -202,7 +203,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	timedOut.Submit(ctx, "op2", []byte(`{}`))
 	cancel()
 	ok := httpClient(in.URL, doer, retry.NewMemoryJournal(), retry.Policy{})
-	if res, err := ok.Submit(context.Background(), "op", []byte(`{"marker":"leak-1","amount":1}`)); err != nil || res.State != retry.Succeeded {
+	if res, err := ok.Submit(context.Background(), "op", []byte(`{"marker":"leak-1","amount":1}`)); err != nil || res.State != state.Succeeded {
 		t.Fatalf("against the reference: %s, %v", res.State, err)
 	}
 

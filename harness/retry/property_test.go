@@ -16,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemspec/idemspec/harness/retry"
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 func TestMain(m *testing.M) {
@@ -75,7 +76,7 @@ func drawPolicy(t *rapid.T) retry.Policy {
 }
 
 // journaled are the states an earlier process may have left.
-var journaled = []retry.State{retry.Pending, retry.Pending, retry.Submitting, retry.UnknownResult, retry.FailedRetryable, retry.Succeeded, retry.FailedFinal}
+var journaled = []state.State{state.Pending, state.Pending, state.Submitting, state.UnknownResult, state.FailedRetryable, state.Succeeded, state.FailedFinal}
 
 // clientProperties runs the client (or the named mutant) through one to
 // two runs in a world rapid chooses, and checks every property. Each
@@ -102,7 +103,7 @@ func clientProperties(mutant string, checks *atomic.Int64) func(*rapid.T) {
 			t.Fatalf("begin: %v", err)
 		}
 		op = earlierProcess(t, j, v, op)
-		mayHaveApplied := op.State == retry.Submitting || op.State == retry.UnknownResult
+		mayHaveApplied := op.State == state.Submitting || op.State == state.UnknownResult
 
 		runs := rapid.IntRange(1, 2).Draw(t, "runs")
 		for run := 1; run <= runs; run++ {
@@ -133,15 +134,15 @@ func clientProperties(mutant string, checks *atomic.Int64) func(*rapid.T) {
 // crashed process may have left, with what the server did meanwhile.
 func earlierProcess(t *rapid.T, j retry.Journal, v *simServer, op retry.Operation) retry.Operation {
 	op.State = rapid.SampledFrom(journaled).Draw(t, "journaled state")
-	if op.State == retry.Pending {
+	if op.State == state.Pending {
 		return op
 	}
 	op.Attempts = rapid.IntRange(1, 3).Draw(t, "earlier attempts")
 	switch op.State {
-	case retry.Succeeded:
+	case state.Succeeded:
 		v.apply(op.Key)
 		op.ResourceID = v.resources[op.Key]
-	case retry.Submitting, retry.UnknownResult:
+	case state.Submitting, state.UnknownResult:
 		if rapid.Bool().Draw(t, "earlier attempt applied") {
 			v.apply(op.Key)
 		}
@@ -193,7 +194,7 @@ func checkKey(t *rapid.T, op retry.Operation, res retry.Result, wire []wireEvent
 func checkJournal(t *rapid.T, j retry.Journal, res retry.Result, before, wire []wireEvent, run int) {
 	earlier := len(creates(before))
 	for i, ev := range creates(wire) {
-		if ev.Journal.State != retry.Submitting || ev.Journal.Key != ev.Key {
+		if ev.Journal.State != state.Submitting || ev.Journal.Key != ev.Key {
 			t.Fatalf("[journal] run %d, attempt %d left while the journal said %s with key %q", run, i+1, ev.Journal.State, ev.Journal.Key)
 		}
 		if ev.Journal.Attempts < earlier+i+1 {
@@ -208,7 +209,7 @@ func checkJournal(t *rapid.T, j retry.Journal, res retry.Result, before, wire []
 		t.Fatalf("[journal] run %d ended %s but the journal says %s", run, res.State, stored.State)
 	}
 	switch res.State {
-	case retry.Succeeded, retry.UnknownResult, retry.FailedRetryable, retry.FailedFinal:
+	case state.Succeeded, state.UnknownResult, state.FailedRetryable, state.FailedFinal:
 	default:
 		t.Fatalf("[journal] run %d ended in %s, which is not an end state", run, res.State)
 	}
@@ -223,7 +224,7 @@ func checkDeadline(t *rapid.T, p retry.Policy, started, ended time.Time, res ret
 // checkNoFalseFailure: a failure is reported only when no attempt can
 // have applied.
 func checkNoFalseFailure(t *rapid.T, res retry.Result, mayHaveApplied bool, run int) {
-	if mayHaveApplied && (res.State == retry.FailedFinal || res.State == retry.FailedRetryable) {
+	if mayHaveApplied && (res.State == state.FailedFinal || res.State == state.FailedRetryable) {
 		t.Fatalf("[final] run %d reported %s although an attempt may have applied (reason: %s)", run, res.State, res.Reason)
 	}
 }
@@ -231,7 +232,7 @@ func checkNoFalseFailure(t *rapid.T, res retry.Result, mayHaveApplied bool, run 
 // checkReconcileFirst: after an attempt that may have applied, the next
 // create is sent only once a look-up found nothing.
 func checkReconcileFirst(t *rapid.T, op retry.Operation, wire []wireEvent) {
-	unsure := op.State == retry.Submitting || op.State == retry.UnknownResult
+	unsure := op.State == state.Submitting || op.State == state.UnknownResult
 	for i, ev := range wire {
 		switch {
 		case !ev.Create:
@@ -249,7 +250,7 @@ func checkTruth(t *rapid.T, v *simServer, op retry.Operation, res retry.Result, 
 	if len(v.resources) > 1 {
 		t.Fatalf("[truth] the server holds %d resources for one operation", len(v.resources))
 	}
-	if res.State == retry.Succeeded && (v.resources[op.Key] == "" || res.ResourceID != v.resources[op.Key]) {
+	if res.State == state.Succeeded && (v.resources[op.Key] == "" || res.ResourceID != v.resources[op.Key]) {
 		t.Fatalf("[truth] run %d reports %s with resource %q; the server holds %q", run, res.State, res.ResourceID, v.resources[op.Key])
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http/httptrace"
 	"sync/atomic"
 	"time"
+
+	"github.com/idemspec/idemspec/harness/retry/state"
 )
 
 // maxAnswer bounds how much of an answer the client reads.
@@ -38,7 +40,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.op.State.Done() {
 		return r.end(ctx, r.op.State, "already "+string(r.op.State), nil)
 	}
-	r.maybe = r.op.State.mayHaveApplied()
+	r.maybe = mayHaveApplied(r.op.State)
 	r.unsure = r.maybe
 	for {
 		if err := ctx.Err(); err != nil {
@@ -57,7 +59,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 				return r.end(ctx, r.open(), "cancelled", ctx.Err())
 			case err == nil && f.Fate == Found:
 				r.op.ResourceID = f.ResourceID
-				return r.end(ctx, Succeeded, "reconciled: the resource exists", nil)
+				return r.end(ctx, state.Succeeded, "reconciled: the resource exists", nil)
 			case err == nil && f.Fate == NotFound:
 				r.unsure = false // resubmit now, with the same key
 			default:
@@ -81,12 +83,12 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		}
 		switch class {
 		case Applied:
-			return r.end(ctx, Succeeded, "created", nil)
+			return r.end(ctx, state.Succeeded, "created", nil)
 		case Refused:
 			if r.maybe {
-				return r.end(ctx, UnknownResult, fmt.Sprintf("refused (%d) after an attempt that may have applied", r.res.Status), nil)
+				return r.end(ctx, state.UnknownResult, fmt.Sprintf("refused (%d) after an attempt that may have applied", r.res.Status), nil)
 			}
-			return r.end(ctx, FailedFinal, fmt.Sprintf("refused (%d)", r.res.Status), nil)
+			return r.end(ctx, state.FailedFinal, fmt.Sprintf("refused (%d)", r.res.Status), nil)
 		case Unknown:
 			r.maybe, r.unsure = true, true
 		}
@@ -103,11 +105,18 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 }
 
 // open is the state of an operation this run leaves unfinished.
-func (r *runner) open() State {
+func (r *runner) open() state.State {
 	if r.maybe {
-		return UnknownResult
+		return state.UnknownResult
 	}
-	return FailedRetryable
+	return state.FailedRetryable
+}
+
+// mayHaveApplied reports a journaled state in which some attempt may
+// already have applied: the client must reconcile before it resubmits,
+// and may never report FailedFinal or FailedRetryable for the operation.
+func mayHaveApplied(s state.State) bool {
+	return s == state.Submitting || s == state.UnknownResult
 }
 
 func (r *runner) remaining() time.Duration {
@@ -146,7 +155,7 @@ func (r *runner) send(ctx context.Context) (Class, time.Duration, error) {
 
 	r.op.Attempts++
 	if r.c.bug != bugLateJournal {
-		if err := r.save(ctx, Submitting); err != nil {
+		if err := r.save(ctx, state.Submitting); err != nil {
 			r.op.Attempts--
 			return NotApplied, 0, err
 		}
@@ -155,7 +164,7 @@ func (r *runner) send(ctx context.Context) (Class, time.Duration, error) {
 	ev := Event{Kind: "create", N: r.res.Sent, Key: key, At: r.clock.Now()}
 	status, body, retryAfter, err := r.exchange(req)
 	if r.c.bug == bugLateJournal {
-		if jerr := r.save(ctx, Submitting); jerr != nil {
+		if jerr := r.save(ctx, state.Submitting); jerr != nil {
 			return NotApplied, 0, jerr
 		}
 	}
@@ -233,13 +242,13 @@ func (r *runner) pause(ctx context.Context, retryAfter time.Duration) (string, b
 
 // save journals the operation in state s. It outlives a cancelled ctx:
 // what was sent must be on record whatever the caller does.
-func (r *runner) save(ctx context.Context, s State) error {
+func (r *runner) save(ctx context.Context, s state.State) error {
 	r.op.State, r.op.UpdatedAt = s, r.clock.Now()
 	return r.c.Journal.Update(context.WithoutCancel(ctx), r.op)
 }
 
 // end journals the state this run leaves and returns the result.
-func (r *runner) end(ctx context.Context, s State, reason string, err error) (Result, error) {
+func (r *runner) end(ctx context.Context, s state.State, reason string, err error) (Result, error) {
 	if s != r.op.State {
 		if jerr := r.save(ctx, s); jerr != nil && err == nil {
 			err = jerr

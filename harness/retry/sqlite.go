@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/retry/state"
 	"github.com/idemspec/idemspec/internal/sqlitedb"
 )
 
@@ -54,18 +55,18 @@ func (j *SQLiteJournal) Create(ctx context.Context, op Operation) (Operation, er
 
 func (j *SQLiteJournal) Load(ctx context.Context, id string) (Operation, error) {
 	op := Operation{ID: id}
-	var state string
+	var stored string
 	var at int64
 	err := j.db.QueryRowContext(ctx,
 		`SELECT key, payload, state, attempts, resource_id, updated_at FROM operations WHERE id = ?`, id).
-		Scan(&op.Key, &op.Payload, &state, &op.Attempts, &op.ResourceID, &at)
+		Scan(&op.Key, &op.Payload, &stored, &op.Attempts, &op.ResourceID, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Operation{}, fmt.Errorf("journal %s: operation %q: %w", j.path, id, ErrNoOperation)
 	}
 	if err != nil {
 		return Operation{}, fmt.Errorf("journal %s: load operation %q: %w", j.path, id, err)
 	}
-	op.State, op.UpdatedAt = State(state), time.Unix(0, at)
+	op.State, op.UpdatedAt = state.State(stored), time.Unix(0, at)
 	return op, nil
 }
 

@@ -12,7 +12,7 @@ const module = "github.com/idemspec/idemspec/"
 // pure are the packages that import nothing of the engine; each may use
 // the others and the small internal helpers below, nothing else of the
 // project.
-var pure = []string{"harness/history", "harness/check", "harness/model", "harness/retry", "reports"}
+var pure = []string{"harness/history", "harness/check", "harness/model", "harness/retry", "harness/retry/state", "reports"}
 
 // helpers are internal packages with one small job and no dependency on
 // the engine (they are held to the same rule).

@@ -21,7 +21,7 @@ import (
 //
 //	go test ./scenarios -run '^$' -bench FirstCounterexample
 func BenchmarkFirstCounterexample(b *testing.B) {
-	for _, m := range fakes.Mutants() {
+	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		name, catches := m.Name, m.Catches
 		if len(catches) == 0 {
 			// Right on one instance: two sharing a database race.

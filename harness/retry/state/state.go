@@ -1,7 +1,8 @@
-package retry
+package state
 
-// State is where an operation stands. It is journaled on every change,
-// so a restarted process knows whether a send may already have applied.
+// State is where an operation stands. The retrying client journals it on
+// every change, so a restarted process knows whether a send may already
+// have applied.
 type State string
 
 const (
@@ -22,13 +23,13 @@ const (
 	// FailedFinal: the server refused the request (a 4xx other than 408,
 	// 409, 425 or 429) and no attempt can have applied.
 	FailedFinal State = "FAILED_FINAL"
+	// Failed is the client-mode contract's one failure: a client under
+	// test prints it where the retrying client journals FailedFinal or
+	// FailedRetryable. The contract's other end states are Succeeded and
+	// UnknownResult.
+	Failed State = "FAILED"
 )
 
 // Done reports a state no resumption changes: the operation succeeded
 // or was refused for good.
 func (s State) Done() bool { return s == Succeeded || s == FailedFinal }
-
-// mayHaveApplied reports a journaled state in which some attempt may
-// already have applied: the client must reconcile before it resubmits,
-// and may never report FAILED_FINAL or FAILED_RETRYABLE for the operation.
-func (s State) mayHaveApplied() bool { return s == Submitting || s == UnknownResult }

@@ -1,0 +1,77 @@
+package fakes
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"time"
+)
+
+// The record-after-answer mutant: some middlewares send the answer first
+// and store the key's record afterwards, asynchronously, through a hook
+// on the send function. While the process lives, the stored answer is
+// served from memory, so a retry sees nothing wrong; a stop right after
+// the answer loses the write, and the key stays "in flight" in the
+// database for the whole in-progress timeout.
+
+// recordDelay is how long after the answer the record is written. A
+// graceful stop does not wait for it.
+const recordDelay = 150 * time.Millisecond
+
+// recordAfterAnswer replaces the reference's execute, and serves the
+// records it has answered but not stored from memory.
+func recordAfterAnswer(s *Server) {
+	b := &behind{s: s, records: map[[2]string]record{}}
+	read := s.steps.record
+	s.steps.record = func(ctx context.Context, tenant, key string) (record, error) {
+		if rec, ok := b.answered(tenant, key); ok {
+			return rec, nil
+		}
+		return read(ctx, tenant, key)
+	}
+	s.steps.execute = b.execute
+}
+
+// behind holds the records answered but not yet stored, by tenant and
+// key.
+type behind struct {
+	s       *Server
+	mu      sync.Mutex
+	records map[[2]string]record
+}
+
+func (b *behind) answered(tenant, key string) (record, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	rec, ok := b.records[[2]string{tenant, key}]
+	return rec, ok
+}
+
+// execute does the work and commits the resource, answers, and completes
+// the key record recordDelay later in the background.
+func (b *behind) execute(ctx context.Context, c claim) answer {
+	s := b.s
+	s.work(c.key)
+	a, err := s.commitResource(ctx, c.tenant, c.body)
+	if err != nil {
+		return s.finish(ctx, c, a, err)
+	}
+	rec, _ := s.steps.record(ctx, c.tenant, c.key)
+	rec.State, rec.ResourceID, rec.Status, rec.Body, rec.Location = stateComplete, a.id, a.status, a.body, a.location
+	id := [2]string{c.tenant, c.key}
+	b.mu.Lock()
+	b.records[id] = rec
+	b.mu.Unlock()
+	go func() {
+		// A stopped server's database is closed, a killed one refuses
+		// writes: either way the record is lost.
+		time.Sleep(recordDelay)
+		s.write(context.Background(), func(tx *sql.Tx) error {
+			return complete(context.Background(), tx, c, a)
+		})
+		b.mu.Lock()
+		delete(b.records, id)
+		b.mu.Unlock()
+	}()
+	return a.answer
+}
