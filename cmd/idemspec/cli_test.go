@@ -49,14 +49,18 @@ func long(t *testing.T) {
 	}
 }
 
-// shortFanOut is how many matrix entries the fast tier runs at once:
-// a pass is mostly waiting on the target, not CPU.
-const shortFanOut = 8
+// shortFanOut is how many server matrix entries the fast tier runs at
+// once: a pass is mostly waiting on the target, not CPU. Client entries
+// start interpreters with second-scale deadlines, so they keep two.
+const (
+	shortFanOut       = 8
+	shortClientFanOut = 2
+)
 
 // forEach runs fn as one subtest per item: in parallel with the package's
-// other parallel tests, or, under -short, shortFanOut at a time from
+// other parallel tests, or, under -short, fanOut at a time from
 // goroutines (t.Parallel would hold them to GOMAXPROCS).
-func forEach[T any](t *testing.T, items []T, name func(T) string, fn func(*testing.T, T)) {
+func forEach[T any](t *testing.T, fanOut int, items []T, name func(T) string, fn func(*testing.T, T)) {
 	t.Helper()
 	if !testing.Short() {
 		for _, it := range items {
@@ -67,7 +71,7 @@ func forEach[T any](t *testing.T, items []T, name func(T) string, fn func(*testi
 		}
 		return
 	}
-	slots := make(chan struct{}, shortFanOut)
+	slots := make(chan struct{}, fanOut)
 	var wg sync.WaitGroup
 	for _, it := range items {
 		wg.Add(1)
