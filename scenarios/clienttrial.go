@@ -90,7 +90,6 @@ func (t ClientTrial) creates() []check.ServerRequest {
 	return out
 }
 
-
 func seqs(rs ...check.ServerRequest) []int {
 	out := make([]int, 0, len(rs))
 	for _, r := range rs {
