@@ -11,8 +11,9 @@ import (
 	"testing"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..."; see
+// buildVersion for what is reported without it.
+var version = devVersion
 
 // command is one subcommand. Each lives in its own file and registers
 // itself in commands from an init function.
@@ -47,7 +48,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(stdout, "idemspec", version)
+		fmt.Fprintln(stdout, "idemspec", buildVersion())
 		return exitOK
 	}
 	cmd, ok := commands[args[0]]

@@ -245,12 +245,12 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
-		version, r.banner, env.RunID, suiteConfig.RandomSeed)
+		buildVersion(), r.banner, env.RunID, suiteConfig.RandomSeed)
 	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 
 	rep := scenarios.ComplianceReport(scenarios.LastReport(), reports.Meta{
-		Version: version, RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
+		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reports.Target{
 			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
 			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(), OracleEvidence: targets.Evidence(target.Oracle),
