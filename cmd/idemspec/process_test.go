@@ -94,7 +94,7 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 			var out strings.Builder
 			for lines.Scan() {
 				out.WriteString(lines.Text() + "\n")
-				if strings.HasPrefix(lines.Text(), "idemspec 0") {
+				if strings.HasPrefix(lines.Text(), "idemspec ") && strings.Contains(lines.Text(), ": testing ") {
 					break
 				}
 			}
