@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -66,4 +68,26 @@ func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter
 		res.Verdict = check.Skip(id, "not run: the run was interrupted")
 	}
 	return res
+}
+
+// NotRun is the report of a run that ended before its first check: the
+// target could not be loaded, started or reached, or the run was
+// interrupted while it started. Each check the label filter selected (of
+// the run's mode) is an ERROR that names the cause, so CI shows the same
+// test cases as on a good day, each saying why it did not run.
+func NotRun(m reports.Meta, client bool, started time.Time, cause error) reports.Report {
+	keep, err := types.ParseLabelFilter(m.LabelFilter)
+	if err != nil {
+		keep = func([]string) bool { return true }
+	}
+	var checks []reports.CheckResult
+	for _, c := range Checks() {
+		if (c.Group == clientGroup) != client || !keep(labels(c.Entry())) {
+			continue
+		}
+		v := check.Errored(c.ID, fmt.Errorf("not run: %w", cause))
+		checks = append(checks, reports.CheckResult{Check: c.Entry(), Verdict: v.Status, Reason: v.Reason})
+	}
+	run := reports.Run{Started: started.UTC(), DurationMS: reports.MS(time.Since(started)), Incomplete: cause.Error()}
+	return reports.New(run, m, checks)
 }

@@ -88,18 +88,18 @@ func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string,
 	if c == nil {
 		return res, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
-	defer cancel()
 	if c.Command != "" {
+		// The command's timeout is its bound (shell applies it), so an
+		// overrun is reported as cleanup.timeout, not as the few
+		// microseconds less a deadline set here would leave.
 		_, err := t.shell(ctx, shellRun{
 			field: "cleanup.command", script: c.Command, timeout: c.Timeout,
 			env: []string{"IDEMSPEC_RUN_ID=" + runID, "IDEMSPEC_MARKERS=" + strings.Join(markers, "\n")},
 		})
-		if err != nil {
-			return res, err
-		}
-		return res, nil
+		return res, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
 	for _, m := range markers {
 		obs, err := observe(ctx, m)
 		if err != nil {

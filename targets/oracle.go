@@ -81,7 +81,7 @@ func (o *ListOracle) render(marker string) (string, error) {
 // Read counts the items carrying marker in a list answer.
 func (o *ListOracle) Read(status int, body []byte, marker string) (Observation, error) {
 	if status != http.StatusOK {
-		return Observation{}, fmt.Errorf("status %d", status)
+		return Observation{}, StatusError(status)
 	}
 	doc, err := decodeJSON(body)
 	if err != nil {

@@ -2,38 +2,38 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/agent"
 )
 
 func init() {
-	commands["agent"] = command{summary: "the reference client for `idemspec client` (reads its inputs from the environment)", run: runAgent}
+	long := "The reference client of client mode, run by idemspec client (--cmd \"idemspec agent\"):\nit reads its inputs from IDEMSPEC_* variables (docs/CLIENT-CONTRACT.md).\n\nMutant clients (--bug NAME):\n"
+	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
+	}
+	register(command{use: "agent", summary: "the reference client for idemspec client (reads its inputs from the environment)", long: long, define: agentCommand})
 }
 
-// runAgent is the reference client of client mode: `idemspec client
+// agentCommand is the reference client of client mode: `idemspec client
 // --cmd "idemspec agent"` must pass every client check, and each --bug
 // must fail exactly its own.
-func runAgent(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	bug := fs.String("bug", fakes.Reference, "a mutant client: reference, or one of the bugs below")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: idemspec agent [--bug NAME]   (run by `idemspec client`, inputs in IDEMSPEC_* variables)")
-		fs.PrintDefaults()
-		for _, m := range fakes.MutantsOf(fakes.OfClient) {
-			fmt.Fprintf(stderr, "  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
-		}
+func agentCommand(fs *pflag.FlagSet) body {
+	bug := fs.String("bug", fakes.Reference, "a mutant client: reference, or one of the bugs above")
+	return func(_ []string, stdout, stderr io.Writer) int {
+		return runAgent(*bug, stdout, stderr)
 	}
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
-	}
-	m, err := fakes.LookupMutant(fakes.OfClient, *bug)
+}
+
+func runAgent(bug string, stdout, stderr io.Writer) int {
+	m, err := fakes.LookupMutant(fakes.OfClient, bug)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
@@ -16,7 +17,7 @@ import (
 )
 
 func init() {
-	commands["client"] = command{summary: "judge a client command (C1-C7) against the reference server behind Toxiproxy", run: runClient}
+	register(command{use: "client", summary: "judge a client command (C1-C7) against the reference server behind Toxiproxy", define: clientCommand})
 }
 
 // clientFilter selects the client checks, and only them.
@@ -31,22 +32,20 @@ type clientFlags struct {
 	slack          time.Duration
 }
 
-func runClient(args []string, stdout, stderr io.Writer) int {
-	f := clientFlags{}
-	fs := flag.NewFlagSet("client", flag.ContinueOnError)
-	fs.StringVar(&f.command, "cmd", "", "the client command, run with `sh -c` once per check (see docs/CLIENT-CONTRACT.md)")
+func clientCommand(fs *pflag.FlagSet) body {
+	f := &clientFlags{}
+	fs.StringVar(&f.command, "cmd", "", "the client `COMMAND`, run with sh -c once per check (see docs/CLIENT-CONTRACT.md)")
 	f.register(fs, `a further Ginkgo label filter within the client checks, e.g. "C6"`)
 	fs.IntVar(&f.budget, "attempt-budget", 3, "the most create requests the client may send in one run (1..100)")
 	fs.DurationVar(&f.deadline, "deadline", 5*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+	return func(_ []string, stdout, stderr io.Writer) int {
+		if err := f.validate(); err != nil {
+			return fail(stderr, err)
+		}
+		return f.execute(stdout, stderr)
 	}
-	if err := f.validate(); err != nil {
-		return fail(stderr, err)
-	}
-	return f.execute(stdout, stderr)
 }
 
 func (f *clientFlags) validate() error {

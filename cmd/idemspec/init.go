@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -9,11 +8,13 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/spf13/pflag"
+
 	"github.com/idemspec/idemspec/targets"
 )
 
 func init() {
-	commands["init"] = command{summary: "write a commented target file to start from", run: runInit}
+	register(command{use: "init", summary: "write a commented target file to start from", define: initCommand})
 }
 
 // targetTemplate is the file init writes; every field is explained where
@@ -64,16 +65,19 @@ oracle:
 #   # or: command: ./scripts/cleanup.sh   (gets IDEMSPEC_RUN_ID, IDEMSPEC_MARKERS)
 `))
 
-func runInit(args []string, stdout, stderr io.Writer) int {
+func initCommand(fs *pflag.FlagSet) body {
 	var out, rawURL, path, keyHeader string
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite); default: standard output")
 	fs.StringVar(&rawURL, "url", "http://127.0.0.1:8080", "the API's base URL")
 	fs.StringVar(&path, "path", "/resources", "the create endpoint's path")
 	fs.StringVar(&keyHeader, "key-header", "Idempotency-Key", "the idempotency key header")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+	return func(_ []string, stdout, stderr io.Writer) int {
+		return writeTarget(out, rawURL, path, keyHeader, stdout, stderr)
 	}
+}
+
+// writeTarget writes the commented target file init prints.
+func writeTarget(out, rawURL, path, keyHeader string, stdout, stderr io.Writer) int {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fail(stderr, fmt.Sprintf("--url %q is not an http:// or https:// URL", rawURL))

@@ -1,26 +1,37 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/idemspec/idemspec/fakes"
 
 	"github.com/idemspec/idemspec/harness/check"
 	_ "github.com/idemspec/idemspec/scenarios" // registers the checks it runs
 )
 
 func init() {
-	commands["list"] = command{summary: "print the check catalogue (id, level, clause, title)", run: runList}
+	register(command{use: "list", summary: "print the check catalogue, or with --fakes the built-in fakes and mutants", define: listCommand})
 }
 
-func runList(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+func listCommand(fs *pflag.FlagSet) body {
 	format := fs.String("format", "text", "text, or markdown (the conformance document, docs/CONFORMANCE.md)")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+	fakesOnly := fs.Bool("fakes", false, "list the built-in fakes (targets fake:NAME) and mutant clients (idemspec agent --bug NAME) instead")
+	return func(_ []string, stdout, stderr io.Writer) int {
+		if *fakesOnly {
+			listFakes(stdout)
+			return exitOK
+		}
+		return listChecks(*format, stdout, stderr)
 	}
-	switch *format {
+}
+
+func listChecks(format string, stdout, stderr io.Writer) int {
+	switch format {
 	case "text":
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tLEVEL\tGROUP\tCLAUSE\tTITLE")
@@ -31,7 +42,32 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	case "markdown":
 		writeConformance(stdout)
 	default:
-		return fail(stderr, fmt.Errorf("list --format %q: want text or markdown", *format))
+		return fail(stderr, fmt.Errorf("list --format %q: want text or markdown", format))
 	}
 	return exitOK
+}
+
+// listFakes prints one line per built-in fake: the servers a target names
+// as fake:NAME, then the clients idemspec agent plays with --bug NAME,
+// each mutant with the checks that must catch it.
+func listFakes(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tFAILS\tBUG")
+	fmt.Fprintf(tw, "fake:%s\t-\tnone: the correct server, which passes every check\n", fakes.Reference)
+	for _, m := range fakes.MutantsOf(fakes.OfServer) {
+		fails := strings.Join(m.Catches, ",")
+		if len(m.Multi) > 0 {
+			fails = strings.TrimPrefix(fails+" ", " ") + "(instances=2: " + strings.Join(m.Multi, ",") + ")"
+		}
+		fmt.Fprintf(tw, "fake:%s\t%s\t%s\n", m.Name, fails, m.Bug)
+	}
+	fmt.Fprintln(tw, "\t\t")
+	fmt.Fprintln(tw, "CLIENT\tFAILS\tBUG")
+	fmt.Fprintf(tw, "--bug %s\t-\tnone: the correct client, which passes every client check\n", fakes.Reference)
+	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+		fmt.Fprintf(tw, "--bug %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nA server fake takes options: fake:NAME?OPTION=VALUE&... (see docs/REFERENCE-SERVER.md);")
+	fmt.Fprintln(w, "idemspec serve --mutant NAME serves one as a process, idemspec client --cmd \"idemspec agent --bug NAME\" judges a client.")
 }

@@ -6,23 +6,36 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; see
 // buildVersion for what is reported without it.
 var version = devVersion
 
+// body is a command's work once its flags are parsed: it gets the
+// positional arguments and returns the exit code.
+type body func(args []string, stdout, stderr io.Writer) int
+
 // command is one subcommand. Each lives in its own file and registers
-// itself in commands from an init function.
+// itself from an init function; define declares its flags on fs, bound to
+// variables of its own, and returns the work that reads them.
 type command struct {
+	use     string // the name, then the positional arguments as help shows them
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	long    string               // the help text above the flags ("": summary)
+	args    cobra.PositionalArgs // nil: no positional arguments
+	define  func(fs *pflag.FlagSet) body
 }
 
-var commands = map[string]command{}
+var commands []command
+
+func register(c command) { commands = append(commands, c) }
 
 // Exit codes.
 const (
@@ -31,65 +44,129 @@ const (
 	exitError     = 2
 )
 
+// envPrefix names the environment variables that stand in for flags:
+// --report-dir is IDEMSPEC_REPORT_DIR. A flag on the command line wins.
+const envPrefix = "IDEMSPEC_"
+
 func main() {
 	// rapid (used by the property specs) calls testing.Short(), which
 	// panics outside `go test` unless the testing flags are registered
-	// and flag.CommandLine was parsed. Subcommands parse their own flag
-	// sets; the command line's stays empty (rapid's knobs are set from
+	// and flag.CommandLine was parsed. The commands parse their own
+	// flags; the command line's stay empty (rapid's knobs are set from
 	// idemspec's flags, see property.Config).
 	testing.Init()
 	flag.CommandLine.Parse(nil)
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stdout)
-		return exitOK
-	}
-	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(stdout, "idemspec", buildVersion())
-		return exitOK
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "idemspec: unknown command %q\n\n", args[0])
-		usage(stderr)
+// execute runs the command args name and returns the exit code: help
+// goes to stdout and exits 0, a usage error exits 2 with one line saying
+// what was wrong and where to read more.
+func execute(args []string, stdout, stderr io.Writer) int {
+	code := exitOK
+	root := newRoot(stdout, stderr, &code)
+	root.SetArgs(longFlags(root, args))
+	if cmd, err := root.ExecuteC(); err != nil {
+		fmt.Fprintf(stderr, "idemspec: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 		return exitError
 	}
-	return cmd.run(args[1:], stdout, stderr)
+	return code
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "idemspec: fault-injection conformance testing for idempotency")
-	fmt.Fprintln(w, "\nUsage: idemspec COMMAND [flags]   (idemspec COMMAND -h for its flags)")
-	fmt.Fprintln(w, "\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nExit codes: 0 all checks pass, 1 a violation, 2 a configuration or execution error.")
-}
+func newRoot(stdout, stderr io.Writer, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "idemspec",
+		Short: "fault-injection conformance testing for idempotency",
+		Long: `idemspec: fault-injection conformance testing for idempotency.
 
-// parseFlags parses a subcommand's flags; -h prints them and exits 0, a
-// bad flag exits 2 with the usage.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (ok bool, code int) {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return false, exitOK
+It drives an API through an embedded Toxiproxy while it loses responses,
+adds latency, resets connections, restarts and crashes the server and sends
+tight same-key bursts, and judges whether retries stay safe.
+
+Every flag can also be set by an environment variable: IDEMSPEC_ and the
+flag's name in capitals, dashes as underscores (--report-dir is
+IDEMSPEC_REPORT_DIR). A flag on the command line wins.
+
+Exit codes: 0 all checks pass, 1 a violation, 2 a configuration or
+execution error.`,
+		Version:       buildVersion(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate("idemspec {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	for _, c := range commands {
+		name, _, _ := strings.Cut(c.use, " ")
+		long := c.long
+		if long == "" {
+			long = c.summary
 		}
-		return false, exitError
+		cmd := &cobra.Command{Use: c.use, Short: c.summary, Long: long, Args: c.args}
+		if cmd.Args == nil {
+			cmd.Args = cobra.NoArgs
+		}
+		cmd.Flags().SortFlags = false
+		work := c.define(cmd.Flags())
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := flagsFromEnv(cmd.Flags(), os.LookupEnv); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			*code = work(args, stdout, stderr)
+			return nil
+		}
+		root.AddCommand(cmd)
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "idemspec %s: unexpected argument %q\n", fs.Name(), strings.Join(fs.Args(), " "))
-		return false, exitError
+	return root
+}
+
+// flagsFromEnv sets each flag the command line left alone from its
+// IDEMSPEC_* variable, if set.
+func flagsFromEnv(fs *pflag.FlagSet, lookup func(string) (string, bool)) error {
+	var errs []error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || f.Name == "help" {
+			return
+		}
+		name := envName(f.Name)
+		if v, ok := lookup(name); ok {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q (for --%s): %v", name, v, f.Name, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// envName is the variable that stands in for the flag name.
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// longFlags rewrites the single-dash long flags Go's flag package took
+// (-target x, -report-dir=y), which earlier scripts use, into the
+// double-dash form pflag reads, for the flags the command knows; anything
+// else (-v, values, arguments after --) is left as it is.
+func longFlags(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil {
+		return args
 	}
-	return true, 0
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(a[1:], "=")
+		if len(name) > 1 && cmd.Flags().Lookup(name) != nil {
+			out[i] = "-" + a
+		}
+	}
+	return out
 }
 
 // fail prints a plain error and returns the configuration-error exit code.

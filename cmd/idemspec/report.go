@@ -2,23 +2,34 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/idemspec/idemspec/reports"
 )
 
 func init() {
-	commands["report"] = command{
+	register(command{
+		use:     "report REPORT.json...",
 		summary: "re-render a JSON report, or compare several (--compare a.json b.json ...)",
-		run:     runReport,
-	}
+		long:    reportUsage,
+		args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("report: name a JSON report (several with --compare)")
+			}
+			return nil
+		},
+		define: reportCommand,
+	})
 }
 
-const reportUsage = `Usage:
+const reportUsage = `Re-render a JSON report, or compare several.
+
   idemspec report [--out DIR] REPORT.json
       re-render one JSON report as report.md, report.html and junit.xml
       (DIR defaults to the report's own directory)
@@ -27,26 +38,16 @@ const reportUsage = `Usage:
       DIR/compare.html (DIR defaults to idemspec-compare)
 `
 
-func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+func reportCommand(fs *pflag.FlagSet) body {
 	compare := fs.Bool("compare", false, "compare several JSON reports in a matrix")
-	out := fs.String("out", "", "output directory")
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, reportUsage, "\nFlags:\n")
-		fs.PrintDefaults()
+	out := fs.String("out", "", "output `DIR`ectory")
+	return func(paths []string, stdout, stderr io.Writer) int {
+		return report(paths, *compare, *out, stdout, stderr)
 	}
-	paths, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	} else if err != nil {
-		return exitError
-	}
-	switch {
-	case len(paths) == 0:
-		fs.Usage()
-		return exitError
-	case !*compare && len(paths) > 1:
+}
+
+func report(paths []string, compare bool, out string, stdout, stderr io.Writer) int {
+	if !compare && len(paths) > 1 {
 		return fail(stderr, "report: one JSON report at a time; to compare several, add --compare")
 	}
 	var runs []reports.Report
@@ -58,33 +59,17 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		runs = append(runs, r)
 	}
 	var written []string
-	if *compare {
-		written, err = reports.WriteComparison(or(*out, "idemspec-compare"), reports.Compare(runs))
+	var err error
+	if compare {
+		written, err = reports.WriteComparison(or(out, "idemspec-compare"), reports.Compare(runs))
 	} else {
-		written, err = reports.WriteAll(or(*out, filepath.Dir(paths[0])), runs[0], "report.json")
+		written, err = reports.WriteAll(or(out, filepath.Dir(paths[0])), runs[0], "report.json")
 	}
 	if err != nil {
 		return fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(written, ", "))
 	return exitOK
-}
-
-// parseInterleaved parses flags wherever they stand among the file
-// arguments (`report a.json --out x b.json`), which the flag package
-// alone stops at the first file.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return files, nil
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 func or(v, fallback string) string {

@@ -179,7 +179,7 @@ func TestReportBadInputExitsTwoNamingTheFile(t *testing.T) {
 		{[]string{"report", notReport}, notReport + `: schema "", want "idemspec/report/v1"`},
 		{[]string{"report", "--compare", broken}, broken + ":3:1: not an idemspec report"},
 		{[]string{"report", notReport, broken}, "one JSON report at a time"},
-		{[]string{"report"}, "Usage:"},
+		{[]string{"report"}, "name a JSON report"},
 	}
 	for _, c := range cases {
 		r := idemspec(t, c.args...)

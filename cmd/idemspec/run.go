@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+	"github.com/spf13/pflag"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/internal/outfile"
@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	commands["run"] = command{summary: "run the conformance suite against a target and write reports", run: runRun}
+	register(command{use: "run", summary: "run the conformance suite against a target and write reports", define: runCommand})
 }
 
 // defaultTarget is the built-in reference server: `idemspec run` with no
@@ -49,12 +49,12 @@ const defaultRunTimeout = 30 * time.Minute
 
 // register adds the suite flags to fs; filterUsage says what the label
 // filter selects in this command.
-func (c *suiteFlags) register(fs *flag.FlagSet, filterUsage string) {
+func (c *suiteFlags) register(fs *pflag.FlagSet, filterUsage string) {
 	fs.StringVar(&c.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
 	fs.StringVar(&c.labelFilter, "label-filter", "", filterUsage)
 	fs.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
 	fs.BoolVar(&c.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
-	fs.BoolVar(&c.verbose, "v", false, "stream Ginkgo's own output too (it always goes to REPORT-DIR/ginkgo.log)")
+	fs.BoolVarP(&c.verbose, "verbose", "v", false, "stream Ginkgo's own output too (it always goes to REPORT-DIR/ginkgo.log)")
 	fs.DurationVar(&c.timeout, "timeout", defaultRunTimeout, "bound on the whole run: when it runs out, the reports hold what finished and the rest is ERROR (exit 2)")
 }
 
@@ -63,15 +63,15 @@ type runFlags struct {
 	target      string
 	allowRemote bool
 	dryRun      bool
+	wait        time.Duration
 	settings    harness.Settings
 	tuning      scenarios.Tuning
 	property    property.Config
 }
 
-func runRun(args []string, stdout, stderr io.Writer) int {
-	f := runFlags{settings: harness.DefaultSettings(), tuning: scenarios.DefaultTuning(), property: property.DefaultConfig()}
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.StringVar(&f.target, "target", defaultTarget, "target file, or fake:NAME for a built-in fake (see `idemspec list`)")
+func runCommand(fs *pflag.FlagSet) body {
+	f := &runFlags{settings: harness.DefaultSettings(), tuning: scenarios.DefaultTuning(), property: property.DefaultConfig()}
+	fs.StringVar(&f.target, "target", defaultTarget, "a target `FILE`, or fake:NAME for a built-in fake (idemspec list --fakes names them)")
 	f.register(fs, `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
 	fs.IntVar(&f.tuning.Repeats, "repeats", f.tuning.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
@@ -81,6 +81,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
+	fs.DurationVar(&f.wait, "wait", 0, fmt.Sprintf("keep trying the target's first read for up to this long before giving up, for a service still starting (0: one try; at most %s)", maxWait))
 	fs.IntVar(&f.tuning.Retry.MaxAttempts, "retry-attempts", f.tuning.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
 	fs.DurationVar(&f.tuning.Retry.AttemptTimeout, "retry-timeout", f.tuning.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
 	fs.DurationVar(&f.tuning.Retry.Deadline, "retry-deadline", f.tuning.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
@@ -88,13 +89,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
 	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+	return func(_ []string, stdout, stderr io.Writer) int {
+		if err := f.validate(); err != nil {
+			return fail(stderr, err)
+		}
+		return f.execute(stdout, stderr)
 	}
-	if err := f.validate(); err != nil {
-		return fail(stderr, err)
-	}
-	return f.execute(stdout, stderr)
 }
 
 func (f *runFlags) validate() error {
@@ -115,6 +115,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.tuning.Retry.AttemptTimeout <= 0 || f.tuning.Retry.Deadline <= 0 {
 		return fmt.Errorf("--retry-timeout and --retry-deadline must be positive")
+	}
+	if f.wait < 0 || f.wait > maxWait {
+		return fmt.Errorf("--wait %s: must be between 0 and %s", f.wait, maxWait)
 	}
 	if f.property.Checks < 1 || f.property.Steps < 1 || f.property.Budget < 0 || f.property.Crashes < 0 {
 		return fmt.Errorf("--checks and --steps must be at least 1, --property-budget and --crashes at least 0")
@@ -137,13 +140,14 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	sig := watchInterrupts()
 	defer sig.stop()
 	ctx := sig.first
+	started := time.Now()
 	target, err := targets.Load(f.target)
 	if err != nil {
-		return fail(stderr, err)
+		return f.notRun(nil, "", started, err, stdout, stderr)
 	}
 	defer target.Close()
 	if err := target.CheckRemote(f.allowRemote); err != nil {
-		return fail(stderr, err)
+		return f.notRun(target, "", started, err, stdout, stderr)
 	}
 	warn(stderr, target)
 	if f.dryRun {
@@ -153,24 +157,18 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
 	if err := target.Start(ctx, f.reportDir); err != nil {
-		return fail(stderr, target.Redact(err.Error()))
+		return f.notRun(target, "", started, err, stdout, stderr)
 	}
 	if p, ok := target.Lifecycle.(*targets.Process); ok {
 		fmt.Fprintf(stdout, "idemspec: started the target process, pid %d; its output goes to %s\n", p.Pid(), p.LogPath())
 	}
 	env, err := harness.New(target, f.settings)
 	if err != nil {
-		return fail(stderr, err)
+		return f.notRun(target, "", started, err, stdout, stderr)
 	}
 	defer env.Close()
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	err = env.Preflight(pctx)
-	if err == nil {
-		err = env.PreflightCreate(pctx)
-	}
-	cancel()
-	if err != nil {
-		return fail(stderr, target.Redact(err.Error()))
+	if err := preflight(ctx, env, f.wait, stdout); err != nil {
+		return f.notRun(target, env.RunID, started, err, stdout, stderr)
 	}
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
@@ -251,11 +249,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 
 	rep := scenarios.ComplianceReport(scenarios.LastReport(), reports.Meta{
 		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
-		Target: reports.Target{
-			Name: target.Name, Source: target.Source, BaseURL: target.BaseURL.String(),
-			Profile: target.Profile.Name, Oracle: target.Oracle.Kind(), OracleEvidence: targets.Evidence(target.Oracle),
-		},
-		Redact: target.Redact,
+		Target: reportTarget(target), Redact: target.Redact,
 	})
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {

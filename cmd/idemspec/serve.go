@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -9,31 +8,34 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"github.com/idemspec/idemspec/fakes"
 )
 
 func init() {
-	commands["serve"] = command{summary: "run the reference server or a mutant as a standalone process", run: runServe}
+	register(command{use: "serve", summary: "run the reference server or a mutant as a standalone process", define: serveCommand})
 }
 
-// runServe serves a fake until SIGTERM or SIGINT, then shuts down
-// cleanly: requests in flight finish and the database is closed. Its
-// records live in the --db file (WAL, synchronous commits), so a new
-// process on the same file remembers every key a SIGKILLed one stored.
-func runServe(args []string, stdout, stderr io.Writer) int {
+func serveCommand(fs *pflag.FlagSet) body {
 	var opts fakes.Options
-	var addr string
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.StringVar(&opts.Mutant, "mutant", fakes.Reference, "the reference server, or a mutant (see `idemspec list`)")
+	var addr, store string
+	fs.StringVar(&opts.Mutant, "mutant", fakes.Reference, "the reference server, or a mutant `NAME` (idemspec list --fakes names them)")
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "host:port to listen on")
 	fs.StringVar(&opts.DBPath, "db", "idemspec-serve.db", "SQLite database file (created if missing)")
-	var store string
 	fs.StringVar(&store, "store", "", "a postgres:// URL: keep keys and resources in PostgreSQL instead of --db (several instances may share it)")
 	fs.DurationVar(&opts.Delay, "delay", fakes.DefaultDelay, "the handler's work time between claiming a key and storing its answer")
 	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
-	if ok, code := parseFlags(fs, args, stderr); !ok {
-		return code
+	return func(_ []string, stdout, stderr io.Writer) int {
+		return serve(opts, addr, store, stdout, stderr)
 	}
+}
+
+// serve serves a fake until SIGTERM or SIGINT, then shuts down cleanly:
+// requests in flight finish and the database is closed. Its records live
+// in the --db file (WAL, synchronous commits), so a new process on the
+// same file remembers every key a SIGKILLed one stored.
+func serve(opts fakes.Options, addr, store string, stdout, stderr io.Writer) int {
 	if store != "" {
 		if !fakes.IsPostgres(store) {
 			return fail(stderr, fmt.Sprintf("--store %q: want a postgres:// URL", store))

@@ -1,42 +1,41 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/idemspec/idemspec/targets"
 )
 
 func init() {
-	commands["validate"] = command{summary: "check a target file without sending anything", run: runValidate}
+	register(command{use: "validate FILE", summary: "check a target file without sending anything", args: cobra.ExactArgs(1), define: validateCommand})
 }
 
-// runValidate loads a target file as run would, but starts nothing and
+// validateCommand loads a target file as run would, but starts nothing and
 // sends nothing: exit 0 when it is good, 2 with file:line: field when not.
 // It refuses what run refuses, a remote address without allow_remote
 // included.
-func runValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func validateCommand(fs *pflag.FlagSet) body {
 	allowRemote := fs.Bool("allow-remote", false, "allow addresses that are not loopback, as run --allow-remote does")
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	return func(args []string, stdout, stderr io.Writer) int {
+		return validate(args[0], *allowRemote, stdout, stderr)
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: idemspec validate [--allow-remote] FILE")
-		return exitError
-	}
-	t, err := targets.LoadFile(fs.Arg(0))
+}
+
+func validate(file string, allowRemote bool, stdout, stderr io.Writer) int {
+	t, err := targets.LoadFile(file)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if err := t.CheckRemote(*allowRemote); err != nil {
+	if err := t.CheckRemote(allowRemote); err != nil {
 		return fail(stderr, err)
 	}
 	warn(stderr, t)
 	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key %s)\n",
-		fs.Arg(0), t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Header)
+		file, t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Header)
 	return exitOK
 }
 

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // devVersion is what version holds when no -ldflags "-X main.version=..."
@@ -45,3 +49,12 @@ func buildVersion() string {
 // shortRevision is the first twelve characters of a commit hash, as
 // Go's own pseudo-versions show it.
 func shortRevision(rev string) string { return rev[:min(12, len(rev))] }
+
+func init() {
+	register(command{use: "version", summary: "print idemspec's version (also: idemspec --version)", define: func(*pflag.FlagSet) body {
+		return func(_ []string, stdout, _ io.Writer) int {
+			fmt.Fprintln(stdout, "idemspec", buildVersion())
+			return exitOK
+		}
+	}})
+}

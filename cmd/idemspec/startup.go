@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// maxWait bounds --wait: a service that has not answered in this long is
+// not starting, it is down.
+const maxWait = 10 * time.Minute
+
+// Preflight timing: each try of the target's first read is bounded, and
+// tries under --wait are spaced so a starting service is not hammered.
+const (
+	preflightTimeout = 5 * time.Second
+	waitInterval     = 500 * time.Millisecond
+)
+
+// preflight makes sure the target answers before the first check: the
+// oracle's read, tried until it answers or wait has passed (a CI service
+// container may still be starting), then one create of the harness's own.
+func preflight(ctx context.Context, env *harness.Env, wait time.Duration, stdout io.Writer) error {
+	deadline := time.Now().Add(wait)
+	for try := 1; ; try++ {
+		pctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+		err := env.Preflight(pctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return errors.New("interrupted while waiting for the target")
+		}
+		left := time.Until(deadline)
+		if left <= 0 || !notAnswering(err) {
+			if wait > 0 {
+				return fmt.Errorf("%w (still, after waiting %s; %d tries)", err, wait, try)
+			}
+			return err
+		}
+		if try == 1 {
+			fmt.Fprintf(stdout, "idemspec: the target does not answer yet; waiting up to %s\n", wait)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("interrupted while waiting for the target")
+		case <-time.After(min(waitInterval, left)):
+		}
+	}
+	pctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
+	return env.PreflightCreate(pctx)
+}
+
+// notAnswering says whether the target's first read failed as a service
+// that is not up yet fails: no connection, no answer, or a 5xx. Any other
+// answer is the target's last word, and waiting would not change it.
+func notAnswering(err error) bool {
+	var status targets.StatusError
+	if errors.As(err, &status) {
+		return status.Transient()
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// notRun ends a run that stopped before its first check. Unless it was a
+// dry run, and when the target is known (or its file at least names it),
+// the four reports say why, one ERROR per selected check, so CI has a
+// junit.xml to show; the exit code is 2 either way.
+func (f *runFlags) notRun(t *targets.Target, runID string, started time.Time, cause error, stdout, stderr io.Writer) int {
+	meta := reports.Meta{Version: buildVersion(), RunID: runID, LabelFilter: f.labelFilter, Strict: f.strict}
+	switch {
+	case t != nil:
+		meta.Target, meta.Redact = reportTarget(t), t.Redact
+		cause = errors.New(t.Redact(cause.Error()))
+	case !strings.HasPrefix(f.target, targets.FakePrefix):
+		if s, ok := targets.SketchFile(f.target); ok {
+			meta.Target = reports.Target{Name: s.Name, Source: f.target, BaseURL: s.BaseURL}
+		}
+	}
+	code := fail(stderr, cause)
+	if f.dryRun || meta.Target.Name == "" {
+		return code
+	}
+	if meta.RunID == "" {
+		meta.RunID = newRunID()
+	}
+	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "idemspec: report directory: %v\n", err)
+		return code
+	}
+	paths, err := reports.WriteAll(f.reportDir, scenarios.NotRun(meta, false, started, cause))
+	if err != nil {
+		fmt.Fprintf(stderr, "idemspec: %v\n", err)
+		return code
+	}
+	fmt.Fprintf(stdout, "no check ran; reports: %s\n", strings.Join(paths, ", "))
+	return code
+}
+
+// reportTarget is how the reports describe t.
+func reportTarget(t *targets.Target) reports.Target {
+	return reports.Target{
+		Name: t.Name, Source: t.Source, BaseURL: t.BaseURL.String(),
+		Profile: t.Profile.Name, Oracle: t.Oracle.Kind(), OracleEvidence: targets.Evidence(t.Oracle),
+	}
+}
+
+// newRunID names a run that never reached the harness, in the harness's
+// own format.
+func newRunID() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
