@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Mutant is the reference MCP server plus one lie in its annotations:
@@ -35,6 +37,14 @@ var mutants = []Mutant{
 				st.Notes[name] = text
 				st.Log = append(st.Log, "put "+name)
 			}
+		},
+	},
+	{
+		Name:    "idempotent-unannotated",
+		Bug:     "put_note is idempotent but does not say so: an agent that times out cannot know it may call again",
+		Catches: []Catch{{"M8", ToolPut}},
+		change: func(s *steps) {
+			s.putHints = func() *sdk.ToolAnnotations { return &sdk.ToolAnnotations{DestructiveHint: yes(), OpenWorldHint: no()} }
 		},
 	},
 	{

@@ -94,8 +94,7 @@ func yes() *bool { t := true; return &t }
 func no() *bool  { f := false; return &f }
 
 func addTools(srv *sdk.Server, st *store, do steps, work time.Duration) {
-	sdk.AddTool(srv, &sdk.Tool{Name: ToolPut, Description: "Set a note's text (creates the note if missing).",
-		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: yes(), OpenWorldHint: no()}},
+	sdk.AddTool(srv, &sdk.Tool{Name: ToolPut, Description: "Set a note's text (creates the note if missing).", Annotations: do.putHints()},
 		func(ctx context.Context, _ *sdk.CallToolRequest, in putArgs) (*sdk.CallToolResult, any, error) {
 			time.Sleep(work)
 			if err := st.change(func(s *State) { do.upsert(s, in.Name, in.Text) }); err != nil {

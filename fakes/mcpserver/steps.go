@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"errors"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // steps are the decisions the reference's tools make, one function each;
@@ -15,6 +17,8 @@ type steps struct {
 	// create is create_note: one note per request id, arbitrated under
 	// one lock; work is the time the tool spends before it stores.
 	create func(s *store, requestID, text string, work time.Duration) (Created, error)
+	// putHints is what put_note declares.
+	putHints func() *sdk.ToolAnnotations
 }
 
 // errKeyReused is create_note's refusal of a request id that comes back
@@ -22,7 +26,13 @@ type steps struct {
 var errKeyReused = errors.New("request_id already used with different arguments")
 
 func reference() steps {
-	return steps{upsert: upsert, get: get, create: create}
+	return steps{upsert: upsert, get: get, create: create, putHints: putHints}
+}
+
+// putHints: put_note sets a value, so a repeat changes nothing more; it
+// overwrites, so it is destructive.
+func putHints() *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: yes(), OpenWorldHint: no()}
 }
 
 func upsert(st *State, name, text string) { st.Notes[name] = text }

@@ -104,20 +104,22 @@ func (s *Stdio) Session() *Session {
 
 // Restart stops the server the way its client would (input closed,
 // then SIGTERM, then SIGKILL) and starts it again.
-func (s *Stdio) Restart(ctx context.Context) (*Session, error) {
+func (s *Stdio) Restart(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stop(s.grace())
-	return s.start(ctx)
+	_, err := s.start(ctx)
+	return err
 }
 
 // Crash kills the server at once (SIGKILL to its group), a call in flight
 // included, and starts it again.
-func (s *Stdio) Crash(ctx context.Context) (*Session, error) {
+func (s *Stdio) Crash(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stop(0)
-	return s.start(ctx)
+	_, err := s.start(ctx)
+	return err
 }
 
 // Close stops the server; it is safe to call more than once.

@@ -89,12 +89,11 @@ func TestRestartKeepsFileState(t *testing.T) {
 	if _, err := session.Call(ctx, mcpserver.ToolPut, map[string]any{"name": "a", "text": "one"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, again := range []func(context.Context) (*mcp.Session, error){s.Restart, s.Crash} {
-		session, err := again(ctx)
-		if err != nil {
+	for _, again := range []func(context.Context) error{s.Restart, s.Crash} {
+		if err := again(ctx); err != nil {
 			t.Fatal(err)
 		}
-		a, err := session.Call(ctx, mcpserver.ToolGet, map[string]any{"name": "a"})
+		a, err := s.Session().Call(ctx, mcpserver.ToolGet, map[string]any{"name": "a"})
 		if err != nil || a.IsError || !strings.Contains(a.Text, `"one"`) {
 			t.Fatalf("after a restart get_note = %+v, %v; want the note", a, err)
 		}
