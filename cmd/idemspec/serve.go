@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/fakes/mcpserver"
 )
 
 func init() {
@@ -31,8 +32,19 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&store, "store", "", "a postgres:// URL: keep keys and resources in PostgreSQL instead of --db (several instances may share it)")
 	fs.DurationVar(&opts.Delay, "delay", fakes.DefaultDelay, "the handler's work time between claiming a key and storing its answer")
 	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
+	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
+	state := fs.String("state", "", "with --mcp: keep the MCP server's state in this JSON file (default: in memory)")
 	if ok, code := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if *serveMCPFlag {
+		mcpAddr := ""
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "addr" {
+				mcpAddr = addr
+			}
+		})
+		return serveMCP(mcpserver.Options{Mutant: opts.Mutant, StatePath: *state}, mcpAddr, stdout, stderr)
 	}
 	if store != "" {
 		if !fakes.IsPostgres(store) {

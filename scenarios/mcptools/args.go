@@ -10,21 +10,6 @@ import (
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
-// ToolSettings is what the target file says of one tool.
-type ToolSettings struct {
-	// Args is a Go template of the arguments, a JSON object, with
-	// {{.Marker}} (unique to a trial, so the oracle can count its effects)
-	// and {{.Key}} (a fresh idempotency key); "" generates them from the
-	// input schema.
-	Args string `yaml:"args"`
-	// Key names the input property that carries an idempotency key
-	// ("": one named like idempotency_key or request_id, if any).
-	Key string `yaml:"key"`
-	// Skip leaves the tool out of every call, with this reason (a tool
-	// that sends mail, say); it is still in the per-tool table.
-	Skip string `yaml:"skip"`
-}
-
 // Values is what an argument template may use.
 type Values struct{ Marker, Key string }
 
@@ -35,7 +20,7 @@ type arguments struct {
 	tmpl *template.Template
 }
 
-func newArguments(tool mcp.Tool, key string, ts ToolSettings) (arguments, error) {
+func newArguments(tool mcp.Tool, key string, ts mcp.ToolSettings) (arguments, error) {
 	a := arguments{tool: tool, key: key}
 	if ts.Args != "" {
 		t, err := template.New(tool.Name).Option("missingkey=error").Parse(ts.Args)

@@ -124,7 +124,7 @@ func runOne(ctx context.Context, srv Server, a Audited, c *Check, s Settings) (r
 	ctx, cancel := context.WithTimeout(ctx, s.checkTimeout())
 	defer cancel()
 	args, _ := newArguments(a.Tool, a.Key, s.Tools[a.Tool.Name])
-	tr := &trial{srv: srv, tool: a.Tool, key: a.Key, args: args, oracle: Oracle{Tool: a.Oracle, Args: s.Oracle.Args}, s: s, trace: &Trace{Tool: a.Tool.Name}}
+	tr := &trial{srv: srv, tool: a.Tool, key: a.Key, args: args, oracle: mcp.Oracle{Tool: a.Oracle, Args: s.Oracle.Args}, s: s, trace: &Trace{Tool: a.Tool.Name}}
 	if a.Oracle != s.Oracle.Tool {
 		tr.oracle.Args = nil // the chosen oracle needs no argument
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/targets/mcp"
 )
 
 const whenChanged = "after changed arguments under the key"
@@ -17,7 +18,7 @@ var M6 = define(Check{
 		if why := callable(a, srv); why != "" {
 			return why
 		}
-		args, _ := newArguments(a.Tool, a.Key, ToolSettings{})
+		args, _ := newArguments(a.Tool, a.Key, mcp.ToolSettings{})
 		if a.Args == "" && !args.carriesMarker(fresh()) {
 			return "no argument but the key carries the marker, so no changed arguments can be made; give a template (tools: " + a.Tool.Name + ": args: ...)"
 		}

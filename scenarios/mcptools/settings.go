@@ -1,18 +1,15 @@
 package mcptools
 
-import "time"
+import (
+	"time"
 
-// Oracle is the read-only tool call that shows the server's state: the
-// audit counts a trial's marker in its answer.
-type Oracle struct {
-	Tool string         `yaml:"tool"`
-	Args map[string]any `yaml:"args"`
-}
+	"github.com/idemspec/idemspec/targets/mcp"
+)
 
 // Settings is how the audit calls a server's tools.
 type Settings struct {
-	Oracle Oracle
-	Tools  map[string]ToolSettings
+	Oracle mcp.Oracle
+	Tools  map[string]mcp.ToolSettings
 	// Burst is how many identical calls a burst makes at once; Lost how
 	// many retries lose their answer.
 	Burst, Lost int

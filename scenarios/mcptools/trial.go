@@ -32,7 +32,7 @@ type trial struct {
 	tool   mcp.Tool
 	key    string
 	args   arguments
-	oracle Oracle
+	oracle mcp.Oracle
 	s      Settings
 	trace  *Trace
 
