@@ -44,7 +44,7 @@ const Reference = "reference"
 
 // mutants is the one registry: every mutant of the server
 // (mutants_server.go) and of the client (mutants_client.go).
-var mutants = slices.Concat(serverMutants, clientMutants)
+var mutants = slices.Concat(serverMutants, clientMutants, mcpMutants)
 
 // asMutantsOf marks each of ms as a mutant of the server or the client.
 func asMutantsOf(of string, ms []Mutant) []Mutant {

@@ -23,7 +23,7 @@ func TestOneRegistry(t *testing.T) {
 		seen[m.Name] = true
 		other := fakes.OfClient
 		switch m.Of {
-		case fakes.OfServer:
+		case fakes.OfServer, fakes.OfMCP:
 		case fakes.OfClient:
 			other = fakes.OfServer
 		default:
@@ -37,7 +37,7 @@ func TestOneRegistry(t *testing.T) {
 			t.Errorf("LookupMutant(%s, %s): %v, want an error saying it is a mutant of the %s", other, m.Name, err, m.Of)
 		}
 	}
-	if n := len(fakes.MutantsOf(fakes.OfServer)) + len(fakes.MutantsOf(fakes.OfClient)); n != len(fakes.Mutants()) || len(fakes.MutantsOf(fakes.OfClient)) == 0 {
+	if n := len(fakes.MutantsOf(fakes.OfServer)) + len(fakes.MutantsOf(fakes.OfClient)) + len(fakes.MutantsOf(fakes.OfMCP)); n != len(fakes.Mutants()) || len(fakes.MutantsOf(fakes.OfClient)) == 0 {
 		t.Errorf("%d server and client mutants of %d", n, len(fakes.Mutants()))
 	}
 	for _, of := range []string{fakes.OfServer, fakes.OfClient} {

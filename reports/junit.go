@@ -87,7 +87,7 @@ func WriteJUnit(w io.Writer, r Report) error {
 	}
 	for _, c := range r.Checks {
 		tc := junitCase{
-			Name:      c.ID + " " + c.Title,
+			Name:      c.Label() + " " + c.Title,
 			Classname: "idemspec." + c.Group,
 			Time:      seconds(c.DurationMS),
 			Properties: []junitProperty{

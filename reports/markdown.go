@@ -45,13 +45,14 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	for _, c := range r.Checks {
 		// A report read back may come from anywhere: even the id, verdict
 		// and level columns are escaped.
-		id := cell(c.ID)
+		id := cell(c.Label())
 		if findingWorthy(c.Verdict) {
 			id = fmt.Sprintf("[%s](#%s)", id, anchor(c))
 		}
 		md.linef("| %s | %s %s | %s | %s | %s | %s |", id, verdictIcon(c.Verdict), cell(string(c.Verdict)), cell(string(c.Level)),
 			cell(c.Clause), cell(strings.TrimPrefix(c.Title, "should ")), msText(c.DurationMS))
 	}
+	md.tools(r.Tools)
 	for _, c := range r.Checks {
 		if findingWorthy(c.Verdict) {
 			md.finding(c)
@@ -64,7 +65,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 				md.line("\n## Skipped\n")
 				skipped = true
 			}
-			md.linef("- **%s**: %s", inline(c.ID), inline(c.Reason))
+			md.linef("- **%s**: %s", inline(c.Label()), inline(c.Reason))
 		}
 	}
 	md.linef("\n---\nWritten by %s %s. The JSON report (`report.json`) holds every exchange.", inline(r.Tool.Name), inline(r.Tool.Version))
@@ -75,7 +76,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 // finding is the section of one check that did not pass.
 func (md *markdown) finding(c CheckResult) {
 	md.line("")
-	md.linef("## %s %s %s: %s", verdictIcon(c.Verdict), inline(c.ID), inline(string(c.Verdict)), inline(c.Title))
+	md.linef("## %s %s %s: %s", verdictIcon(c.Verdict), inline(c.Label()), inline(string(c.Verdict)), inline(c.Title))
 	md.line("")
 	md.linef("Level **%s**, clause %s, group %s, %s.", inline(string(c.Level)), inline(c.Clause), inline(c.Group), msText(c.DurationMS))
 	md.line("")
@@ -203,7 +204,7 @@ func findingWorthy(s check.Status) bool {
 // anchor is the GitHub heading anchor of a finding: lower case, spaces
 // to dashes, punctuation dropped.
 func anchor(c CheckResult) string {
-	heading := fmt.Sprintf("%s %s: %s", c.ID, c.Verdict, c.Title)
+	heading := fmt.Sprintf("%s %s: %s", c.Label(), c.Verdict, c.Title)
 	var b strings.Builder
 	b.WriteString("-") // the icon becomes a leading dash
 	for _, r := range strings.ToLower(heading) {

@@ -18,6 +18,8 @@ type Report struct {
 	Target  Target        `json:"target"`
 	Checks  []CheckResult `json:"checks"`
 	Summary Summary       `json:"summary"`
+	// Tools is the per-tool table of an MCP tool audit.
+	Tools []ToolRow `json:"tools,omitempty"`
 }
 
 // Tool names the harness that wrote the report.
@@ -54,6 +56,9 @@ type Target struct {
 // CheckResult is one check's verdict with its evidence.
 type CheckResult struct {
 	check.Check
+	// Subject is what the check judged when it judges several things in
+	// one run: the tool, in an MCP tool audit.
+	Subject    string            `json:"subject,omitempty"`
 	Verdict    check.Status      `json:"verdict"`
 	Reason     string            `json:"reason,omitempty"`
 	Violations []check.Violation `json:"violations,omitempty"`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios/mcptools"
 )
 
 // binary is the idemspec CLI, built once for the whole package.
@@ -152,7 +153,7 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 func serverChecks() []check.Check {
 	var out []check.Check
 	for _, c := range check.All() {
-		if c.Group != "client" {
+		if c.Group != "client" && c.Group != mcptools.Group {
 			out = append(out, c)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 
 // commandNames are the subcommands a user types; completion and help
 // come from the CLI library.
-var commandNames = []string{"agent", "client", "init", "list", "report", "run", "serve", "validate", "version"}
+var commandNames = []string{"agent", "client", "init", "list", "mcp", "report", "run", "serve", "validate", "version"}
 
 // TestHelpGoesToStdoutAndExitsZero: -h, --help and `help CMD` print the
 // command's usage, GNU-style flags included, on stdout and exit 0.
@@ -136,7 +136,7 @@ func TestListFakes(t *testing.T) {
 	find := func(prefix string) string {
 		var found []string
 		for _, l := range lines {
-			if f := strings.Fields(l); len(f) > 0 && (f[0] == prefix || len(f) > 1 && f[0]+" "+f[1] == prefix) {
+			if f := strings.Fields(l); len(f) > 0 && (f[0] == prefix || len(f) > 1 && f[0]+" "+f[1] == prefix || len(f) > 2 && strings.Join(f[:3], " ") == prefix) {
 				found = append(found, l)
 			}
 		}
@@ -150,8 +150,11 @@ func TestListFakes(t *testing.T) {
 	find("--bug " + fakes.Reference)
 	for _, m := range fakes.Mutants() {
 		prefix := "fake:" + m.Name
-		if m.Of == fakes.OfClient {
+		switch m.Of {
+		case fakes.OfClient:
 			prefix = "--bug " + m.Name
+		case fakes.OfMCP:
+			prefix = "--mcp --mutant " + m.Name
 		}
 		line := find(prefix)
 		for _, id := range append(m.Catches, m.Multi...) {

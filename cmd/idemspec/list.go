@@ -20,7 +20,7 @@ func init() {
 
 func listCommand(fs *pflag.FlagSet) body {
 	format := fs.String("format", "text", "text, or markdown (the conformance document, docs/CONFORMANCE.md)")
-	fakesOnly := fs.Bool("fakes", false, "list the built-in fakes (targets fake:NAME) and mutant clients (idemspec agent --bug NAME) instead")
+	fakesOnly := fs.Bool("fakes", false, "list the built-in fakes (targets fake:NAME), mutant clients (idemspec agent --bug NAME) and MCP servers (idemspec serve --mcp --mutant NAME) instead")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if *fakesOnly {
 			listFakes(stdout)
@@ -48,8 +48,9 @@ func listChecks(format string, stdout, stderr io.Writer) int {
 }
 
 // listFakes prints one line per built-in fake: the servers a target names
-// as fake:NAME, then the clients idemspec agent plays with --bug NAME,
-// each mutant with the checks that must catch it.
+// as fake:NAME, the clients idemspec agent plays with --bug NAME and the
+// MCP servers idemspec serve --mcp plays, each mutant with the checks that
+// must catch it.
 func listFakes(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tFAILS\tBUG")
@@ -67,7 +68,13 @@ func listFakes(w io.Writer) {
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		fmt.Fprintf(tw, "--bug %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
 	}
+	fmt.Fprintln(tw, "\t\t")
+	fmt.Fprintln(tw, "MCP SERVER\tFAILS\tBUG")
+	fmt.Fprintf(tw, "--mcp --mutant %s\t-\tnone: the reference MCP server, which passes or warns exactly as designed\n", fakes.Reference)
+	for _, m := range fakes.MutantsOf(fakes.OfMCP) {
+		fmt.Fprintf(tw, "--mcp --mutant %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
+	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nA server fake takes options: fake:NAME?OPTION=VALUE&... (see docs/REFERENCE-SERVER.md);")
-	fmt.Fprintln(w, "idemspec serve --mutant NAME serves one as a process, idemspec client --cmd \"idemspec agent --bug NAME\" judges a client.")
+	fmt.Fprintln(w, "idemspec serve --mutant NAME serves one as a process, idemspec client --cmd \"idemspec agent --bug NAME\" judges a client,\nidemspec mcp --cmd \"idemspec serve --mcp --mutant NAME\" audits an MCP server.")
 }

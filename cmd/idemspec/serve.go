@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/fakes/mcpserver"
 )
 
 func init() {
@@ -26,7 +27,16 @@ func serveCommand(fs *pflag.FlagSet) body {
 	fs.StringVar(&store, "store", "", "a postgres:// URL: keep keys and resources in PostgreSQL instead of --db (several instances may share it)")
 	fs.DurationVar(&opts.Delay, "delay", fakes.DefaultDelay, "the handler's work time between claiming a key and storing its answer")
 	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
+	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
+	state := fs.String("state", "", "with --mcp: keep the MCP server's state in this JSON `FILE` (default: in memory)")
 	return func(_ []string, stdout, stderr io.Writer) int {
+		if *serveMCPFlag {
+			mcpAddr := ""
+			if fs.Changed("addr") {
+				mcpAddr = addr
+			}
+			return serveMCP(mcpserver.Options{Mutant: opts.Mutant, StatePath: *state}, mcpAddr, stdout, stderr)
+		}
 		return serve(opts, addr, store, stdout, stderr)
 	}
 }

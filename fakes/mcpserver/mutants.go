@@ -1,0 +1,117 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Mutant is the reference MCP server plus one lie in its annotations:
+// a tool that does not do what it declares. Catches lists the checks of
+// the tool audit (scenarios/mcptools) that must fail against it, each
+// with the tool it must fail on; every other verdict stays as against the
+// reference. The detection matrix holds the audit to it, over stdio and
+// over streamable HTTP.
+type Mutant struct {
+	Name    string
+	Bug     string
+	Catches []Catch
+	change  func(*steps)
+}
+
+// Catch is one verdict a mutant must turn into FAIL: a check on a tool.
+type Catch struct{ Check, Tool string }
+
+// Reference is the name of the correct server.
+const Reference = "reference"
+
+var mutants = []Mutant{
+	{
+		Name:    "idempotent-appends",
+		Bug:     "put_note declares idempotentHint but appends to the log on every call",
+		Catches: []Catch{{"M1", ToolPut}, {"M2", ToolPut}, {"M3", ToolPut}},
+		change: func(s *steps) {
+			s.upsert = func(st *State, name, text string) {
+				st.Notes[name] = text
+				st.Log = append(st.Log, "put "+name)
+			}
+		},
+	},
+	{
+		Name:    "idempotent-unannotated",
+		Bug:     "put_note is idempotent but does not say so: an agent that times out cannot know it may call again",
+		Catches: []Catch{{"M8", ToolPut}},
+		change: func(s *steps) {
+			s.putHints = func() *sdk.ToolAnnotations { return &sdk.ToolAnnotations{DestructiveHint: yes(), OpenWorldHint: no()} }
+		},
+	},
+	{
+		Name:    "readonly-writes",
+		Bug:     "get_note declares readOnlyHint but records each read in the log",
+		Catches: []Catch{{"M4", ToolGet}},
+		change: func(s *steps) {
+			s.get = func(s *store, name string) (text string, ok bool, err error) {
+				err = s.change(func(st *State) {
+					text, ok = st.Notes[name]
+					st.Log = append(st.Log, "read "+name)
+				})
+				return text, ok, err
+			}
+		},
+	},
+	{
+		Name:    "keyed-ignores-key",
+		Bug:     "create_note takes a request_id and ignores it: every call makes a note",
+		Catches: []Catch{{"M5", ToolCreate}, {"M6", ToolCreate}, {"M7", ToolCreate}},
+		change: func(s *steps) {
+			s.create = func(s *store, _ string, text string, work time.Duration) (Created, error) {
+				time.Sleep(work)
+				var c Created
+				err := s.change(func(st *State) { c = insert(st, "", text) })
+				return c, err
+			}
+		},
+	},
+	{
+		Name:    "keyed-races",
+		Bug:     "create_note looks its request_id up, works, then stores, in two critical sections: a burst of one id makes several notes",
+		Catches: []Catch{{"M7", ToolCreate}},
+		change: func(s *steps) {
+			s.create = func(s *store, requestID, text string, work time.Duration) (Created, error) {
+				var c Created
+				var seen bool
+				s.read(func(st *State) { c, seen = find(st, requestID) })
+				if seen {
+					if c.Text != text {
+						return c, errKeyReused
+					}
+					return c, nil
+				}
+				time.Sleep(work)
+				err := s.change(func(st *State) { c = insert(st, requestID, text) })
+				return c, err
+			}
+		},
+	},
+}
+
+// Mutants lists every mutant of the reference MCP server.
+func Mutants() []Mutant { return append([]Mutant(nil), mutants...) }
+
+// LookupMutant finds a mutant by name; "reference" and "" are the
+// correct server.
+func LookupMutant(name string) (Mutant, error) {
+	if name == "" || name == Reference {
+		return Mutant{Name: Reference}, nil
+	}
+	names := []string{Reference}
+	for _, m := range mutants {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Mutant{}, fmt.Errorf("unknown mutant of the MCP server %q (known: %s)", name, strings.Join(names, ", "))
+}

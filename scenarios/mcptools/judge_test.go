@@ -1,0 +1,91 @@
+package mcptools
+
+import (
+	"testing"
+
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/targets/mcp"
+)
+
+func reading(when string, state string, counts map[string]int) Reading {
+	return Reading{When: when, State: state, Counts: counts}
+}
+
+func TestSameEffect(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		once, then int
+		want       check.Status
+	}{
+		{"one effect kept", 2, 2, check.PASS},
+		{"a repeat added an effect", 2, 4, check.FAIL},
+		{"the oracle saw nothing", 0, 0, check.ERROR},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := &Trace{Tool: "put", Calls: []Call{{Seq: 1, Step: "call 1", Outcome: Answered}}, Readings: []Reading{
+				reading(whenOnce, "", map[string]int{"m": c.once}),
+				reading(whenAfter, "", map[string]int{"m": c.then}),
+			}}
+			if v := SameEffect("M1", tr, probe{whenOnce, "m"}, probe{whenAfter, "m"}); v.Status != c.want {
+				t.Errorf("verdict %s (%s), want %s", v.Status, v.Reason, c.want)
+			}
+		})
+	}
+}
+
+func TestNoChange(t *testing.T) {
+	same := &Trace{Readings: []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":1}`, nil)}}
+	changed := &Trace{Readings: []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":2}`, nil)}}
+	if v := NoChange("M4", same); v.Status != check.PASS {
+		t.Errorf("same state: %s", v.Status)
+	}
+	if v := NoChange("M4", changed); v.Status != check.FAIL {
+		t.Errorf("changed state: %s", v.Status)
+	}
+}
+
+func TestKeyHeld(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		outcome Outcome
+		first   int
+		changed int
+		want    check.Status
+	}{
+		{"refused, no effect", ToolError, 1, 0, check.PASS},
+		{"refused by JSON-RPC", Refused, 1, 0, check.PASS},
+		{"accepted without effect", Answered, 1, 0, check.FAIL},
+		{"acted on the changed arguments", ToolError, 1, 1, check.FAIL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := &Trace{Tool: "create", Calls: []Call{{Seq: 1, Step: "call 1", Outcome: Answered}, {Seq: 2, Step: stepChanged, Outcome: c.outcome}},
+				Readings: []Reading{
+					reading(whenOnce, "", map[string]int{"m": 1}),
+					reading(whenChanged, "", map[string]int{"m": c.first, "n": c.changed}),
+				}}
+			if v := KeyHeld("M6", tr, probe{whenOnce, "m"}, probe{whenChanged, "n"}); v.Status != c.want {
+				t.Errorf("verdict %s (%s), want %s", v.Status, v.Reason, c.want)
+			}
+		})
+	}
+}
+
+func TestRetrySafe(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tool mcp.Tool
+		key  string
+		want check.Status
+	}{
+		{"read-only", mcp.Tool{Name: "t", Annotated: true, ReadOnly: true}, "", check.PASS},
+		{"idempotent", mcp.Tool{Name: "t", Annotated: true, Idempotent: true}, "", check.PASS},
+		{"keyed", mcp.Tool{Name: "t", Annotated: true}, "request_id", check.PASS},
+		{"neither", mcp.Tool{Name: "t", Annotated: true, Destructive: true}, "", check.WARN},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if v := RetrySafe("M8", c.tool, c.key); v.Status != c.want {
+				t.Errorf("verdict %s, want %s", v.Status, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,35 @@
+package mcptools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// M4: a tool declared read-only changes nothing the oracle reads.
+var M4 = define(Check{
+	ID: "M4", Level: check.MUST,
+	Clause:   `MCP schema ToolAnnotations.readOnlyHint: "If true, the tool does not modify its environment."`,
+	Title:    "should change no observed state when a tool declared read-only is called",
+	Concerns: func(a Audited) bool { return a.Tool.ReadOnly },
+	Needs:    callable,
+	Calls:    func(s Settings) int { return 2 + 1 + s.lost() },
+	Run:      readOnly,
+})
+
+func readOnly(ctx context.Context, tr *trial) check.Verdict {
+	const id = "M4"
+	args := tr.argsFor(fresh())
+	if err := tr.read(ctx, whenBefore); err != nil {
+		return check.Errored(id, err)
+	}
+	tr.call(ctx, "call 1", args)
+	for i := range tr.s.lost() {
+		tr.lost(ctx, fmt.Sprintf("retry %d, answer lost", i+1), args)
+	}
+	if err := tr.read(ctx, whenAfter); err != nil {
+		return check.Errored(id, err)
+	}
+	return NoChange(id, tr.trace)
+}

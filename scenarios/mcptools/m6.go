@@ -1,0 +1,44 @@
+package mcptools
+
+import (
+	"context"
+
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/targets/mcp"
+)
+
+const whenChanged = "after changed arguments under the key"
+
+// M6: changed arguments under a used key are refused and do nothing.
+var M6 = define(Check{
+	ID: "M6", Level: check.MUST, Clause: clauseKeyed + " §2.6 (a key reused with a different payload is refused)",
+	Title:    "should refuse, with no effect, changed arguments under a key already used",
+	Concerns: keyed,
+	Needs: func(a Audited, srv Server) string {
+		if why := callable(a, srv); why != "" {
+			return why
+		}
+		args, _ := newArguments(a.Tool, a.Key, mcp.ToolSettings{})
+		if a.Args == "" && !args.carriesMarker(fresh()) {
+			return "no argument but the key carries the marker, so no changed arguments can be made; give a template (tools: " + a.Tool.Name + ": args: ...)"
+		}
+		return ""
+	},
+	Calls: func(Settings) int { return 4 },
+	Run:   keyHeld,
+})
+
+func keyHeld(ctx context.Context, tr *trial) check.Verdict {
+	const id = "M6"
+	v := fresh()
+	changed := Values{Marker: fresh().Marker, Key: v.Key}
+	tr.call(ctx, "call 1", tr.argsFor(v))
+	if err := tr.read(ctx, whenOnce, v.Marker); err != nil {
+		return check.Errored(id, err)
+	}
+	tr.call(ctx, stepChanged, tr.argsFor(changed))
+	if err := tr.read(ctx, whenChanged, v.Marker, changed.Marker); err != nil {
+		return check.Errored(id, err)
+	}
+	return KeyHeld(id, tr.trace, probe{whenOnce, v.Marker}, probe{whenChanged, changed.Marker})
+}

@@ -1,0 +1,80 @@
+package mcptools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/reports"
+)
+
+// Report builds the audit's report: one result per check and tool (the
+// tool is the subject), and the per-tool table.
+func Report(results []Result, tools []Audited, run reports.Run, m reports.Meta) reports.Report {
+	var checks []reports.CheckResult
+	for _, r := range results {
+		checks = append(checks, reports.CheckResult{
+			Check: r.Check, Subject: r.Tool.Name, Verdict: r.Verdict.Status, Reason: r.Verdict.Reason,
+			Violations: r.Verdict.Violations, DurationMS: reports.MS(r.Elapsed), Evidence: r.Evidence,
+		})
+	}
+	out := reports.New(run, m, checks)
+	out.Tools = ToolTable(results, tools)
+	return out
+}
+
+// ToolTable is the per-tool table: claim, verdicts, first evidence.
+func ToolTable(results []Result, tools []Audited) []reports.ToolRow {
+	var rows []reports.ToolRow
+	for _, a := range tools {
+		row := reports.ToolRow{Tool: a.Tool.Name, Claimed: a.Tool.Claim(), Key: a.Key, Verdict: check.PASS}
+		var vs []string
+		for _, r := range results {
+			if r.Tool.Name != a.Tool.Name {
+				continue
+			}
+			vs = append(vs, fmt.Sprintf("%s %s", r.Check.ID, r.Verdict.Status))
+			row.Verdict = reports.Worst(row.Verdict, r.Verdict.Status)
+			if r.Verdict.Status != check.PASS && row.Evidence == "" {
+				row.Evidence = r.Check.ID + ": " + r.Verdict.Reason
+			}
+		}
+		row.Verdicts = strings.Join(vs, ", ")
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// Planned is what the dry run says of one tool: its claim and, for each
+// check that concerns it, how many calls it makes or why it will skip.
+type Planned struct {
+	Tool   Audited
+	Checks []PlannedCheck
+}
+
+// PlannedCheck is one check in the plan.
+type PlannedCheck struct {
+	Check check.Check
+	Calls int
+	Skip  string
+}
+
+// Plan lists what the audit will do to each tool, without calling any.
+func Plan(srv Server, tools []Audited, s Settings) []Planned {
+	var out []Planned
+	for _, a := range tools {
+		p := Planned{Tool: a}
+		for _, c := range Checks() {
+			if !c.Concerns(a) {
+				continue
+			}
+			pc := PlannedCheck{Check: c.Entry(), Calls: c.Calls(s)}
+			if c.Needs != nil {
+				pc.Skip = c.Needs(a, srv)
+			}
+			p.Checks = append(p.Checks, pc)
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,26 @@
+package mcptools
+
+import (
+	"context"
+
+	"github.com/idemspec/idemspec/targets/mcp"
+)
+
+// Server is an MCP server as the checks drive it: over stdio (a managed
+// process) or streamable HTTP (through the harness's lanes).
+type Server interface {
+	// Call calls a tool and returns its answer.
+	Call(ctx context.Context, tool string, args map[string]any) (mcp.Answer, error)
+	// CallLost calls a tool so that its answer is lost: on stdio the
+	// harness discards it, as a timed-out agent does; on HTTP it is cut
+	// on the faulty lane. What came back, if anything, is returned for
+	// the record only.
+	CallLost(ctx context.Context, tool string, args map[string]any) (mcp.Answer, error)
+	// Restart stops the server cleanly and starts it again.
+	Restart(ctx context.Context) error
+	// CrashDuring calls a tool, kills the server while the call is in
+	// flight, and starts it again.
+	CrashDuring(ctx context.Context, tool string, args map[string]any) error
+	// CannotRestart says why the server cannot be restarted ("": it can).
+	CannotRestart() string
+}

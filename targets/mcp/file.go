@@ -1,0 +1,88 @@
+package mcp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is a target file that describes an MCP server:
+//
+//	name: notes
+//	mcp:
+//	  command: idemspec serve --mcp --state notes.json
+//	oracle: {tool: list_notes}
+//	tools:
+//	  put_note: {args: '{"name": "{{.Marker}}", "text": "x"}'}
+type File struct {
+	Name   string                  `yaml:"name"`
+	MCP    Endpoint                `yaml:"mcp"`
+	Oracle Oracle                  `yaml:"oracle"`
+	Tools  map[string]ToolSettings `yaml:"tools"`
+	Burst  int                     `yaml:"burst"`
+}
+
+// Endpoint is how the server is reached: a command that speaks stdio,
+// or the URL of a streamable HTTP endpoint.
+type Endpoint struct {
+	Command string            `yaml:"command"`
+	Env     map[string]string `yaml:"env"`
+	Dir     string            `yaml:"dir"`
+	URL     string            `yaml:"url"`
+}
+
+// IsMCP reports whether the target file at path describes an MCP server
+// (it has a top-level mcp: key).
+func IsMCP(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var top map[string]any
+	return yaml.Unmarshal(b, &top) == nil && top["mcp"] != nil
+}
+
+// Load reads an MCP target file; an error names the file, the line and
+// the field.
+func Load(path string) (File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, err
+	}
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return File{}, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := f.check(); err != nil {
+		return File{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+func (f File) check() error {
+	switch {
+	case f.MCP.Command == "" && f.MCP.URL == "":
+		return errors.New("mcp: give command (a server that speaks stdio) or url (streamable HTTP)")
+	case f.MCP.Command != "" && f.MCP.URL != "":
+		return errors.New("mcp: give command or url, not both")
+	case f.Burst < 0:
+		return errors.New("burst: must be positive")
+	}
+	return nil
+}
+
+// EnvList is the endpoint's environment as KEY=VALUE pairs.
+func (e Endpoint) EnvList() []string {
+	var out []string
+	for k, v := range e.Env {
+		out = append(out, k+"="+os.ExpandEnv(v))
+	}
+	return out
+}
