@@ -162,7 +162,7 @@ func (o *ListOracle) readPages(ctx context.Context, first, marker string) (Obser
 		case next == "":
 			return obs, nil
 		case n >= bound:
-			return Observation{}, fmt.Errorf("oracle list %s: oracle.list.pages.max: read %d pages and the list goes on (next: %s), so the count would be short: raise pages.max or narrow oracle.list.path (a filter, a larger page size)", requestURI(first), n, requestURI(next))
+			return Observation{}, fmt.Errorf("oracle list %s: oracle.list.pages.max: the list goes on after page %d (next: %s), so the count would be short: raise pages.max or narrow oracle.list.path (a filter, a larger page size)", requestURI(first), n, requestURI(next))
 		case seen[next]:
 			return Observation{}, fmt.Errorf("oracle list %s (page %d): the next page is %s again: the list loops (a repeated link or cursor)", where, n, requestURI(next))
 		case n > 1 && len(page.items) > 0 && bytes.Equal(body, prev):

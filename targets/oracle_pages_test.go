@@ -111,7 +111,7 @@ func TestDuplicateOnPage3(t *testing.T) {
 			}
 
 			bounded := pagedList(t, fake.BaseURL.String(), strings.Replace(tc.pages, "}", ", max: 2}", 1))
-			if _, err := bounded.Oracle.Observe(context.Background(), "dup"); err == nil || !strings.Contains(err.Error(), "oracle.list.pages.max: read 2 pages and the list goes on") {
+			if _, err := bounded.Oracle.Observe(context.Background(), "dup"); err == nil || !strings.Contains(err.Error(), "oracle.list.pages.max: the list goes on after page 2") {
 				t.Errorf("with max: 2, error %v: want the bound reported, never a short count", err)
 			}
 

@@ -1,0 +1,59 @@
+package main_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// TestPageBoundIsAnErrorOfTheCheck: nodedup executes every request of
+// S1, and its list answers one item a page. With room for every page
+// the oracle counts the duplicates and S1 fails; allowed one page, S1
+// is an ERROR naming the bound, never the PASS a count of page 1 alone
+// (one resource) would give.
+func TestPageBoundIsAnErrorOfTheCheck(t *testing.T) {
+	for _, tc := range []struct {
+		max     string
+		verdict check.Status
+		code    int
+		reason  string
+	}{
+		{max: "", verdict: check.FAIL, code: 1},
+		{max: ", max: 1", verdict: check.ERROR, code: 2, reason: "oracle.list.pages.max: the list goes on after page 1"},
+	} {
+		t.Run(string(tc.verdict), func(t *testing.T) {
+			server, err := fakes.Open(fakes.Options{Mutant: "nodedup", PageSize: 1, PageStyle: fakes.PageCursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer server.Close()
+			addr := serveLoopback(t, server.Handler())
+			file := writeFile(t, "paged.yaml", fmt.Sprintf(`base_url: http://%s
+%soracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+    pages: {next: cursor, field: next_cursor, param: cursor%s}
+`, addr, createAndList, tc.max))
+			r := run(t, "--target", file, "--label-filter", "S1")
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			ran := false
+			for _, c := range r.report.Checks {
+				if c.ID == "S1" {
+					ran = true
+					if c.Verdict != tc.verdict || !strings.Contains(c.Reason, tc.reason) {
+						t.Errorf("S1 %s (%s), want %s naming %q", c.Verdict, c.Reason, tc.verdict, tc.reason)
+					}
+				}
+			}
+			if !ran {
+				t.Errorf("S1 is missing from the report:\n%s", r.stdout)
+			}
+		})
+	}
+}
