@@ -2,6 +2,8 @@ package main_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,6 +55,48 @@ func TestPageBoundIsAnErrorOfTheCheck(t *testing.T) {
 			}
 			if !ran {
 				t.Errorf("S1 is missing from the report:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// paginatedExample is the example target file whose oracle reads a
+// paged list; IDEMSPEC_MUTANT picks the server it runs.
+var paginatedExample = filepath.Join("..", "..", "examples", "targets", "paginated-list.yaml")
+
+func TestPaginatedExampleValidates(t *testing.T) {
+	if r := idemspec(t, "validate", paginatedExample); r.code != 0 {
+		t.Fatalf("validate: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestPaginatedExampleRuns runs the example against the reference
+// (which passes: one resource per marker fits page 1) and nodedup,
+// whose duplicates the oracle counts past page 1, as the server's log
+// shows.
+func TestPaginatedExampleRuns(t *testing.T) {
+	long(t)
+	for _, tc := range []struct {
+		mutant string
+		s1     check.Status
+		code   int
+		paged  bool
+	}{{fakes.Reference, check.PASS, 0, false}, {"nodedup", check.FAIL, 1, true}} {
+		t.Run(tc.mutant, func(t *testing.T) {
+			dir := t.TempDir()
+			r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + tc.mutant}, "--target", paginatedExample, "--report-dir", dir, "--label-filter", "S1 || S4")
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			if got := checkResult(t, r, "S1").Verdict; got != tc.s1 {
+				t.Errorf("S1 %s, want %s\n%s", got, tc.s1, r.stdout)
+			}
+			log, err := os.ReadFile(filepath.Join(dir, "target.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if paged := strings.Contains(string(log), "GET /resources?cursor=res_"); paged != tc.paged {
+				t.Errorf("the oracle asked for a page after the first: %v, want %v\n%s", paged, tc.paged, log)
 			}
 		})
 	}
