@@ -223,6 +223,9 @@ func (d *document) buildReconcile(t *Target, s fileSpec) error {
 		if _, _, err := d.pathTemplate("lookup.path", s.Lookup.Path, struct{ Key string }{probeKey}, "{{.Key}}", probeKey); err != nil {
 			return err
 		}
+		if _, err := d.jsonPathField("lookup.id_field", t.LookupIDField); err != nil {
+			return err
+		}
 	}
 	t.Reconcile = s.Reconcile
 	switch s.Reconcile {

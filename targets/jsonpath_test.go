@@ -107,6 +107,7 @@ func TestJSONPathErrors(t *testing.T) {
 		{"  list: {path: '/r?m={{.Marker}}', id_field: 'a['}\n", "t.yaml:4: oracle.list.id_field: path"},
 		{"  list: {path: '/r?m={{.Marker}}', marker_field: 'a..b'}\n", "t.yaml:4: oracle.list.marker_field: path"},
 		{"  lookup: {path: '/r/{{.ID}}', marker_field: 'a]'}\n", "t.yaml:4: oracle.lookup.marker_field: path"},
+		{"  list: {path: '/r?m={{.Marker}}'}\nlookup: {path: '/k/{{.Key}}', id_field: 'a[?(@.x)'}\n", "t.yaml:5: lookup.id_field: path"},
 	} {
 		if _, err := targets.Parse("t.yaml", file(oracleBase+tc.spec)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.spec, err, tc.want)
