@@ -166,7 +166,7 @@ func (o *ListOracle) readPages(ctx context.Context, first, marker string) (Obser
 		case seen[next]:
 			return Observation{}, fmt.Errorf("oracle list %s (page %d): the next page is %s again: the list loops (a repeated link or cursor)", where, n, requestURI(next))
 		case n > 1 && len(page.items) > 0 && bytes.Equal(body, prev):
-			return Observation{}, fmt.Errorf("oracle list %s (page %d): the answer repeats page %d word for word: does the API honour %s?", where, n, n-1, o.Pages.Param)
+			return Observation{}, fmt.Errorf("oracle list %s (page %d): the answer repeats page %d word for word: does the API honour %s?", where, n, n-1, or(o.Pages.Param, "its next link"))
 		}
 		seen[next], prev, cur = true, body, next
 	}
