@@ -64,9 +64,15 @@ func TestPageBoundIsAnErrorOfTheCheck(t *testing.T) {
 // paged list; IDEMSPEC_MUTANT picks the server it runs.
 var paginatedExample = filepath.Join("..", "..", "examples", "targets", "paginated-list.yaml")
 
+// TestPaginatedExampleValidates: the example loads, and the dry run
+// says that each oracle read may cost a request per page.
 func TestPaginatedExampleValidates(t *testing.T) {
 	if r := idemspec(t, "validate", paginatedExample); r.code != 0 {
 		t.Fatalf("validate: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := idemspec(t, "run", "--target", paginatedExample, "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "oracle list, paged (next: cursor): each oracle read above is one request per page, at most 100") {
+		t.Errorf("dry run: exit %d, want 0 and the pages named\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 
