@@ -38,6 +38,10 @@ type Options struct {
 	// list every tenant's resources, as admin and service views often do.
 	// Keys stay scoped by tenant: this is a correct server.
 	ListAll bool
+	// PageSize, when set, makes the list endpoint answer that many items
+	// at a time, in PageStyle (pages.go); 0 answers every item at once.
+	PageSize  int
+	PageStyle string
 }
 
 // Defaults for Options fields left zero.
@@ -96,6 +100,9 @@ type Arrival struct {
 func Open(opts Options) (*Server, error) {
 	m, err := LookupMutant(OfServer, opts.Mutant)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPaging(&opts); err != nil {
 		return nil, err
 	}
 	if opts.Delay == 0 {
@@ -213,7 +220,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	for _, row := range rows {
 		items = append(items, resourceJSON(row))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+	s.writeList(w, r, items)
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {

@@ -95,12 +95,13 @@ type resourceRow struct {
 	CreatedAt time.Time
 }
 
-// listResources lists the resources carrying marker: the tenant's, or
-// every tenant's when tenant is "" (a view not scoped by tenant).
+// listResources lists the resources carrying marker (every one when
+// marker is "": a list that does not filter): the tenant's, or every
+// tenant's when tenant is "" (a view not scoped by tenant).
 func listResources(ctx context.Context, db *sql.DB, tenant, marker string) ([]resourceRow, error) {
 	rows, err := db.QueryContext(ctx,
 		`SELECT id, tenant, marker, payload, created_at FROM resources
-		  WHERE marker = ? AND (tenant = ? OR ? = '') ORDER BY created_at, id`, marker, tenant, tenant)
+		  WHERE (marker = ? OR ? = '') AND (tenant = ? OR ? = '') ORDER BY created_at, id`, marker, marker, tenant, tenant)
 	if err != nil {
 		return nil, err
 	}

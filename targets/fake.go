@@ -15,7 +15,7 @@ import (
 // FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
 const FakePrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all]"
+// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S]"
 // starts a built-in fake in this process; anything else is a target file.
 func Load(ref string) (*Target, error) {
 	if strings.HasPrefix(ref, FakePrefix) {
@@ -53,6 +53,12 @@ func StartFake(ref string) (*Target, error) {
 			}
 			continue
 		}
+		if name == "page_size" || name == "page_style" {
+			if err := fakePageOption(&opts, name, vals[0]); err != nil {
+				return nil, fmt.Errorf("%s: %w", ref, err)
+			}
+			continue
+		}
 		if name == "profile" {
 			if profile, err = LookupProfile(vals[0]); err != nil {
 				return nil, fmt.Errorf("%s: %w", ref, err)
@@ -70,7 +76,7 @@ func StartFake(ref string) (*Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style)", ref, name)
 		}
 	}
 	in, err := fakes.Start(opts, "127.0.0.1:0")
@@ -78,6 +84,7 @@ func StartFake(ref string) (*Target, error) {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	t := FakeTarget(in.URL, ref)
+	t.Oracle.(*ListOracle).Pages = fakePages(opts)
 	t.Profile = profile
 	t.Key.Required = profile.KeyRequired
 	t.InProgressTimeout = in.InProgressTimeout()

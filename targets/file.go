@@ -71,10 +71,11 @@ type oracleSpec struct {
 }
 
 type listSpec struct {
-	Path        string `yaml:"path" required:"true"`
-	Items       string `yaml:"items"`
-	IDField     string `yaml:"id_field"`
-	MarkerField string `yaml:"marker_field"`
+	Path        string     `yaml:"path" required:"true"`
+	Items       string     `yaml:"items"`
+	IDField     string     `yaml:"id_field"`
+	MarkerField string     `yaml:"marker_field"`
+	Pages       *pagesSpec `yaml:"pages"`
 }
 
 type lookupSpec struct {
@@ -222,6 +223,9 @@ func (d *document) buildReconcile(t *Target, s fileSpec) error {
 		if _, _, err := d.pathTemplate("lookup.path", s.Lookup.Path, struct{ Key string }{probeKey}, "{{.Key}}", probeKey); err != nil {
 			return err
 		}
+		if _, err := d.jsonPathField("lookup.id_field", t.LookupIDField); err != nil {
+			return err
+		}
 	}
 	t.Reconcile = s.Reconcile
 	switch s.Reconcile {
@@ -237,6 +241,9 @@ func (d *document) buildReconcile(t *Target, s fileSpec) error {
 	case ReconcileOracle:
 		if _, ok := t.Oracle.(ClientOracle); !ok {
 			return d.errorf("reconcile", "a %s oracle is not something a client can call", t.Oracle.Kind())
+		}
+		if l, ok := t.Oracle.(*ListOracle); ok && l.Pages != nil {
+			return d.errorf("reconcile", "oracle: a client searches one answer, and oracle.list.pages spans several: use lookup")
 		}
 	case ReconcileNone:
 	default:

@@ -34,25 +34,21 @@ type ListOracle struct {
 	// MarkerField, when set, counts only items whose field equals the
 	// marker (for list endpoints that do not filter).
 	MarkerField string
+	// Pages, when set, says how to read a list that spans several
+	// answers; nil reads one (and an answer that links a next page is
+	// then an error, not a short count).
+	Pages *Pages
 }
 
 func (o *ListOracle) Kind() string { return "list" }
 
-// Observe lists the resources carrying marker.
+// Observe lists the resources carrying marker, on every page.
 func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, error) {
 	path, err := o.render(marker)
 	if err != nil {
 		return Observation{}, err
 	}
-	status, body, err := o.target.get(ctx, path)
-	if err != nil {
-		return Observation{}, fmt.Errorf("oracle list %s: %w", path, err)
-	}
-	obs, err := o.Read(status, body, marker)
-	if err != nil {
-		return Observation{}, fmt.Errorf("oracle list %s: %w", path, err)
-	}
-	return obs, nil
+	return o.readPages(ctx, o.target.resolve(path), marker)
 }
 
 // Request builds the list request for marker, for a client that
@@ -78,49 +74,63 @@ func (o *ListOracle) render(marker string) (string, error) {
 	return p.String(), nil
 }
 
-// Read counts the items carrying marker in a list answer.
+// Read counts the items carrying marker in one list answer.
 func (o *ListOracle) Read(status int, body []byte, marker string) (Observation, error) {
+	return o.read(status, &listPage{body: body}, marker)
+}
+
+// read counts the items carrying marker on a page, and keeps the
+// decoded answer and its items on it for finding the next page.
+func (o *ListOracle) read(status int, page *listPage, marker string) (Observation, error) {
 	if status != http.StatusOK {
 		return Observation{}, StatusError(status)
 	}
-	doc, err := decodeJSON(body)
-	if err != nil {
+	var err error
+	if page.doc, err = decodeJSON(page.body); err != nil {
 		return Observation{}, fmt.Errorf("answer is not JSON: %w", err)
 	}
-	items, ok := dig(doc, o.Items).([]any)
-	if !ok {
+	items, markerAt, idAt, err := o.paths()
+	if err != nil {
+		return Observation{}, err
+	}
+	var ok bool
+	if page.items, ok = items.array(page.doc); !ok {
 		return Observation{}, fmt.Errorf("no array at %q", o.Items)
 	}
 	obs := Observation{IDs: []string{}}
-	for _, it := range items {
-		if o.MarkerField != "" && fmt.Sprint(dig(it, o.MarkerField)) != marker {
-			continue
+	for _, it := range page.items {
+		if o.MarkerField != "" {
+			m, err := markerAt.value(it)
+			if err != nil {
+				return Observation{}, fmt.Errorf("marker_field: %w", err)
+			}
+			if fmt.Sprint(m) != marker {
+				continue
+			}
 		}
 		obs.Count++
-		if id := dig(it, o.IDField); id != nil {
+		id, err := idAt.value(it)
+		if err != nil {
+			return Observation{}, fmt.Errorf("id_field: %w", err)
+		}
+		if id != nil {
 			obs.IDs = append(obs.IDs, fmt.Sprint(id))
 		}
 	}
 	return obs, nil
 }
 
-// dig follows a dotted path through decoded JSON objects.
-func dig(v any, path string) any {
-	if path == "" {
-		return v
-	}
-	start := 0
-	for i := 0; i <= len(path); i++ {
-		if i == len(path) || path[i] == '.' {
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil
-			}
-			v = m[path[start:i]]
-			start = i + 1
+// paths parses the oracle's paths (checked when the file loaded).
+func (o *ListOracle) paths() (items, marker, id jsonPath, err error) {
+	for _, p := range []struct {
+		into *jsonPath
+		text string
+	}{{&items, o.Items}, {&marker, o.MarkerField}, {&id, o.IDField}} {
+		if *p.into, err = parsePath(p.text); err != nil {
+			return
 		}
 	}
-	return v
+	return
 }
 
 // Evidence says what a reading from this oracle proves.
@@ -150,14 +160,12 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 	var err error
 	switch {
 	case s.List != nil:
-		l := s.List
-		o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, idField), MarkerField: l.MarkerField}
-		if o.path, _, err = d.pathTemplate("oracle.list.path", l.Path, Payload{Marker: probeMarker}, "{{.Marker}}", probeMarker); err != nil {
-			return nil, err
-		}
-		return o, nil
+		return d.listOracle(s.List, idField, t)
 	case s.Lookup != nil:
 		o := &LookupOracle{target: t, MarkerField: s.Lookup.MarkerField}
+		if _, err := d.jsonPathField("oracle.lookup.marker_field", o.MarkerField); err != nil {
+			return nil, err
+		}
 		if o.path, _, err = d.pathTemplate("oracle.lookup.path", s.Lookup.Path, cleanupItem{ID: probeID, Marker: probeMarker}, "{{.ID}}, {{.Marker}}", probeID); err != nil {
 			return nil, err
 		}
@@ -190,6 +198,34 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 		}
 		return &CommandOracle{Run: run, Timeout: timeout, target: t}, nil
 	}
+}
+
+// listOracle builds oracle.list. A path without {{.Marker}} is allowed
+// when marker_field picks the run's items out of a list that does not
+// filter (such a list is long: see pages).
+func (d *document) listOracle(l *listSpec, idField string, t *Target) (*ListOracle, error) {
+	o := &ListOracle{target: t, Items: l.Items, IDField: or(l.IDField, idField), MarkerField: l.MarkerField}
+	var mustHold []string
+	if l.MarkerField == "" {
+		mustHold = []string{probeMarker}
+	}
+	var err error
+	if o.path, _, err = d.pathTemplate("oracle.list.path", l.Path, Payload{Marker: probeMarker}, "{{.Marker}}", mustHold...); err != nil {
+		return nil, err
+	}
+	idAt := "oracle.list.id_field"
+	if l.IDField == "" {
+		idAt = "create.id_field" // the default
+	}
+	for field, path := range map[string]string{"oracle.list.items": l.Items, "oracle.list.marker_field": l.MarkerField, idAt: o.IDField} {
+		if _, err := d.jsonPathField(field, path); err != nil {
+			return nil, err
+		}
+	}
+	if o.Pages, err = d.pages(l.Pages); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // dsnSecrets picks the password out of a URL-style DSN.

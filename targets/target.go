@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"text/template"
 	"time"
 )
@@ -174,14 +173,7 @@ func (t *Target) ResourceID(body []byte) string {
 	if err != nil {
 		return ""
 	}
-	for _, part := range strings.Split(t.Create.IDField, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = m[part]
-	}
-	switch id := v.(type) {
+	switch id := dig(v, t.Create.IDField).(type) {
 	case string:
 		return id
 	case json.Number:
@@ -220,18 +212,25 @@ func (t *Target) addHeaders(req *http.Request) {
 
 // get sends a GET straight to the target (for oracles and look-ups).
 func (t *Target) get(ctx context.Context, path string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.resolve(path), nil)
+	status, _, b, err := t.getURL(ctx, t.resolve(path))
+	return status, b, err
+}
+
+// getURL sends a GET to a URL on base_url's host (a resolved path, or a
+// next page's link the oracle checked), straight to the target.
+func (t *Target) getURL(ctx context.Context, u string) (int, http.Header, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	t.addHeaders(req)
 	resp, err := t.Direct.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	return resp.StatusCode, b, err
+	return resp.StatusCode, resp.Header, b, err
 }
 
 // Start starts a target idemspec manages (a process: section); dir is

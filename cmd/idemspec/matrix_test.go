@@ -69,10 +69,19 @@ func matrixEntries() []matrixEntry {
 	// view) shows every tenant's resources: the reference still passes,
 	// and keys shared across tenants are still caught (T1, P1).
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?list_scope=all", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	// A list that pages (a Link header; a cursor in the answer): the
+	// reference still passes, its oracle reading every page.
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=1&page_style=cursor", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
 		if m.Name == "global-keys" {
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?list_scope=all", Mutant: m})
+		}
+		if m.Name == "nodedup" {
+			// One item a page: every duplicate lies past page 1 (a third
+			// resource on page 3), and each check still catches it.
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?page_size=1&page_style=page", Mutant: m})
 		}
 		if len(m.Multi) > 0 {
 			multi := m

@@ -40,6 +40,10 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
 	fmt.Fprintf(w, "total\t%d\t%d\t%d\t\n", usual, most, restarts)
 	w.Flush()
 	switch t.Oracle.Kind() {
+	case "list":
+		if l, ok := t.Oracle.(*targets.ListOracle); ok && l.Pages != nil {
+			fmt.Fprintf(stdout, "\noracle list, paged (next: %s): each oracle read above is one request per page, at most %d\n", l.Pages.Next, l.Pages.Max)
+		}
 	case "lookup":
 		fmt.Fprintln(stdout, "\noracle lookup: each oracle read above is one request per resource id the answers named")
 	case "sql", "command":

@@ -27,6 +27,8 @@ func serveCommand(fs *pflag.FlagSet) body {
 	fs.StringVar(&store, "store", "", "a postgres:// URL: keep keys and resources in PostgreSQL instead of --db (several instances may share it)")
 	fs.DurationVar(&opts.Delay, "delay", fakes.DefaultDelay, "the handler's work time between claiming a key and storing its answer")
 	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
+	fs.IntVar(&opts.PageSize, "page-size", 0, "list this many resources a page (0: all at once)")
+	fs.StringVar(&opts.PageStyle, "page-style", "", "how the list pages with --page-size: link (default), cursor, page or offset")
 	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
 	state := fs.String("state", "", "with --mcp: keep the MCP server's state in this JSON `FILE` (default: in memory)")
 	return func(_ []string, stdout, stderr io.Writer) int {
