@@ -7,7 +7,6 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
@@ -167,14 +166,11 @@ const PreflightRequests = 2
 // Plan lists what the selected checks will do to t, without sending
 // anything, from each check's own Plan and Needs.
 func Plan(t *targets.Target, s harness.Settings, tu Tuning, pc property.Config, labelFilter string) ([]Planned, error) {
-	keep, err := types.ParseLabelFilter(labelFilter)
+	keep, err := selection(labelFilter)
 	if err != nil {
-		return nil, fmt.Errorf("--label-filter %q: %v", labelFilter, err)
+		return nil, err
 	}
-	p := Planning{Target: t, Settings: s, Burst: s.BurstSize, Tuning: tu, Property: pc.WithDefaults(), Selected: func(id string) bool {
-		c, ok := Lookup(id)
-		return ok && keep(labels(c.Entry()))
-	}}
+	p := Planning{Target: t, Settings: s, Burst: s.BurstSize, Tuning: tu, Property: pc.WithDefaults(), Selected: keep}
 	if c := s.Limits.Concurrency; c > 0 && c < p.Burst {
 		p.Burst = c
 	}

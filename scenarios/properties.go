@@ -39,6 +39,9 @@ func propertySpec(id string) func(context.Context, *harness.Env, *history.Histor
 			cfg := suite.opts.Property
 			cfg.Seed = uint64(GinkgoRandomSeed())
 			cfg.Log = GinkgoWriter
+			if o := suite.opts.Observer; o != nil {
+				cfg.Progress = func(p property.Progress) { o.Searching(p.String()) }
+			}
 			searched.env, searched.by = e, id
 			start := time.Now()
 			searched.res, searched.err = property.Search(ctx, e, cfg)

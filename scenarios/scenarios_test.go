@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
@@ -37,7 +38,7 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	scenarios.Use(env, scenarios.Options{Progress: os.Stdout, Property: property.Config{
+	scenarios.Use(env, scenarios.Options{Observer: console.New(os.Stdout, console.Options{}), Property: property.Config{
 		// Lighter than the defaults: `make test` runs this under the race
 		// detector, which slows the fake's SQLite tenfold. The CLI tests
 		// run the property at its defaults against every fake.

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"sync"
 	"time"
@@ -25,8 +24,8 @@ const EntryName = "idemspec"
 
 // Options configure how the suite reports.
 type Options struct {
-	// Progress gets one line per check as it finishes (nil: none).
-	Progress io.Writer
+	// Observer follows the run as it goes (nil: nobody watches).
+	Observer Observer
 	// Strict makes a WARN fail its spec, as h2spec's strict mode does.
 	Strict bool
 	// Property sets how hard the properties (P1, P2) search; zero fields
@@ -59,6 +58,9 @@ var suite struct {
 	// search is the properties' one search, which P1 and P2 share.
 	search sharedSearch
 	report types.Report
+	// selected says which checks the label filter selected (set when
+	// the suite begins).
+	selected func(id string) bool
 }
 
 // Use sets the harness the specs drive. Call it before RunSpecs.
@@ -94,28 +96,6 @@ var _ = ReportAfterSuite("idemspec", func(r types.Report) {
 	}
 	r.SpecReports = specs
 	suite.report = r
-})
-
-var _ = ReportAfterEach(func(r types.SpecReport) {
-	_, o := current()
-	if o.Progress == nil || !inMode(r, o) {
-		return
-	}
-	res, ok := ResultOf(r)
-	if !ok {
-		return
-	}
-	c, _ := check.Get(res.Verdict.Check)
-	line := fmt.Sprintf("%-5s %-4s %s (%.2fs)", res.Verdict.Status, c.ID, c.Title, r.RunTime.Seconds())
-	if res.Verdict.Status != check.PASS && res.Verdict.Reason != "" {
-		line += "\n             " + res.Verdict.Reason
-	}
-	if res.Verdict.Status != check.PASS {
-		if steps := property.Counterexample(res.Evidence, "             "); steps != "" {
-			line += "\n" + steps
-		}
-	}
-	fmt.Fprintln(o.Progress, line)
 })
 
 // ResultOf reads a spec's verdict. A spec that failed or panicked

@@ -97,7 +97,7 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 	}
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: filter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose, timeout: f.timeout, client: true,
+		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true,
 		banner: fmt.Sprintf("testing the client %q against the reference server", f.command),
 	}, stdout, stderr)
 }

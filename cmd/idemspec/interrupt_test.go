@@ -114,12 +114,14 @@ func startRun(t *testing.T, ctx context.Context, args ...string) *runningSuite {
 	return s
 }
 
-// firstVerdict reads up to the first verdict line and returns it, or ""
-// if the output ended first.
+// firstVerdict reads up to the verdict line of the first check that ran
+// and returns it, or "" if the output ended first. The SKIP lines of the
+// checks the label filter left out come before any check ran: they are
+// not it.
 func (s *runningSuite) firstVerdict() string {
 	for s.lines.Scan() {
 		s.out += s.lines.Text() + "\n"
-		if f := strings.Fields(s.lines.Text()); len(f) > 1 && isVerdict(f[0]) {
+		if f := strings.Fields(s.lines.Text()); len(f) > 1 && isVerdict(f[0]) && f[0] != string(check.SKIP) {
 			return s.lines.Text()
 		}
 	}

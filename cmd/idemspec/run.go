@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/internal/outfile"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
@@ -39,6 +40,8 @@ type suiteFlags struct {
 	seed        int64
 	strict      bool
 	verbose     bool
+	quiet       bool
+	noColor     bool
 	timeout     time.Duration
 }
 
@@ -55,6 +58,8 @@ func (c *suiteFlags) register(fs *pflag.FlagSet, filterUsage string) {
 	fs.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
 	fs.BoolVar(&c.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "stream Ginkgo's own output too (it always goes to REPORT-DIR/ginkgo.log)")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print only the summary line (errors still go to stderr)")
+	fs.BoolVar(&c.noColor, "no-color", false, "no colour on a terminal (so does a non-empty NO_COLOR)")
 	fs.DurationVar(&c.timeout, "timeout", defaultRunTimeout, "bound on the whole run: when it runs out, the reports hold what finished and the rest is ERROR (exit 2)")
 }
 
@@ -159,7 +164,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err := target.Start(ctx, f.reportDir); err != nil {
 		return f.notRun(target, "", started, err, stdout, stderr)
 	}
-	if p, ok := target.Lifecycle.(*targets.Process); ok {
+	if p, ok := target.Lifecycle.(*targets.Process); ok && !f.quiet {
 		fmt.Fprintf(stdout, "idemspec: started the target process, pid %d; its output goes to %s\n", p.Pid(), p.LogPath())
 	}
 	env, err := harness.New(target, f.settings)
@@ -172,7 +177,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	}
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose, timeout: f.timeout,
+		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout,
 		ctx: ctx, cleanupCtx: sig.second, budget: f.settings.Limits.Budget,
 		tuning: f.tuning, property: f.property, replay: f.replay,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
@@ -188,6 +193,7 @@ type suiteRun struct {
 	labelFilter     string
 	seed            int64
 	strict, verbose bool
+	quiet, noColor  bool
 	timeout         time.Duration // the whole run's bound (0: Ginkgo's own)
 	client          bool
 	banner          string
@@ -211,6 +217,11 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	}
 	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
+	}
+	// Quiet: the summary line alone, and errors.
+	summary, incomplete := stdout, stdout
+	if r.quiet {
+		stdout, incomplete = io.Discard, stderr
 	}
 	logFile, err := outfile.Create(filepath.Join(r.reportDir, "ginkgo.log"))
 	if err != nil {
@@ -239,13 +250,18 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		formatter.ColorableStdOut = io.MultiWriter(progress, log)
 	}
 	r.property.Replay = r.replay
-	scenarios.Use(env, scenarios.Options{Progress: progress, Strict: r.strict, Client: r.client, Property: r.property, Tuning: r.tuning})
+	view := console.Detect(stdout, r.noColor)
+	view.Live = view.Live && !r.verbose // Ginkgo's stream would break into the status line
+	shown := console.New(progress, view)
+	defer shown.Close()
+	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Property: r.property, Tuning: r.tuning})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
 		buildVersion(), r.banner, env.RunID, suiteConfig.RandomSeed)
 	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
+	shown.Close()
 
 	rep := scenarios.ComplianceReport(scenarios.LastReport(), reports.Meta{
 		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
@@ -271,17 +287,18 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	}
 	progress.Flush()
 	if !rep.Run.Complete {
-		fmt.Fprintf(stdout, "\nthe run is incomplete (%s): the reports hold the checks that finished\n", rep.Run.Incomplete)
-		// The lines above were printed as each spec ended; what the
+		fmt.Fprintf(incomplete, "\nthe run is incomplete (%s): the reports hold the checks that finished\n", rep.Run.Incomplete)
+		// The lines above are the checks that finished; what the
 		// interruption made of the rest is the report's verdict.
 		for _, c := range rep.Checks {
 			if strings.HasPrefix(c.Reason, "not run: ") || strings.HasPrefix(c.Reason, "not finished: ") {
-				fmt.Fprintf(stdout, "%-5s %-4s %s\n", c.Verdict, c.ID, c.Reason)
+				fmt.Fprintf(incomplete, "%-5s %-4s %s\n", c.Verdict, c.ID, c.Reason)
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "\n%d checks: %d pass, %d fail, %d warn, %d skip, %d error\nreports: %s\n",
-		s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, strings.Join(paths, ", "))
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(paths, ", "))
 	if code := rep.ExitCode(); code != exitOK || !cleanupFailed {
 		return code
 	}

@@ -40,6 +40,10 @@ type Config struct {
 	Replay func(seed int64, c Config) string
 	// Log gets rapid's own output (nil: discarded).
 	Log io.Writer
+	// Progress is told where the search is at each sequence and step
+	// (nil: nobody asks). It is called on the search's goroutine and
+	// must return quickly.
+	Progress func(Progress)
 }
 
 // DefaultConfig is tuned to catch every mutant in seconds.

@@ -86,6 +86,7 @@ type sequence struct {
 // the model's rules after it; then every key is reconciled.
 func (r *pass) sequence(t *rapid.T) {
 	r.sequences++
+	r.report()
 	if r.err != nil || r.shrunk() {
 		return
 	}
@@ -298,6 +299,7 @@ func (s *sequence) step(p planned) error {
 	st := &s.steps[len(s.steps)-1]
 	s.r.drawn[p.action.name]++
 	s.r.steps++
+	s.r.report()
 	if len(s.steps) == 1 && s.r.best != nil {
 		s.r.idle++ // one more sequence run against the target while shrinking
 	}
