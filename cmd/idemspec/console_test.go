@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-
 )
 
 // sgr is a colour sequence; escape is any escape sequence.
