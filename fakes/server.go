@@ -29,6 +29,9 @@ type Options struct {
 	InProgressTimeout time.Duration
 	// KeyHeader is the request header carrying the key.
 	KeyHeader string
+	// KeyIn is where the key is read: "" or KeyInHeader (KeyHeader),
+	// KeyInBody or KeyInQuery (KeyField).
+	KeyIn string
 	// Convention sets the codes and behaviours conventions disagree on;
 	// nil is IETF, the reference's.
 	Convention *Convention
@@ -96,6 +99,9 @@ type Arrival struct {
 func Open(opts Options) (*Server, error) {
 	m, err := LookupMutant(OfServer, opts.Mutant)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkKeyIn(opts.KeyIn); err != nil {
 		return nil, err
 	}
 	if opts.Delay == 0 {

@@ -69,6 +69,7 @@ func matrixEntries() []matrixEntry {
 	// view) shows every tenant's resources: the reference still passes,
 	// and keys shared across tenants are still caught (T1, P1).
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?list_scope=all", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	entries = append(entries, keyPlaceEntries()...)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
 		if m.Name == "global-keys" {
@@ -78,6 +79,27 @@ func matrixEntries() []matrixEntry {
 			multi := m
 			multi.Catches = append(slices.Clone(m.Catches), m.Multi...)
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?instances=2", Mutant: multi})
+		}
+	}
+	return entries
+}
+
+// keyPlaceEntries take the key in the body (as Square does) and in a
+// query parameter: the reference still passes, and each mutant whose bug
+// a key can show wherever it travels is caught by the same checks. A
+// duplicated key header has no form in a body or a query read once, so
+// the mutant that takes the first of two headers is left out; with the
+// key in the query, the mutants about keys themselves are run.
+func keyPlaceEntries() []matrixEntry {
+	aboutKeys := []string{"nodedup", "global-keys", "key-optional", "missing-key-422", "uuid-only-500", "query-scoped-keys"}
+	var entries []matrixEntry
+	for _, in := range []string{fakes.KeyInBody, fakes.KeyInQuery} {
+		entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?key_in=" + in, Mutant: fakes.Mutant{Name: fakes.Reference}})
+		for _, m := range fakes.MutantsOf(fakes.OfServer) {
+			if len(m.Catches) == 0 || m.Name == "first-of-duplicate-keys" || (in == fakes.KeyInQuery && !slices.Contains(aboutKeys, m.Name)) {
+				continue
+			}
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?key_in=" + in, Mutant: m})
 		}
 	}
 	return entries

@@ -35,8 +35,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	warn(stderr, t)
-	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key %s)\n",
-		fs.Arg(0), t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Header)
+	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key in %s)\n",
+		fs.Arg(0), t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Place())
 	return exitOK
 }
 
