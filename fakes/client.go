@@ -41,12 +41,13 @@ func referenceClient(in agent.Inputs, hc *http.Client) clientSteps {
 	return clientSteps{
 		journal: filepath.Join(in.StateDir, "journal.db"),
 		create: func(ctx context.Context, key string, payload []byte) (*http.Request, error) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.ServerURL+in.CreatePath, bytes.NewReader(payload))
+			target, body, header := in.Keyed(key, payload)
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 			if err != nil {
 				return nil, err
 			}
+			req.Header = header
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(in.KeyHeader, key)
 			return req, nil
 		},
 		doer:       hc,

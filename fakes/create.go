@@ -35,7 +35,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, arrived, request{}, problem(http.StatusBadRequest, "could not read body"))
 		return
 	}
-	q := request{tenant: s.steps.tenant(r), key: s.steps.key(r), keys: s.steps.keyHeaders(r), hash: digest(body), body: body}
+	q := request{tenant: s.steps.tenant(r), key: s.steps.key(r, body), keys: s.steps.keyCount(r, body), hash: digest(s.payloadOf(body)), body: body}
 	var a answer
 	if status, failing := s.takeFailure(); failing {
 		a = problem(status, "failed on purpose (FailNext)")
@@ -53,9 +53,9 @@ func (s *Server) idempotent(ctx context.Context, q request) answer {
 	case q.keys == 0 && s.conv.KeyOptional:
 		return s.unprotected(ctx, q)
 	case q.keys == 0:
-		return problem(s.conv.MissingKey, "missing "+s.opts.KeyHeader+" header")
+		return problem(s.conv.MissingKey, "missing "+s.keyPlace())
 	case q.keys > 1:
-		return problem(http.StatusBadRequest, "more than one "+s.opts.KeyHeader+" header")
+		return problem(http.StatusBadRequest, "more than one "+s.keyPlace())
 	}
 	if a, refused := s.steps.refuseKey(q.key); refused {
 		return a

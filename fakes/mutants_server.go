@@ -116,8 +116,8 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		Bug:     "takes the first of two Idempotency-Key headers instead of refusing the request",
 		Catches: []string{"K2a", "P2"},
 		server: func(s *Server) {
-			headers := s.steps.keyHeaders
-			s.steps.keyHeaders = func(r *http.Request) int { return min(headers(r), 1) }
+			count := s.steps.keyCount
+			s.steps.keyCount = func(r *http.Request, body []byte) int { return min(count(r, body), 1) }
 		},
 	},
 	{
@@ -126,11 +126,11 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		Catches: []string{"K3", "P1"},
 		server: func(s *Server) {
 			key := s.steps.key
-			s.steps.key = func(r *http.Request) string {
+			s.steps.key = func(r *http.Request, body []byte) string {
 				if r.URL.RawQuery != "" {
-					return key(r) + "?" + r.URL.RawQuery
+					return key(r, body) + "?" + r.URL.RawQuery
 				}
-				return key(r)
+				return key(r, body)
 			}
 		},
 	},

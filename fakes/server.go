@@ -29,6 +29,9 @@ type Options struct {
 	InProgressTimeout time.Duration
 	// KeyHeader is the request header carrying the key.
 	KeyHeader string
+	// KeyIn is where the key is read: "" or KeyInHeader (KeyHeader),
+	// KeyInBody or KeyInQuery (KeyField).
+	KeyIn string
 	// Convention sets the codes and behaviours conventions disagree on;
 	// nil is IETF, the reference's.
 	Convention *Convention
@@ -103,6 +106,9 @@ func Open(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if err := checkPaging(&opts); err != nil {
+		return nil, err
+	}
+	if err := checkKeyIn(opts.KeyIn); err != nil {
 		return nil, err
 	}
 	if opts.Delay == 0 {

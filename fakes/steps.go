@@ -19,11 +19,12 @@ type steps struct {
 	// tenant scopes keys, records and resources.
 	tenant func(r *http.Request) string
 	// key is what a request's record is filed under within its tenant:
-	// the first key header's value ("" without one).
-	key func(r *http.Request) string
-	// keyHeaders counts a request's key headers: exactly one makes an
+	// the first key it carries ("" without one).
+	key func(r *http.Request, body []byte) string
+	// keyCount counts the keys a request carries (key headers, key
+	// parameters, or the body's key field): exactly one makes an
 	// idempotent create.
-	keyHeaders func(r *http.Request) int
+	keyCount func(r *http.Request, body []byte) int
 	// create answers a create request that the server means to serve.
 	create func(ctx context.Context, q request) answer
 	// refuseKey refuses a key the server does not accept (true), or lets
@@ -52,7 +53,7 @@ type steps struct {
 // request is one create request as the steps see it.
 type request struct {
 	tenant, key, hash string
-	keys              int // how many key headers it carries
+	keys              int // how many keys it carries
 	body              []byte
 }
 
@@ -67,13 +68,18 @@ type claim struct {
 // referenceSteps are the steps of the correct server.
 func (s *Server) referenceSteps() steps {
 	return steps{
-		schema:     schema,
-		tenant:     tenantOf,
-		key:        func(r *http.Request) string { return r.Header.Get(s.opts.KeyHeader) },
-		keyHeaders: func(r *http.Request) int { return len(r.Header.Values(s.opts.KeyHeader)) },
-		create:     s.idempotent,
-		refuseKey:  refuseInvalidKey,
-		once:       s.createOnce,
+		schema: schema,
+		tenant: tenantOf,
+		key: func(r *http.Request, body []byte) string {
+			if keys := s.carriedKeys(r, body); len(keys) > 0 {
+				return keys[0]
+			}
+			return ""
+		},
+		keyCount:  func(r *http.Request, body []byte) int { return len(s.carriedKeys(r, body)) },
+		create:    s.idempotent,
+		refuseKey: refuseInvalidKey,
+		once:      s.createOnce,
 		record: func(ctx context.Context, tenant, key string) (record, error) {
 			return loadRecord(ctx, s.db, tenant, key)
 		},

@@ -1,9 +1,14 @@
 package harness
 
-import "strings"
+import (
+	"strings"
 
-// MalformedKey is a key header that is not a well-formed key: its values
-// (two for a duplicated header). K2, K2a and the properties send them.
+	"github.com/idemspec/idemspec/targets"
+)
+
+// MalformedKey is a key that is not a well-formed key: its values (two
+// for a duplicated header), sent where the target takes its key. K2, K2a
+// and the properties send them.
 type MalformedKey struct {
 	Name   string
 	Values []string
@@ -16,18 +21,31 @@ func (k MalformedKey) InFormat(e *Env) bool {
 }
 
 // MalformedKeys are the malformed keys K2, K2a and the properties send,
-// each made from fresh keys; the last is the duplicated header. Leading
-// and trailing whitespace is not among them: HTTP strips it, so the
-// target would see a well-formed key.
+// each made from fresh keys; the last is the duplicated header, made only
+// where the key travels in a header (a body field or a query parameter
+// read once has no such form). Leading and trailing whitespace is not
+// among them: HTTP strips it, so the target would see a well-formed key.
 func MalformedKeys(e *Env) []MalformedKey {
-	good := e.NewKey()
+	return malformedKeys(e.Target.Key, e.NewKey(), e.NewKey(), e.NewKey())
+}
+
+// MalformedKeyCount is how many keys MalformedKeys makes for t: what the
+// dry run counts.
+func MalformedKeyCount(t *targets.Target) int {
+	return len(malformedKeys(t.Key, "good", "one", "two"))
+}
+
+func malformedKeys(k targets.Key, good, one, two string) []MalformedKey {
 	long := strings.Repeat(good, 1+1024/len(good))
-	return []MalformedKey{
+	keys := []MalformedKey{
 		{"empty", []string{""}},
 		{"256 characters", []string{long[:256]}},
 		{"1024 characters", []string{long[:1024]}},
 		{"non-ASCII", []string{good[:len(good)-1] + "é"}},
 		{"inner whitespace", []string{good[:len(good)/2] + " " + good[len(good)/2+1:]}},
-		{"duplicated header", []string{e.NewKey(), e.NewKey()}},
 	}
+	if k.InHeader() {
+		keys = append(keys, MalformedKey{"duplicated header", []string{one, two}})
+	}
+	return keys
 }

@@ -21,9 +21,12 @@ import (
 
 // Attempt is one request the scenario wants sent once.
 type Attempt struct {
-	Step    string
-	Lane    *Lane
-	Key     string // "" sends no key header
+	Step string
+	Lane *Lane
+	Key  string // "" sends no key
+	// Keys, when set, are sent instead of Key: a malformed key that is
+	// empty or duplicated (Key is then what the history records).
+	Keys    []string
 	Body    []byte // the exact bytes; a retry passes the same slice
 	Variant string
 	// Timeout bounds the attempt; zero uses the Env's default.
@@ -69,7 +72,7 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 		}()
 	}
 
-	req, err := e.Target.NewCreate(ctx, a.Key, a.Body)
+	req, err := e.Target.NewCreateWith(ctx, a.keys(), a.Body)
 	if err != nil {
 		x.Outcome, x.Error = history.Failed, err.Error()
 		e.record(h, &x)
@@ -83,6 +86,17 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	}
 	e.roundTrip(h, &x, a.Lane, req, a.Wrote)
 	return x
+}
+
+// keys are the key values the attempt sends, in the target's place.
+func (a Attempt) keys() []string {
+	switch {
+	case a.Keys != nil:
+		return a.Keys
+	case a.Key == "":
+		return nil
+	}
+	return []string{a.Key}
 }
 
 // roundTrip sends req once through lane and records it in x and h;

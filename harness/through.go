@@ -49,10 +49,14 @@ func (c *LaneClient) Do(req *http.Request) (*http.Response, error) {
 	n := c.n
 	c.mu.Unlock()
 
+	// The key is read where the target takes it, and a key in the body
+	// is left out of the payload's digest: a retry under another key is
+	// the key's fault, not a change of payload.
+	key, payload, _ := c.env.Target.KeyOf(req, body)
 	x := history.Exchange{
 		Step:    c.env.Target.Redact(fmt.Sprintf("%s %d (%s %s)", c.step, n, req.Method, req.URL.Path)),
-		Key:     req.Header.Get(c.env.Target.Key.Header),
-		Payload: Digest(body),
+		Key:     key,
+		Payload: Digest(payload),
 		Lane:    c.lane.Name,
 		Fault:   c.lane.Fault(),
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // ClientEnv is client mode's harness: the reference server behind the
@@ -114,7 +115,7 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 		ce: ce, offset: len(ce.Server.Requests()), lost: map[int]bool{}, ev: &check.Evidence{},
 		in: agent.Inputs{
 			ServerURL: "http://" + e.Faulty.Addr, CreatePath: e.Target.Create.Path,
-			LookupPath: strings.ReplaceAll(e.Target.LookupPath, "{{.Key}}", "{key}"), KeyHeader: e.Target.Key.Header,
+			LookupPath: strings.ReplaceAll(e.Target.LookupPath, "{{.Key}}", "{key}"), KeyIn: e.Target.Key.In, KeyName: e.Target.Key.Name, KeyHeader: keyHeader(e.Target.Key),
 			Payload: string(body), Marker: marker, StateDir: state, RunID: e.RunID,
 			AttemptBudget: ce.Budget, Deadline: ce.Deadline, AttemptTimeout: ce.AttemptTimeout,
 		},
@@ -123,6 +124,15 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
 	return t, nil
+}
+
+// keyHeader is the contract's IDEMSPEC_KEY_HEADER: the key's header, or
+// "" when the key goes elsewhere.
+func keyHeader(k targets.Key) string {
+	if k.InHeader() {
+		return k.Name
+	}
+	return ""
 }
 
 // start runs the client command once for the trial's operation.

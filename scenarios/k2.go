@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
@@ -19,7 +18,7 @@ import (
 var K2 = define(Check{
 	ID: "K2", Group: "keys", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §5",
 	Title: "should answer malformed keys without a server error or a dropped connection",
-	Plan:  fixed(7),
+	Plan:  oddKeyPlan,
 	Run:   oddKeysSurvived,
 })
 
@@ -32,19 +31,24 @@ func oddKeysSurvived(ctx context.Context, e *harness.Env, h *history.History, ev
 	return OddKeysSurvived(rec), nil
 }
 
-// oddKeyRun sends one create per malformed key.
+// oddKeyPlan is K2's and K2a's plan: one create per malformed key, and
+// an oracle read.
+func oddKeyPlan(p Planning) Planned {
+	n := harness.MalformedKeyCount(p.Target) + 1
+	return Planned{Requests: n, MaxRequests: n}
+}
+
+// oddKeyRecord sends one create per malformed key.
 func oddKeyRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (OddKeyRecord, error) {
 	marker := e.NewMarker(scope)
 	body, err := e.Body(marker, "100")
 	if err != nil {
 		return OddKeyRecord{}, err
 	}
-	header := http.CanonicalHeaderKey(e.Target.Key.Header)
 	var rec OddKeyRecord
 	for _, c := range harness.MalformedKeys(e) {
 		x := e.Send(ctx, h, harness.Attempt{
-			Step: "key: " + c.Name, Lane: e.Clean, Key: c.Values[0], Body: body, Variant: "100",
-			Header: http.Header{header: c.Values},
+			Step: "key: " + c.Name, Lane: e.Clean, Key: c.Values[0], Keys: c.Values, Body: body, Variant: "100",
 		})
 		rec.Keys = append(rec.Keys, OddKey{Case: c.Name, Send: x, InFormat: c.InFormat(e)})
 	}

@@ -18,7 +18,7 @@ import (
 var K2a = define(Check{
 	ID: "K2a", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.1, §5",
 	Title: "should refuse keys outside the declared format and duplicated key headers with a 4xx",
-	Plan:  fixed(7),
+	Plan:  oddKeyPlan,
 	Run:   oddKeysRefused,
 })
 

@@ -5,11 +5,12 @@ import "strings"
 // The parts of a target file that say which conventions the target
 // follows: the key's format and the profile's status codes.
 
-// key builds the key description from the file's key: section.
-func (d *document) key(s keySpec) (Key, error) {
-	k := Key{Header: or(s.Header, "Idempotency-Key"), Format: s.Format, Pattern: s.Pattern}
-	if !ValidHeaderName(k.Header) {
-		return Key{}, d.errorf("key.header", "%q is not a header name", k.Header)
+// key builds the key description from the file's key: section; c is
+// the create call, whose body may carry the key.
+func (d *document) key(s keySpec, c Create) (Key, error) {
+	k := Key{Format: s.Format, Pattern: s.Pattern}
+	if err := d.keyPlace(s, &k, c); err != nil {
+		return Key{}, err
 	}
 	if k.Format == "" {
 		k.Format = FormatUUID

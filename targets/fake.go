@@ -15,7 +15,7 @@ import (
 // FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
 const FakePrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S]"
+// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query]"
 // starts a built-in fake in this process; anything else is a target file.
 func Load(ref string) (*Target, error) {
 	if strings.HasPrefix(ref, FakePrefix) {
@@ -53,6 +53,10 @@ func StartFake(ref string) (*Target, error) {
 			}
 			continue
 		}
+		if name == "key_in" {
+			opts.KeyIn = vals[0]
+			continue
+		}
 		if name == "page_size" || name == "page_style" {
 			if err := fakePageOption(&opts, name, vals[0]); err != nil {
 				return nil, fmt.Errorf("%s: %w", ref, err)
@@ -76,7 +80,7 @@ func StartFake(ref string) (*Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in)", ref, name)
 		}
 	}
 	in, err := fakes.Start(opts, "127.0.0.1:0")
@@ -85,6 +89,7 @@ func StartFake(ref string) (*Target, error) {
 	}
 	t := FakeTarget(in.URL, ref)
 	t.Oracle.(*ListOracle).Pages = fakePages(opts)
+	FakeKeyIn(t, opts.KeyIn)
 	t.Profile = profile
 	t.Key.Required = profile.KeyRequired
 	t.InProgressTimeout = in.InProgressTimeout()
@@ -128,7 +133,7 @@ func FakeTarget(baseURL, name string) *Target {
 			IDField:     "id",
 			Body:        template.Must(template.New("body").Parse(`{"marker":"{{.Marker}}","amount":{{.Variant}}}`)),
 		},
-		Key:               Key{Header: fakes.DefaultKeyHeader, Format: FormatUUID, Required: true},
+		Key:               Key{In: KeyInHeader, Name: fakes.DefaultKeyHeader, Format: FormatUUID, Required: true},
 		Headers:           http.Header{},
 		LookupPath:        "/idempotency-keys/{{.Key}}",
 		LookupIDField:     "resource_id",

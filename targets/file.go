@@ -44,7 +44,9 @@ type createSpec struct {
 }
 
 type keySpec struct {
-	Header   string `yaml:"header"`
+	In       string `yaml:"in"`
+	Name     string `yaml:"name"`
+	Header   string `yaml:"header"` // the older spelling of in: header, name: ...
 	Format   string `yaml:"format"`
 	Pattern  string `yaml:"pattern"`
 	Required *bool  `yaml:"required"`
@@ -159,7 +161,7 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, err
 	}
 
-	if t.Key, err = d.key(s.Key); err != nil {
+	if t.Key, err = d.key(s.Key, t.Create); err != nil {
 		return nil, err
 	}
 

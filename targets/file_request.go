@@ -69,9 +69,9 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 	if _, c.Path, err = d.pathTemplate("create.path", s.Path, noFields{}, ""); err != nil {
 		return c, err
 	}
-	const fields = "{{.Marker}}, {{.Variant}}"
+	const fields = "{{.Marker}}, {{.Variant}}, and {{.Key}} with key.in: body"
 	var one, two string
-	if c.Body, one, err = d.renderTemplate("create.body", s.Body, Payload{Marker: probeMarker, Variant: "1"}, fields); err != nil {
+	if c.Body, one, err = d.renderTemplate("create.body", s.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, keySlot}, fields); err != nil {
 		return c, err
 	}
 	// Render rather than search the text, so {{ .Marker }} counts and a
@@ -80,7 +80,7 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 		return c, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
 	}
 	var b bytes.Buffer
-	if err := c.Body.Execute(&b, Payload{Marker: probeMarker, Variant: "2"}); err == nil {
+	if err := c.Body.Execute(&b, bodyData{Payload{Marker: probeMarker, Variant: "2"}, keySlot}); err == nil {
 		two = b.String()
 	}
 	if one == two {

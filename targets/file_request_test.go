@@ -50,7 +50,7 @@ oracle: {list: {path: '/r?m={{.Marker}}&n={{.Nope}}'}}
 base_url: http://127.0.0.1:1
 create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}},"t":"{{.Tenant}}"}', id_field: id}
 oracle: {list: {path: '/r?m={{.Marker}}'}}
-`, "t.yaml:2: create.body: {{.Tenant}} is not known here (known: {{.Marker}}, {{.Variant}})"},
+`, "t.yaml:2: create.body: {{.Tenant}} is not known here (known: {{.Marker}}, {{.Variant}}, and {{.Key}} with key.in: body)"},
 		{"header value with CRLF", `
 base_url: http://127.0.0.1:1
 create: {path: /r, body: ` + body + `, id_field: id}

@@ -66,7 +66,7 @@ volatile_fields: [created_at, meta.request_id]
 	if err != nil || string(body) != `{"marker":"m1","amount":7}` {
 		t.Errorf("Body = %q, %v", body, err)
 	}
-	if tg.Key != (targets.Key{Header: "Idempotency-Key", Format: "uuid", Required: true}) {
+	if tg.Key != (targets.Key{In: "header", Name: "Idempotency-Key", Format: "uuid", Required: true}) {
 		t.Errorf("Key = %+v, want the defaults Idempotency-Key / uuid / required (ietf)", tg.Key)
 	}
 	if tg.FailTrigger != nil {
@@ -130,7 +130,7 @@ in_progress_timeout: 2m
 	if tg.Create.Method != http.MethodPut || tg.Create.ContentType != "application/xml" {
 		t.Errorf("Create = %+v", tg.Create)
 	}
-	if tg.Key.Header != "X-Request-Key" {
+	if tg.Key.Name != "X-Request-Key" {
 		t.Errorf("Key = %+v", tg.Key)
 	}
 	if tg.InProgressTimeout != 2*time.Minute {

@@ -96,7 +96,12 @@ type Create struct {
 
 // Key describes the idempotency key.
 type Key struct {
-	Header string
+	// In is where a request carries the key: KeyInHeader, KeyInBody or
+	// KeyInQuery.
+	In string
+	// Name is the header's name, the body field's dotted JSON path, or
+	// the query parameter's name.
+	Name   string
 	Format string // FormatUUID or FormatPattern
 	// Pattern is the regular expression keys are generated from (and
 	// judged against) when Format is FormatPattern.
@@ -136,35 +141,27 @@ func (t *Target) Upstream() string {
 }
 
 // Body renders the create body for a payload. The harness renders it once
-// and resends those exact bytes on every retry.
+// and resends those exact bytes on every retry; a key in the body is
+// placed when a request is built (NewCreate).
 func (t *Target) Body(p Payload) ([]byte, error) {
 	var b bytes.Buffer
-	if err := t.Create.Body.Execute(&b, p); err != nil {
+	if err := t.Create.Body.Execute(&b, bodyData{p, keySlot}); err != nil {
 		return nil, fmt.Errorf("render create.body: %w", err)
 	}
 	return b.Bytes(), nil
 }
 
-// NewCreate builds one create attempt. A key of "" sends no key header.
+// NewCreate builds one create attempt. A key of "" sends no key.
 //
 // The body is a plain ReadCloser with no GetBody, so net/http cannot
 // rewind it: its Transport treats a request carrying an Idempotency-Key as
 // replayable and would otherwise resend it on a broken keep-alive
 // connection, creating the very duplicates under test.
 func (t *Target) NewCreate(ctx context.Context, key string, body []byte) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, t.Create.Method, t.resolve(t.Create.Path), nil)
-	if err != nil {
-		return nil, err
+	if key == "" {
+		return t.NewCreateWith(ctx, nil, body)
 	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.ContentLength = int64(len(body))
-	req.GetBody = nil
-	t.addHeaders(req)
-	req.Header.Set("Content-Type", t.Create.ContentType)
-	if key != "" {
-		req.Header.Set(t.Key.Header, key)
-	}
-	return req, nil
+	return t.NewCreateWith(ctx, []string{key}, body)
 }
 
 // ResourceID reads the resource id from a JSON answer, or "".

@@ -30,6 +30,7 @@ type clientFlags struct {
 	deadline       time.Duration
 	attemptTimeout time.Duration
 	slack          time.Duration
+	keyIn          string
 }
 
 func clientCommand(fs *pflag.FlagSet) body {
@@ -40,6 +41,7 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&f.deadline, "deadline", 5*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
+	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
@@ -56,6 +58,8 @@ func (f *clientFlags) validate() error {
 		return fmt.Errorf("--attempt-budget %d: must be between 1 and 100", f.budget)
 	case f.deadline <= 0 || f.attemptTimeout <= 0 || f.slack < 0:
 		return fmt.Errorf("--deadline and --attempt-timeout must be positive, --slack not negative")
+	case f.keyIn != fakes.KeyInHeader && f.keyIn != fakes.KeyInBody && f.keyIn != fakes.KeyInQuery:
+		return fmt.Errorf("--key-in %q: must be header, body or query", f.keyIn)
 	case f.attemptTimeout > f.deadline:
 		return fmt.Errorf("--attempt-timeout %v is longer than --deadline %v", f.attemptTimeout, f.deadline)
 	}
@@ -63,11 +67,12 @@ func (f *clientFlags) validate() error {
 }
 
 func (f *clientFlags) execute(stdout, stderr io.Writer) int {
-	server, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
+	server, err := fakes.Start(fakes.Options{KeyIn: f.keyIn}, "127.0.0.1:0")
 	if err != nil {
 		return fail(stderr, err)
 	}
 	target := targets.FakeTarget(server.URL, "reference server (client mode)")
+	targets.FakeKeyIn(target, f.keyIn)
 	target.Lifecycle = server
 	defer target.Close()
 	env, err := harness.New(target, harness.DefaultSettings())

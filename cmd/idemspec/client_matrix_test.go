@@ -21,6 +21,8 @@ import (
 type clientEntry struct {
 	name    string
 	command string
+	// args are further flags of `idemspec client` (the key's place).
+	args    []string
 	catches []string
 	// slack covers an interpreter's start-up on a busy machine.
 	slack time.Duration
@@ -35,6 +37,21 @@ func clientEntries(t *testing.T) []clientEntry {
 	}
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second})
+	}
+	// The key in the body or a query parameter: the clients still pass
+	// (the Python one, slow to start, with the body key only), and a new
+	// key on a retry is C1's alone, not also a changed payload.
+	entries = append(entries, clientEntry{name: "python?key_in=body", command: "python3 " + python, args: []string{"--key-in", fakes.KeyInBody}, slack: 5 * time.Second})
+	for _, in := range []string{fakes.KeyInBody, fakes.KeyInQuery} {
+		args := []string{"--key-in", in}
+		entries = append(entries, clientEntry{name: "reference?key_in=" + in, command: binary + " agent", args: args, slack: 2 * time.Second})
+		for _, name := range []string{"new-key-per-retry", "new-payload-per-retry"} {
+			m, err := fakes.LookupMutant(fakes.OfClient, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.Catches, slack: 2 * time.Second})
+		}
 	}
 	return entries
 }
@@ -71,10 +88,10 @@ func TestClientDetectionMatrix(t *testing.T) {
 		}
 		runs := matrixRuns(t, 5)
 		for i := 0; i < runs; i++ {
-			r := client(t, "--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
+			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
 				// Generous: a timeout that fires before the request
 				// reaches the server would leave nothing to judge.
-				"--attempt-timeout", "1s", "--slack", e.slack.String())
+				"--attempt-timeout", "1s", "--slack", e.slack.String()}, e.args...)...)
 			verdicts := map[string]check.Status{}
 			for _, c := range r.report.Checks {
 				verdicts[c.ID] = c.Verdict

@@ -40,8 +40,13 @@ func matrixRuns(t *testing.T, fallback int) int {
 	return fallback
 }
 
-// entryRuns is how many times the matrix runs an entry: more for a race.
+// entryRuns is how many times the matrix runs an entry: more for a race,
+// fewer where the key travels elsewhere (a race does not depend on where
+// the key travels, and the entries with the key in a header run it).
 func entryRuns(t *testing.T, m matrixEntry) int {
+	if strings.Contains(m.target, "key_in=") {
+		return matrixRuns(t, 2)
+	}
 	if slices.Contains(m.Catches, "S4") {
 		return matrixRuns(t, 10) // races are where misses hide
 	}
@@ -73,6 +78,7 @@ func matrixEntries() []matrixEntry {
 	// reference still passes, its oracle reading every page.
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=1&page_style=cursor", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	entries = append(entries, keyPlaceEntries()...)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
 		if m.Name == "global-keys" {
@@ -87,6 +93,29 @@ func matrixEntries() []matrixEntry {
 			multi := m
 			multi.Catches = append(slices.Clone(m.Catches), m.Multi...)
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?instances=2", Mutant: multi})
+		}
+	}
+	return entries
+}
+
+// keyPlaceEntries take the key in the body (as Square does) and in a
+// query parameter: the reference still passes, and each mutant whose bug
+// a key can show wherever it travels is caught by the same checks. A
+// duplicated key header has no form in a body or a query read once, so
+// the mutant that takes the first of two headers is left out; with the
+// key in the query (and in the fast tier, -short, for the body too), the
+// mutants about keys themselves are run.
+func keyPlaceEntries() []matrixEntry {
+	aboutKeys := []string{"nodedup", "global-keys", "key-optional", "missing-key-422", "uuid-only-500", "query-scoped-keys"}
+	var entries []matrixEntry
+	for _, in := range []string{fakes.KeyInBody, fakes.KeyInQuery} {
+		entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?key_in=" + in, Mutant: fakes.Mutant{Name: fakes.Reference}})
+		for _, m := range fakes.MutantsOf(fakes.OfServer) {
+			every := in == fakes.KeyInBody && !testing.Short()
+			if len(m.Catches) == 0 || m.Name == "first-of-duplicate-keys" || (!every && !slices.Contains(aboutKeys, m.Name)) {
+				continue
+			}
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?key_in=" + in, Mutant: m})
 		}
 	}
 	return entries

@@ -34,8 +34,8 @@ func validate(file string, allowRemote bool, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	warn(stderr, t)
-	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key %s)\n",
-		file, t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Header)
+	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key in %s)\n",
+		file, t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Place())
 	return exitOK
 }
 

@@ -13,7 +13,9 @@ const (
 	EnvServerURL      = "IDEMSPEC_SERVER_URL"         // base URL, through the fault proxy
 	EnvCreatePath     = "IDEMSPEC_CREATE_PATH"        // POST here to create
 	EnvLookupPath     = "IDEMSPEC_LOOKUP_PATH"        // GET here, {key} replaced, to reconcile
-	EnvKeyHeader      = "IDEMSPEC_KEY_HEADER"         // the idempotency key's header
+	EnvKeyIn          = "IDEMSPEC_KEY_IN"             // where the key goes: header, body or query
+	EnvKeyName        = "IDEMSPEC_KEY_NAME"           // the header, the body field (dotted JSON path) or the query parameter
+	EnvKeyHeader      = "IDEMSPEC_KEY_HEADER"         // the key's header, when it goes in one
 	EnvPayload        = "IDEMSPEC_PAYLOAD"            // the exact create body (JSON, holds the marker)
 	EnvMarker         = "IDEMSPEC_MARKER"             // unique to this operation
 	EnvStateDir       = "IDEMSPEC_STATE_DIR"          // where the client keeps what must survive a restart
@@ -22,6 +24,10 @@ const (
 	EnvDeadline       = "IDEMSPEC_DEADLINE_MS"        // the client must exit within this
 	EnvAttemptTimeout = "IDEMSPEC_ATTEMPT_TIMEOUT_MS" // a sensible bound on one request
 )
+
+// KeyInHeader is IDEMSPEC_KEY_IN for a key in a header (the others are
+// "body" and "query").
+const KeyInHeader = "header"
 
 // Result is the line the contract asks for on stdout's last line. State
 // is one of the contract's end states: state.Succeeded,
@@ -36,10 +42,14 @@ type Result struct {
 
 // Inputs are what idemspec hands a client for one operation.
 type Inputs struct {
-	ServerURL, CreatePath, LookupPath, KeyHeader string
-	Payload, Marker, StateDir, RunID             string
-	AttemptBudget                                int
-	Deadline, AttemptTimeout                     time.Duration
+	ServerURL, CreatePath, LookupPath string
+	// KeyIn is where the key goes (header, body or query) and KeyName
+	// the header, the body field's dotted JSON path or the parameter;
+	// KeyHeader is KeyName when the key goes in a header, else "".
+	KeyIn, KeyName, KeyHeader        string
+	Payload, Marker, StateDir, RunID string
+	AttemptBudget                    int
+	Deadline, AttemptTimeout         time.Duration
 }
 
 // Environ is in the form exec.Cmd.Env takes.
@@ -48,6 +58,8 @@ func (in Inputs) Environ() []string {
 		EnvServerURL + "=" + in.ServerURL,
 		EnvCreatePath + "=" + in.CreatePath,
 		EnvLookupPath + "=" + in.LookupPath,
+		EnvKeyIn + "=" + in.KeyIn,
+		EnvKeyName + "=" + in.KeyName,
 		EnvKeyHeader + "=" + in.KeyHeader,
 		EnvPayload + "=" + in.Payload,
 		EnvMarker + "=" + in.Marker,
@@ -63,12 +75,16 @@ func (in Inputs) Environ() []string {
 func FromEnv() (Inputs, error) {
 	in := Inputs{
 		ServerURL: os.Getenv(EnvServerURL), CreatePath: os.Getenv(EnvCreatePath), LookupPath: os.Getenv(EnvLookupPath),
-		KeyHeader: os.Getenv(EnvKeyHeader), Payload: os.Getenv(EnvPayload), Marker: os.Getenv(EnvMarker),
-		StateDir: os.Getenv(EnvStateDir), RunID: os.Getenv(EnvRunID),
+		KeyIn: os.Getenv(EnvKeyIn), KeyName: os.Getenv(EnvKeyName), KeyHeader: os.Getenv(EnvKeyHeader),
+		Payload: os.Getenv(EnvPayload), Marker: os.Getenv(EnvMarker), StateDir: os.Getenv(EnvStateDir), RunID: os.Getenv(EnvRunID),
+	}
+	// An idemspec that predates IDEMSPEC_KEY_IN names only a header.
+	if in.KeyIn == "" {
+		in.KeyIn, in.KeyName = KeyInHeader, in.KeyHeader
 	}
 	var missing []string
 	for name, v := range map[string]string{EnvServerURL: in.ServerURL, EnvCreatePath: in.CreatePath, EnvLookupPath: in.LookupPath,
-		EnvKeyHeader: in.KeyHeader, EnvPayload: in.Payload, EnvMarker: in.Marker, EnvStateDir: in.StateDir} {
+		EnvKeyName: in.KeyName, EnvPayload: in.Payload, EnvMarker: in.Marker, EnvStateDir: in.StateDir} {
 		if v == "" {
 			missing = append(missing, name)
 		}

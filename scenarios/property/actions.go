@@ -49,7 +49,8 @@ var actionCatalogue = []action{
 	// Two key headers is a malformed key of its own, drawn as often as
 	// the other five together.
 	{name: "malformed-key", draw: drawMalformedKey, run: (*sequence).malformedKey},
-	{name: "two-key-headers", draw: drawTwoKeyHeaders, run: (*sequence).malformedKey},
+	{name: "two-key-headers", unsupported: lacks(func(e *harness.Env) bool { return e.Target.Key.InHeader() }, "the key travels in no header"),
+		draw: drawTwoKeyHeaders, run: (*sequence).malformedKey},
 	{name: "other-tenant", unsupported: lacks(func(e *harness.Env) bool { return twinTenant(e.Target) != nil },
 		"no second tenant, or an oracle that lists no ids"), draw: drawTwin, run: (*sequence).submit},
 	{name: "restart", unsupported: func(e *harness.Env) string { return e.Target.CannotRestart() },

@@ -86,8 +86,9 @@ func (s *sequence) keyless(st *history.Step, k *poolKey, p planned) error {
 	return nil
 }
 
-// malformedKeyCases is how many malformed keys malformedKeys makes, the
-// duplicated header last (a test holds them to it).
+// malformedKeyCases is how many malformed keys harness.MalformedKeys
+// makes for a key in a header, the duplicated header last (a test holds
+// them to it); elsewhere there is no duplicated header.
 const malformedKeyCases = 6
 
 // malformedKey sends a create with a malformed key (or two key headers),
@@ -98,9 +99,8 @@ func (s *sequence) malformedKey(st *history.Step, k *poolKey, p planned) error {
 	inFormat := c.InFormat(e)
 	st.Action, st.Payload, st.Expected = "submit with a malformed key ("+c.Name+")", "", s.model.ExpectOddKey(inFormat)
 	x := e.Send(s.r.ctx, s.h, harness.Attempt{
-		Step: fmt.Sprintf("#%d key: %s", st.N, c.Name), Lane: e.Clean, Key: c.Values[0],
+		Step: fmt.Sprintf("#%d key: %s", st.N, c.Name), Lane: e.Clean, Key: c.Values[0], Keys: c.Values,
 		Body: k.bodies[p.payload], Variant: p.payload,
-		Header: http.Header{http.CanonicalHeaderKey(e.Target.Key.Header): c.Values},
 	})
 	s.pending = append(s.pending, s.model.OddKey(model.OddKey{Case: c.Name, InFormat: inFormat, X: x})...)
 	finish(st, []history.Exchange{x})

@@ -20,6 +20,7 @@ import random
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -27,7 +28,10 @@ ENV = os.environ
 BASE = ENV["IDEMSPEC_SERVER_URL"]
 CREATE = BASE + ENV["IDEMSPEC_CREATE_PATH"]
 LOOKUP = BASE + ENV["IDEMSPEC_LOOKUP_PATH"]
-HEADER = ENV["IDEMSPEC_KEY_HEADER"]
+# Where the key goes: a header (IDEMSPEC_KEY_NAME, or IDEMSPEC_KEY_HEADER from
+# an older idemspec), the payload's "{{.Key}}" string, or a query parameter.
+KEY_IN = ENV.get("IDEMSPEC_KEY_IN") or "header"
+KEY_NAME = ENV.get("IDEMSPEC_KEY_NAME") or ENV["IDEMSPEC_KEY_HEADER"]
 PAYLOAD = ENV["IDEMSPEC_PAYLOAD"].encode()
 STATE = os.path.join(ENV["IDEMSPEC_STATE_DIR"], "operation.json")
 BUDGET = int(ENV["IDEMSPEC_ATTEMPT_BUDGET"])
@@ -60,13 +64,24 @@ def load():
         return op
 
 
-def request(method, url, body=None, key=None):
+def keyed(key):
+    """The create URL, body and headers with the key where the server takes it."""
+    if KEY_IN == "body":
+        return CREATE, PAYLOAD.replace(b'"{{.Key}}"', json.dumps(key).encode(), 1), {}
+    if KEY_IN == "query":
+        sep = "&" if "?" in CREATE else "?"
+        return CREATE + sep + urllib.parse.urlencode({KEY_NAME: key}), PAYLOAD, {}
+    return CREATE, PAYLOAD, {KEY_NAME: key}
+
+
+def request(method, url, body=None, headers=None):
     """One attempt: (status, parsed body), or (None, None) if no answer came."""
     timeout = min(TIMEOUT, max(DEADLINE - time.monotonic(), 0.001))
     req = urllib.request.Request(url, data=body, method=method)
     if body is not None:
         req.add_header("Content-Type", "application/json")
-        req.add_header(HEADER, key)
+    for name, value in (headers or {}).items():
+        req.add_header(name, value)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return resp.status, json.loads(resp.read() or b"{}")
@@ -108,7 +123,8 @@ def main():
         op["state"] = "SUBMITTING"
         save(op)
         sent += 1
-        status, body = request("POST", CREATE, PAYLOAD, op["key"])
+        url, payload, headers = keyed(op["key"])
+        status, body = request("POST", url, payload, headers)
         log("create", sent, "key", op["key"], "->", status)
         if status is not None and 200 <= status < 300:
             finish(op, "SUCCEEDED", body.get("id"))
