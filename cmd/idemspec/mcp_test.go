@@ -82,12 +82,15 @@ process:
 func TestMCPBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("name: x\nmcp:\n  comand: foo\n"), 0o644)
+	stdioProcess := filepath.Join(t.TempDir(), "stdio-process.yaml")
+	os.WriteFile(stdioProcess, []byte("mcp: {command: foo}\nprocess: {command: foo}\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"mcp"}, "give --cmd, --url or --target"},
 		{[]string{"mcp", "--target", bad}, "line 3: field comand not found"},
+		{[]string{"mcp", "--target", stdioProcess}, "a stdio server (mcp: command:) is run by idemspec itself"},
 		{[]string{"mcp", "--cmd", binary + " serve --mcp", "--oracle", "nope", "--dry-run"}, `oracle: tool: the server has no tool "nope"`},
 		{[]string{"mcp", "--url", "http://mcp.example.com/mcp", "--dry-run"}, "mcp.example.com is not a loopback address"},
 		{[]string{"mcp", "--url", "ftp://127.0.0.1/", "--dry-run"}, "mcp.url: \"ftp://127.0.0.1/\" is not an http:// or https:// URL"},

@@ -129,10 +129,14 @@ func (h *HTTP) CallLost(ctx context.Context, tool string, args map[string]any) (
 	remove()
 	s.Close()
 	if err == nil {
-		return a, errors.New("the answer came through the faulty lane: it was not cut")
+		return a, ErrNotCut
 	}
 	return a, err
 }
+
+// ErrNotCut is CallLost's error when the answer came through the faulty
+// lane whole: the fault did not hold, and the call was not lost.
+var ErrNotCut = errors.New("the answer came through the faulty lane: it was not cut")
 
 // Restart restarts the server (process: or restart:) and opens a new
 // session.
