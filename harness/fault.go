@@ -67,3 +67,16 @@ func (l Latency) toxics() []toxic {
 		"latency": l.Delay.Milliseconds(), "jitter": l.Jitter.Milliseconds(),
 	}}}
 }
+
+// AnswerCut lets the request through and, when the answer's first bytes
+// arrive, drops them and closes the connection: the handler ran and the
+// client learns at once that its answer is gone (a fresh connection
+// closed before any answer, which net/http never resends a POST on).
+// The MCP tool audit loses answers with it: its signal is the answer
+// itself, so no wait races the tool's work.
+type AnswerCut struct{}
+
+func (AnswerCut) Name() string { return "answer-cut" }
+func (AnswerCut) toxics() []toxic {
+	return []toxic{{Type: "limit_data", Stream: "downstream", Attributes: map[string]any{"bytes": 0}}}
+}

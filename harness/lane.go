@@ -91,6 +91,12 @@ func (l *Lane) Fault() string {
 	return string(bytes.Trim(b, "[]"))
 }
 
+// HTTPClient is the lane as an HTTP client, for a protocol client that
+// builds its own requests (the MCP SDK's streamable transport). Requests
+// pass the run's gate like every other; they are not recorded in a
+// History, so the caller records what it sent.
+func (l *Lane) HTTPClient() *http.Client { return l.client }
+
 // dial opens a connection to the lane, whatever address the caller asked
 // for: requests keep the target's real URL (Host header, TLS name) and
 // only the TCP connection is redirected through the proxy.

@@ -109,20 +109,28 @@ func LoadFile(path string) (*Target, error) {
 
 // Parse builds a target from target-file bytes; name is used in errors.
 func Parse(name string, data []byte) (*Target, error) {
-	doc, err := parseDocument(name, data)
-	if err != nil {
-		return nil, err
-	}
 	var spec fileSpec
-	if err := doc.decode(&spec); err != nil {
+	doc, err := decodeDocument(name, data, &spec)
+	if err != nil {
 		return nil, err
 	}
 	return doc.build(spec)
 }
 
-func (d *document) build(s fileSpec) (*Target, error) {
-	t := &Target{Name: s.Name, Source: d.name}
-	expand := func(field, v string) (string, error) {
+// decodeDocument parses target-file bytes into spec, strictly (every
+// key known), keeping where each field stands for errors.
+func decodeDocument(name string, data []byte, spec any) (*document, error) {
+	doc, err := parseDocument(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return doc, doc.decode(spec)
+}
+
+// expander expands ${ENV} in a field of t's file, keeping what came from
+// the environment as t's secrets.
+func (d *document) expander(t *Target) expander {
+	return func(field, v string) (string, error) {
 		out, secrets, err := expandEnv(v)
 		if err != nil {
 			return "", d.errorf(field, "%v", err)
@@ -130,16 +138,32 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		d.secrets(t, field, secrets...)
 		return out, nil
 	}
+}
+
+// processPort picks the free loopback port of a process: section
+// ({{.Port}}); 0 without one.
+func (d *document) processPort(p *processSpec) (int, error) {
+	if p == nil {
+		return 0, nil
+	}
+	port, err := freePort()
+	if err != nil {
+		return 0, d.errorf("process", "%v", err)
+	}
+	return port, nil
+}
+
+func (d *document) build(s fileSpec) (*Target, error) {
+	t := &Target{Name: s.Name, Source: d.name}
+	expand := d.expander(t)
 
 	raw, err := expand("base_url", s.BaseURL)
 	if err != nil {
 		return nil, err
 	}
-	port := 0
-	if s.Process != nil {
-		if port, err = freePort(); err != nil {
-			return nil, d.errorf("process", "%v", err)
-		}
+	port, err := d.processPort(s.Process)
+	if err != nil {
+		return nil, err
 	}
 	if raw, err = d.renderBaseURL(raw, port); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,9 @@ func init() {
 func mcpCommand(fs *pflag.FlagSet) body {
 	var a mcpAudit
 	fs.StringVar(&a.cmd, "cmd", "", "the `COMMAND` that starts the MCP server on stdio (run by sh -c)")
+	fs.StringVar(&a.url, "url", "", "the `URL` of a running MCP server's streamable HTTP endpoint (instead of --cmd)")
 	fs.StringVar(&a.target, "target", "", "a target `FILE` with mcp: (instead of --cmd)")
+	fs.BoolVar(&a.allowRemote, "allow-remote", false, "allow a server URL that is not on a loopback address (or say allow_remote: true in the target file)")
 	fs.StringVar(&a.oracle, "oracle", "", "the read-only `TOOL` that shows the state (default: the file's, else the first read-only tool that needs no argument)")
 	fs.StringVar(&a.out, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md and report.html are written")
 	fs.BoolVar(&a.dry, "dry-run", false, "list the tools and what each check would call, and call nothing")
@@ -33,27 +36,24 @@ func mcpCommand(fs *pflag.FlagSet) body {
 
 // mcpAudit is what idemspec mcp was asked to do.
 type mcpAudit struct {
-	cmd, target, oracle, out string
-	dry                      bool
-	burst                    int
-	timeout                  time.Duration
+	cmd, url, target, oracle, out string
+	dry, allowRemote              bool
+	burst                         int
+	timeout                       time.Duration
 }
 
-// run audits the tools of an MCP server started from --cmd or a target
-// file with mcp:, and writes the four reports.
+// run audits the tools of an MCP server started from --cmd, reached at
+// --url, or described by a target file with mcp:, and writes the four
+// reports.
 func (a *mcpAudit) run(stdout, stderr io.Writer) int {
-	var f mcp.File
-	source := a.target
-	switch {
-	case (a.cmd == "") == (a.target == ""):
-		return fail(stderr, "mcp: give --cmd or --target (one of them)")
-	case a.target != "":
-		var err error
-		if f, err = mcp.Load(a.target); err != nil {
+	f, source, err := a.file()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if f.HTTP != nil {
+		if err := f.HTTP.CheckRemote(a.allowRemote); err != nil {
 			return fail(stderr, err)
 		}
-	default:
-		f.MCP.Command, source = a.cmd, "--cmd "+a.cmd
 	}
 	s := mcptools.Settings{Oracle: f.Oracle, Tools: f.Tools, Burst: f.Burst}
 	if a.oracle != "" {
@@ -64,7 +64,7 @@ func (a *mcpAudit) run(stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	r, err := mcptools.AuditStdio(ctx, mcptools.Options{File: f, Source: source, Settings: s, DryRun: a.dry, Version: buildVersion(), Timeout: a.timeout}, stdout)
+	r, err := mcptools.Audit(ctx, mcptools.Options{File: f, Source: source, Settings: s, DryRun: a.dry, Version: buildVersion(), Timeout: a.timeout, Dir: a.out}, stdout)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -84,4 +84,26 @@ func (a *mcpAudit) run(stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "wrote", p)
 	}
 	return r.ExitCode()
+}
+
+// file is the server to audit, from whichever of --cmd, --url and
+// --target was given (exactly one), and how to name it.
+func (a *mcpAudit) file() (mcp.File, string, error) {
+	given := 0
+	for _, v := range []string{a.cmd, a.url, a.target} {
+		if v != "" {
+			given++
+		}
+	}
+	switch {
+	case given != 1:
+		return mcp.File{}, "", errors.New("mcp: give --cmd, --url or --target (one of them)")
+	case a.target != "":
+		f, err := mcp.Load(a.target)
+		return f, a.target, err
+	case a.url != "":
+		f, err := mcp.ForURL(a.url)
+		return f, "--url " + a.url, err
+	}
+	return mcp.File{MCP: mcp.Endpoint{Command: a.cmd}}, "--cmd " + a.cmd, nil
 }

@@ -27,18 +27,7 @@ func TestMCPAuditOfTheReference(t *testing.T) {
 			if r.code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, c.code, r.stdout, r.stderr)
 			}
-			rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[mcpserver.Catch]check.Status{}
-			for _, ch := range rep.Checks {
-				got[mcpserver.Catch{Check: ch.ID, Tool: ch.Subject}] = ch.Verdict
-			}
-			m, _ := mcpserver.LookupMutant(c.mutant)
-			for _, problem := range mcpserver.Mismatches(m, got) {
-				t.Error(problem)
-			}
+			rep := designedVerdicts(t, dir, c.mutant)
 			if len(rep.Tools) != 5 {
 				t.Errorf("the per-tool table has %d rows, want 5", len(rep.Tools))
 			}
@@ -59,21 +48,78 @@ func TestMCPAuditOfTheReference(t *testing.T) {
 	}
 }
 
+// TestMCPAuditOverHTTP: a target file with mcp: url: and process: runs
+// `idemspec serve --mcp --addr` as a managed process behind the lanes;
+// the reference gets the designed verdicts, a mutant fails its checks.
+func TestMCPAuditOverHTTP(t *testing.T) {
+	for _, c := range []struct {
+		mutant string
+		code   int
+	}{{mcpserver.Reference, 0}, {"idempotent-appends", 1}} {
+		t.Run(c.mutant, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "mcp.yaml")
+			os.WriteFile(file, []byte(`name: notes over HTTP
+mcp:
+  url: http://127.0.0.1:{{.Port}}/mcp
+process:
+  command: "{{.Idemspec}}"
+  args: [serve, --mcp, --addr, "127.0.0.1:{{.Port}}", --mutant, `+c.mutant+`, --state, "{{.ReportDir}}/state.json"]
+`), 0o644)
+			r := idemspec(t, "mcp", "--target", file, "--report-dir", dir)
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, c.code, r.stdout, r.stderr)
+			}
+			rep := designedVerdicts(t, dir, c.mutant)
+			if !strings.HasPrefix(rep.Target.BaseURL, "http://127.0.0.1:") {
+				t.Errorf("the report names the server %q, want its URL", rep.Target.BaseURL)
+			}
+		})
+	}
+}
+
 // TestMCPBadInput: errors name the flag or the file and field.
 func TestMCPBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("name: x\nmcp:\n  comand: foo\n"), 0o644)
+	stdioProcess := filepath.Join(t.TempDir(), "stdio-process.yaml")
+	os.WriteFile(stdioProcess, []byte("mcp: {command: foo}\nprocess: {command: foo}\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"mcp"}, "give --cmd or --target"},
+		{[]string{"mcp"}, "give --cmd, --url or --target"},
 		{[]string{"mcp", "--target", bad}, "line 3: field comand not found"},
+		{[]string{"mcp", "--target", stdioProcess}, "a stdio server (mcp: command:) is run by idemspec itself"},
 		{[]string{"mcp", "--cmd", binary + " serve --mcp", "--oracle", "nope", "--dry-run"}, `oracle: tool: the server has no tool "nope"`},
+		{[]string{"mcp", "--url", "http://mcp.example.com/mcp", "--dry-run"}, "mcp.example.com is not a loopback address"},
+		{[]string{"mcp", "--url", "ftp://127.0.0.1/", "--dry-run"}, "mcp.url: \"ftp://127.0.0.1/\" is not an http:// or https:// URL"},
 	} {
 		r := idemspec(t, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("idemspec %v: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
+}
+
+// designedVerdicts reads the audit's report.json in dir and holds its
+// verdicts to what the mutant must get.
+func designedVerdicts(t *testing.T, dir, mutant string) reports.Report {
+	t.Helper()
+	rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[mcpserver.Catch]check.Status{}
+	for _, ch := range rep.Checks {
+		got[mcpserver.Catch{Check: ch.ID, Tool: ch.Subject}] = ch.Verdict
+	}
+	m, err := mcpserver.LookupMutant(mutant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, problem := range mcpserver.Mismatches(m, got) {
+		t.Error(problem)
+	}
+	return rep
 }

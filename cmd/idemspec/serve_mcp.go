@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 )
@@ -30,17 +27,12 @@ func serveMCP(opts mcpserver.Options, addr string, stdout, stderr io.Writer) int
 		}
 		return exitOK
 	}
-	ln, err := net.Listen("tcp", addr)
+	err = s.ListenAndServe(ctx, addr, func(addr string) {
+		fmt.Fprintf(stdout, "idemspec serve: MCP %s listening on http://%s (pid %d)\n", s.Mutant().Name, addr, os.Getpid())
+	})
 	if err != nil {
 		return fail(stderr, err)
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	fmt.Fprintf(stdout, "idemspec serve: MCP %s listening on http://%s (pid %d)\n", s.Mutant().Name, ln.Addr(), os.Getpid())
-	<-ctx.Done()
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	hs.Shutdown(shut)
 	fmt.Fprintln(stdout, "idemspec serve: stopped")
 	return exitOK
 }

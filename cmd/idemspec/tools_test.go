@@ -12,14 +12,20 @@ import (
 // step must not turn into a green run that tested nothing.
 func requireTool(t *testing.T, name, debianPackage string) string {
 	t.Helper()
+	return requireInstalled(t, name, "apt-get install -y "+debianPackage)
+}
+
+// requireInstalled is requireTool for a program installed by install.
+func requireInstalled(t *testing.T, name, install string) string {
+	t.Helper()
 	path, err := exec.LookPath(name)
 	if err == nil {
 		return path
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed and CI=true: .ci/run must install it (apt-get install -y %s)", name, debianPackage)
+		t.Fatalf("%s is not installed and CI=true: .ci/run must install it (%s)", name, install)
 	}
-	t.Skipf("%s is not installed: apt-get install -y %s (CI installs it, and this test fails there without it)", name, debianPackage)
+	t.Skipf("%s is not installed: %s (CI installs it, and this test fails there without it)", name, install)
 	return ""
 }
 

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,6 +80,7 @@ var mutants = []Mutant{
 		Bug:     "create_note looks its request_id up, works, then stores, in two critical sections: a burst of one id makes several notes",
 		Catches: []Catch{{"M7", ToolCreate}},
 		change: func(s *steps) {
+			meet := &rendezvous{waiting: map[string]chan struct{}{}}
 			s.create = func(s *store, requestID, text string, work time.Duration) (Created, error) {
 				var c Created
 				var seen bool
@@ -89,6 +91,7 @@ var mutants = []Mutant{
 					}
 					return c, nil
 				}
+				meet.await(requestID, RaceWait)
 				time.Sleep(work)
 				err := s.change(func(st *State) { c = insert(st, requestID, text) })
 				return c, err
@@ -114,4 +117,43 @@ func LookupMutant(name string) (Mutant, error) {
 		names = append(names, m.Name)
 	}
 	return Mutant{}, fmt.Errorf("unknown mutant of the MCP server %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// RaceWait bounds how long the racing mutant holds a call that found its
+// request_id unused until another call of that id has found it unused
+// too. A race that needs two calls to overlap within the tool's work
+// would show on an idle machine and hide on a busy one; this one shows
+// whenever a burst's calls arrive within RaceWait of each other, and a
+// lone call pays the wait once.
+const RaceWait = 2 * time.Second
+
+// rendezvous pairs calls of one request id: the first waits for the
+// second (or RaceWait), the second releases it.
+type rendezvous struct {
+	mu      sync.Mutex
+	waiting map[string]chan struct{}
+}
+
+func (r *rendezvous) await(id string, most time.Duration) {
+	r.mu.Lock()
+	if ch, ok := r.waiting[id]; ok {
+		delete(r.waiting, id)
+		close(ch)
+		r.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	r.waiting[id] = ch
+	r.mu.Unlock()
+	t := time.NewTimer(most)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+		r.mu.Lock()
+		if r.waiting[id] == ch {
+			delete(r.waiting, id)
+		}
+		r.mu.Unlock()
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -72,6 +73,24 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // Handler serves streamable HTTP; every session shares the one state.
 func (s *Server) Handler() http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+}
+
+// ListenAndServe serves streamable HTTP on addr until ctx ends, then
+// shuts down (bounded); listening is called with the address once the
+// port is open.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, listening func(addr string)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	listening(ln.Addr().String())
+	<-ctx.Done()
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(shut)
+	return nil
 }
 
 type putArgs struct {

@@ -34,9 +34,11 @@ func restarts(ctx context.Context, tr *trial) check.Verdict {
 		return check.Errored(id, err)
 	}
 	crashed := tr.argsFor(c)
-	if err := tr.srv.CrashDuring(ctx, tr.tool.Name, crashed); err != nil {
+	where, err := tr.srv.CrashDuring(ctx, tr.tool.Name, crashed)
+	if err != nil {
 		return check.Errored(id, err)
 	}
+	tr.note("the server was killed %s", where)
 	tr.record("call, the server killed mid-call", crashed, mcp.Answer{}, nil, true)
 	tr.call(ctx, "retry after the crash", crashed)
 	if err := tr.read(ctx, whenCrash, c.Marker); err != nil {

@@ -19,8 +19,8 @@ type Server interface {
 	// Restart stops the server cleanly and starts it again.
 	Restart(ctx context.Context) error
 	// CrashDuring calls a tool, kills the server while the call is in
-	// flight, and starts it again.
-	CrashDuring(ctx context.Context, tool string, args map[string]any) error
+	// flight, and starts it again; it says where the crash landed.
+	CrashDuring(ctx context.Context, tool string, args map[string]any) (string, error)
 	// CannotRestart says why the server cannot be restarted ("": it can).
 	CannotRestart() string
 }

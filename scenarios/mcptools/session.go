@@ -10,7 +10,7 @@ import (
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
-// Options is one audit of a stdio server, as `idemspec mcp` runs it.
+// Options is one audit, as `idemspec mcp` runs it.
 type Options struct {
 	File     mcp.File
 	Source   string // the target file, or the --cmd flag
@@ -18,24 +18,24 @@ type Options struct {
 	DryRun   bool
 	Version  string
 	Timeout  time.Duration
+	// Dir is where a managed process logs (the report directory).
+	Dir string
 }
 
-// AuditStdio starts the server, lists its tools, prints the plan, and
-// unless it is a dry run audits every tool; the server is stopped in
-// every case. It returns the report (nil for a dry run).
-func AuditStdio(ctx context.Context, o Options, out io.Writer) (*reports.Report, error) {
-	if o.File.MCP.URL != "" {
-		return nil, fmt.Errorf("%s: mcp: url: the streamable HTTP form is audited through the harness's lanes; this command starts a stdio server (mcp: command:)", o.Source)
-	}
+// Audit starts the server (a stdio command, or the process: of a server
+// at a URL, behind the lanes), lists its tools, prints the plan, and
+// unless it is a dry run audits every tool; what it started is stopped
+// in every case. It returns the report (nil for a dry run). A URL must
+// have passed the loopback rule (its target's CheckRemote) before.
+func Audit(ctx context.Context, o Options, out io.Writer) (*reports.Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	started := time.Now()
-	srv := &mcp.Stdio{Command: o.File.MCP.Command, Env: o.File.MCP.EnvList(), Dir: o.File.MCP.Dir}
-	defer srv.Close()
-	session, err := srv.Start(ctx)
+	srv, session, where, err := start(ctx, o)
 	if err != nil {
 		return nil, err
 	}
+	defer srv.Close()
 	list, err := session.Tools(ctx)
 	if err != nil {
 		return nil, err
@@ -55,12 +55,37 @@ func AuditStdio(ctx context.Context, o Options, out io.Writer) (*reports.Report,
 	}
 	name := o.File.Name
 	if name == "" {
-		name = o.File.MCP.Command
+		name = where
 	}
 	r := Report(results, tools, run, reports.Meta{Version: o.Version, Target: reports.Target{
-		Name: name, Source: o.Source, BaseURL: "stdio: " + o.File.MCP.Command, Profile: "mcp", Oracle: "tool " + oracleName(tools),
+		Name: name, Source: o.Source, BaseURL: where, Profile: "mcp", Oracle: "tool " + oracleName(tools),
 	}})
 	return &r, nil
+}
+
+// closer is a started server.
+type closer interface {
+	Server
+	Close() error
+}
+
+// start starts the server the file describes and opens its session; it
+// says where the server is, for the report.
+func start(ctx context.Context, o Options) (closer, *mcp.Session, string, error) {
+	if t := o.File.HTTP; t != nil {
+		srv, err := StartHTTP(ctx, t, o.Dir, o.Settings)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return srv, srv.Session(), t.Redact(t.BaseURL.Redacted()), nil
+	}
+	srv := &mcp.Stdio{Command: o.File.MCP.Command, Env: o.File.MCP.EnvList(), Dir: o.File.MCP.Dir}
+	session, err := srv.Start(ctx)
+	if err != nil {
+		srv.Close()
+		return nil, nil, "", err
+	}
+	return srv, session, "stdio: " + o.File.MCP.Command, nil
 }
 
 func oracleName(tools []Audited) string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // File is a target file that describes an MCP server:
@@ -25,6 +27,15 @@ type File struct {
 	Oracle Oracle                  `yaml:"oracle"`
 	Tools  map[string]ToolSettings `yaml:"tools"`
 	Burst  int                     `yaml:"burst"`
+
+	// Process, Restart, TLS and AllowRemote are read, for a server at a
+	// URL, as in an HTTP target file (targets.ParseMCP): HTTP is the
+	// server as a target the lanes stand in front of.
+	Process     any             `yaml:"process"`
+	Restart     any             `yaml:"restart"`
+	TLS         any             `yaml:"tls"`
+	AllowRemote bool            `yaml:"allow_remote"`
+	HTTP        *targets.Target `yaml:"-"`
 }
 
 // Endpoint is how the server is reached: a command that speaks stdio,
@@ -63,7 +74,26 @@ func Load(path string) (File, error) {
 	if err := f.check(); err != nil {
 		return File{}, fmt.Errorf("%s: %w", path, err)
 	}
+	if f.MCP.URL != "" {
+		if f.HTTP, err = targets.ParseMCP(path, b); err != nil {
+			return File{}, err
+		}
+	} else if f.Process != nil || f.Restart != nil || f.TLS != nil {
+		return File{}, fmt.Errorf("%s: process:, restart: and tls: concern a server at mcp: url:; a stdio server (mcp: command:) is run by idemspec itself", path)
+	}
 	return f, nil
+}
+
+// ForURL is the file of a server already running at url (the --url
+// flag): the same rules as mcp: url: in a target file.
+func ForURL(url string) (File, error) {
+	f := File{MCP: Endpoint{URL: url}}
+	b, err := yaml.Marshal(map[string]any{"mcp": map[string]string{"url": url}})
+	if err != nil {
+		return File{}, err
+	}
+	f.HTTP, err = targets.ParseMCP("--url", b)
+	return f, err
 }
 
 func (f File) check() error {

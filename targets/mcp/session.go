@@ -80,6 +80,11 @@ func (a Answer) Content() string {
 
 // Call is tools/call with args (a JSON object).
 func (s *Session) Call(ctx context.Context, tool string, args map[string]any) (Answer, error) {
+	if args == nil {
+		// "arguments": null is refused by servers that validate it as an
+		// object (the TypeScript SDK's do): no argument is {}.
+		args = map[string]any{}
+	}
 	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return Answer{}, fmt.Errorf("tools/call %s: %w", tool, err)

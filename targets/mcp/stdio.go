@@ -35,6 +35,7 @@ type Stdio struct {
 	mu      sync.Mutex
 	p       *proc.Proc
 	session *Session
+	in      *signalWriter
 	stderr  *proc.Buffer
 }
 
@@ -74,7 +75,8 @@ func (s *Stdio) start(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("start %q: %w", s.Command, err)
 	}
 	s.p = p
-	session, err := connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW})
+	s.in = &signalWriter{w: inW}
+	session, err := connect(ctx, &sdk.IOTransport{Reader: outR, Writer: s.in})
 	if err != nil {
 		s.stop(0)
 		return nil, fmt.Errorf("%q: %w%s", s.Command, err, s.said())

@@ -3,12 +3,16 @@ package mcp
 import (
 	"context"
 	"errors"
+	"io"
+	"sync"
 	"time"
 )
 
-// CrashAfter is how long CrashDuring lets a call run before it kills the
-// server: long enough for the call to reach the tool, short enough to
-// land before most tools answer.
+// CrashAfter is how long CrashDuring lets a call run, once its request
+// is written to the server, before it kills the server: short enough to
+// land before most tools answer. Where it lands changes no verdict (the
+// call may or may not have applied; the retry must leave one effect
+// either way), and the report says where it landed.
 const CrashAfter = 5 * time.Millisecond
 
 var errStopped = errors.New("the MCP server is not running")
@@ -29,26 +33,60 @@ func (s *Stdio) CallLost(ctx context.Context, tool string, args map[string]any) 
 	return s.Call(ctx, tool, args)
 }
 
-// CrashDuring starts a call, kills the server CrashAfter later (SIGKILL
-// to its group), and starts it again. The call's outcome is unknown.
-func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]any) error {
-	session := s.Session() // this server's session, not its successor's
+// CrashDuring starts a call, kills the server (SIGKILL to its group)
+// CrashAfter after the call was written to its input, and starts it
+// again. The call's outcome is unknown; the description says where the
+// crash landed.
+func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]any) (string, error) {
+	s.mu.Lock()
+	session, in := s.session, s.in // this server's, not its successor's
+	s.mu.Unlock()
 	if session == nil {
-		return errStopped
+		return "", errStopped
 	}
+	written := in.arm()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		session.Call(ctx, tool, args)
 	}()
-	select {
-	case <-done:
-	case <-time.After(CrashAfter):
+	where, err := AwaitCrashPoint(ctx, written, done, CrashAfter)
+	if err != nil {
+		return "", err
 	}
-	err := s.Crash(ctx)
+	err = s.Crash(ctx)
 	<-done // the kill closed the pipes: the call has returned or does now
-	return err
+	return where, err
 }
+
+// signalWriter is the server's input: it says when the next write,
+// armed for, has gone through.
+type signalWriter struct {
+	w     io.WriteCloser
+	mu    sync.Mutex
+	armed chan struct{}
+}
+
+// arm returns a channel closed once the next write is done.
+func (sw *signalWriter) arm() <-chan struct{} {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.armed = make(chan struct{})
+	return sw.armed
+}
+
+func (sw *signalWriter) Write(p []byte) (int, error) {
+	n, err := sw.w.Write(p)
+	sw.mu.Lock()
+	if sw.armed != nil && err == nil {
+		close(sw.armed)
+		sw.armed = nil
+	}
+	sw.mu.Unlock()
+	return n, err
+}
+
+func (sw *signalWriter) Close() error { return sw.w.Close() }
 
 // CannotRestart is "": the harness manages the process, so it can
 // always restart it (whether the state survives is the server's
