@@ -75,9 +75,10 @@ const ciTarget = "name: api\nbase_url: http://api:8080\n" + createAndList + `ora
 lookup: {path: "/idempotency-keys/{{.Key}}"}
 `
 
-// actionInputs are what a workflow would pass the composite action.
+// actionInputs are what a workflow would pass the composite action;
+// args holds two flags, which the action must split.
 var actionInputs = map[string]string{
-	"target": "idemspec.yaml", "args": "--allow-remote", "report-dir": "idemspec-report", "version": "v0.0.0-test",
+	"target": "idemspec.yaml", "args": "--allow-remote --strict", "report-dir": "idemspec-report", "version": "v0.0.0-test",
 }
 
 // idemspecCommand finds a line that runs idemspec (not a path that
