@@ -4,7 +4,7 @@ BIN      := bin/idemspec
 REPORTS  ?= idemspec-report
 TARGET   ?= fake:reference
 
-.PHONY: all build run test vet fmt-check docs clean bench
+.PHONY: all build run test vet fmt-check docs clean bench dist image
 
 all: build
 
@@ -31,6 +31,23 @@ BENCH_OUT   ?= bench-out
 bench:
 	COUNT=$(BENCH_COUNT) GO=$(GO) bench/run $(BENCH_OUT)
 
+## dist: release archives for linux, darwin and windows (amd64, arm64), static
+## binaries, and their SHA-256 checksums, in dist/. VERSION defaults to
+## `git describe --tags --always --dirty` (see cmd/dist)
+VERSION ?=
+dist:
+	rm -rf dist
+	$(GO) run ./cmd/dist -version "$(VERSION)" -out dist
+
+## image: the FROM scratch container image (Containerfile) of the linux binary
+## for this machine's architecture, tagged idemspec:latest
+PODMAN ?= podman
+IMAGE_ARCH = $(shell $(GO) env GOARCH)
+image:
+	rm -rf dist/image
+	$(GO) run ./cmd/dist -version "$(VERSION)" -out dist/image -platforms linux/$(IMAGE_ARCH)
+	$(PODMAN) build -f Containerfile -t idemspec:latest dist/image/idemspec_linux_$(IMAGE_ARCH)
+
 vet:
 	$(GO) vet ./...
 
@@ -39,4 +56,4 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin $(REPORTS) $(BENCH_OUT)
+	rm -rf bin dist $(REPORTS) $(BENCH_OUT)

@@ -58,11 +58,18 @@ func freshDatabase(t *testing.T, dsn string) string {
 
 var listening = regexp.MustCompile(`listening on (http://\S+)`)
 
-// serveOn starts `idemspec serve --store` and returns its URL; the
-// process is stopped (SIGTERM, by its pid) when the test ends.
+// serveOn starts `idemspec serve --store` and returns its URL.
 func serveOn(t *testing.T, store, mutant string) string {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--store", store, "--mutant", mutant, "--addr", "127.0.0.1:0")
+	return serve(t, "--store", store, "--mutant", mutant)
+}
+
+// serve starts `idemspec serve` with args on a free loopback port and
+// returns its URL; the process is stopped (SIGINT, by its pid) when the
+// test ends.
+func serve(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +102,7 @@ func serveOn(t *testing.T, store, mutant string) string {
 	case u := <-found:
 		return u
 	case <-time.After(30 * time.Second):
-		t.Fatalf("idemspec serve --store did not start: %s", stderr.String())
+		t.Fatalf("idemspec serve %v did not start: %s", args, stderr.String())
 	}
 	return ""
 }

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // Mode is the mode every file is created with (the umask applies).
@@ -29,7 +28,7 @@ func Create(path string) (*os.File, error) {
 // Append opens path for appending, creating it; a symlink at path makes
 // it fail rather than be followed.
 func Append(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, Mode)
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|noFollow, Mode)
 }
 
 // WriteAtomic renders into a new file beside path and renames it over

@@ -67,7 +67,7 @@ func Start(cmd *exec.Cmd) (*Proc, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd.SysProcAttr)
 	var writeEnds []*os.File
 	stdout, stderr := cmd.Stdout, cmd.Stderr
 	for _, w := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
@@ -176,10 +176,10 @@ func (p *Proc) WaitKeep() error {
 
 // signal sends sig to the group and to every tagged process.
 func (p *Proc) signal(sig syscall.Signal) int {
-	syscall.Kill(-p.Pid(), sig)
+	signalGroup(p.Pid(), sig)
 	n := 0
 	for _, pid := range Tagged(p.tag) {
-		if syscall.Kill(pid, sig) == nil {
+		if signalProcess(pid, sig) == nil {
 			n++
 		}
 	}
@@ -194,7 +194,7 @@ func (p *Proc) killAll() int {
 	killed := map[int]bool{}
 	pgid := p.Pid()
 	for range 50 {
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		signalGroup(pgid, syscall.SIGKILL)
 		left := Tagged(p.tag)
 		if len(left) == 0 {
 			break
@@ -203,7 +203,7 @@ func (p *Proc) killAll() int {
 			if pgidOf(pid) != pgid {
 				killed[pid] = true
 			}
-			syscall.Kill(pid, syscall.SIGKILL)
+			signalProcess(pid, syscall.SIGKILL)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -288,15 +288,6 @@ func Tagged(tag string) []int {
 		}
 	}
 	return out
-}
-
-// pgidOf is a process's group, or 0.
-func pgidOf(pid int) int {
-	g, err := syscall.Getpgid(pid)
-	if err != nil {
-		return 0
-	}
-	return g
 }
 
 func newTag() string {
