@@ -117,7 +117,12 @@ func Parse(name string, data []byte) (*Target, error) {
 	if err := doc.decode(&spec); err != nil {
 		return nil, err
 	}
-	return doc.build(spec)
+	t, err := doc.build(spec)
+	if err != nil {
+		return nil, err
+	}
+	t.Warnings = append(t.Warnings, todos(name, data)...)
+	return t, nil
 }
 
 func (d *document) build(s fileSpec) (*Target, error) {
