@@ -57,9 +57,9 @@ func mediaType(rb *openapi3.RequestBodyRef) (string, *openapi3.MediaType) {
 
 // draftBody builds the body from the media type's example, else the
 // schema's required properties, then places the marker (in a free string
-// the list can filter by, when there is one: filters), the variant and a
-// body key.
-func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []string) body {
+// the list can filter by, when there is one: filters; never in one that
+// refers to another resource: refs), the variant and a body key.
+func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []string, refs func(string) bool) body {
 	b := body{contentType: contentType}
 	switch {
 	case mt == nil:
@@ -87,12 +87,12 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 			fields[p.key.name] = keySlot
 		}
 	}
-	if b.marker = pickMarker(b.schema, p.key, filters); b.marker == "" {
+	if b.marker = pickMarker(b.schema, p.key, filters, refs); b.marker == "" {
 		p.todo("create.body", "no free string property (no enum, format or pattern) to carry {{.Marker}}: put it in a field your API stores and can list by")
 	} else {
 		fields[b.marker] = markerSlot
 	}
-	if path, v := pickVariant(b.schema, fields, p.key, b.marker); path == nil {
+	if path, v := pickVariant(b.schema, fields, p.key, b.marker, refs); path == nil {
 		p.todo("create.body", "no second field to carry {{.Variant}}: the body must change with it (S3 sends a second payload under the same key)")
 	} else {
 		b.variant = strings.Join(path, ".")
@@ -132,9 +132,9 @@ var markerNames = []string{"marker", "reference", "description", "note", "memo",
 // pickMarker chooses the free string property for the marker: one the
 // list can filter by, else one of markerNames, else a required one, else
 // any.
-func pickMarker(s *openapi3.Schema, key keyPlace, filters []string) string {
+func pickMarker(s *openapi3.Schema, key keyPlace, filters []string, refs func(string) bool) string {
 	free := func(name string) bool {
-		return !(key.in == "body" && name == key.name) && freeString(property(s, name))
+		return !(key.in == "body" && name == key.name) && !refs(name) && freeString(property(s, name))
 	}
 	for _, f := range filters {
 		if property(s, f) != nil && free(f) {
@@ -173,7 +173,7 @@ var variantNames = []string{"amount", "quantity", "count", "price", "total", "va
 // names: a number that takes the variants the checks send (1 to a few
 // hundred) at the top or in an object the body holds (amount_money.amount),
 // else a second free string.
-func pickVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marker string) ([]string, slot) {
+func pickVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marker string, refs func(string) bool) ([]string, slot) {
 	number := func(s *openapi3.Schema) func(string) bool {
 		return func(name string) bool {
 			p := property(s, name)
@@ -195,7 +195,7 @@ func pickVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marker
 		}
 	}
 	text := func(name string) bool {
-		return name != marker && !(key.in == "body" && name == key.name) && freeString(property(s, name))
+		return name != marker && !(key.in == "body" && name == key.name) && !refs(name) && freeString(property(s, name))
 	}
 	if name := best(s, text, markerNames); name != "" {
 		return []string{name}, variantString

@@ -8,14 +8,17 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // Document is a loaded OpenAPI 3.0 or 3.1 document.
 type Document struct {
-	name string
-	t    *openapi3.T
+	name      string
+	t         *openapi3.T
+	nounsOnce sync.Once
+	nouns     map[string]bool // the singular names of the document's path segments
 }
 
 // Load reads an OpenAPI document (JSON or YAML). References within the
@@ -60,11 +63,31 @@ func (d *Document) Drafts(o Options) ([]Draft, error) {
 	}
 	out := make([]Draft, 0, len(ops))
 	for _, op := range ops {
-		p := plan(op.path, op.method, op.item, op.op, o.KeyHeader)
+		p := plan(op.path, op.method, op.item, op.op, o.KeyHeader, d.refersToResource)
 		text, todos := d.file(p, op.op, o.BaseURL)
 		out = append(out, Draft{Plan: p, Text: text, TODOs: todos})
 	}
 	return out, nil
+}
+
+// refersToResource says whether a property names another resource: an
+// id (order_id, orderId), or the name of one of the document's
+// collections (customer, when /v1/customers is a path).
+func (d *Document) refersToResource(name string) bool {
+	if name == "id" || strings.HasSuffix(strings.ToLower(name), "_id") || strings.HasSuffix(name, "Id") {
+		return true
+	}
+	d.nounsOnce.Do(func() {
+		d.nouns = map[string]bool{}
+		for path := range d.t.Paths.Map() {
+			for _, seg := range strings.Split(path, "/") {
+				if seg != "" && !strings.HasPrefix(seg, "{") {
+					d.nouns[resourceName(seg)] = true
+				}
+			}
+		}
+	})
+	return d.nouns[name]
 }
 
 // operation is one operation of the document and where it stands.

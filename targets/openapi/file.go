@@ -60,12 +60,19 @@ func (d *Document) credentials(w *writer, op *openapi3.Operation) {
 	if len(reqs) == 0 || slices.ContainsFunc(reqs, func(r openapi3.SecurityRequirement) bool { return len(r) == 0 }) {
 		return
 	}
-	var headers [][2]string
-	for _, name := range slices.Sorted(maps.Keys(reqs[0])) {
-		var s *openapi3.SecurityScheme
-		if d.t.Components != nil && d.t.Components.SecuritySchemes[name] != nil {
-			s = d.t.Components.SecuritySchemes[name].Value
+	// Of alternatives, a bearer token is the simplest to pass (Stripe
+	// takes basic or bearer).
+	chosen := reqs[0]
+	for _, r := range reqs {
+		for name := range r {
+			if s := d.scheme(name); len(r) == 1 && s != nil && s.Type == "http" && strings.EqualFold(s.Scheme, "bearer") {
+				chosen = r
+			}
 		}
+	}
+	var headers [][2]string
+	for _, name := range slices.Sorted(maps.Keys(chosen)) {
+		s := d.scheme(name)
 		switch {
 		case s == nil:
 			w.todo("", "headers: the security scheme %q is not defined: send its credentials in headers:", name)
@@ -87,6 +94,14 @@ func (d *Document) credentials(w *writer, op *openapi3.Operation) {
 	for _, h := range headers {
 		w.field("  ", h[0], h[1])
 	}
+}
+
+// scheme is the security scheme of that name, nil when undefined.
+func (d *Document) scheme(name string) *openapi3.SecurityScheme {
+	if d.t.Components == nil || d.t.Components.SecuritySchemes[name] == nil {
+		return nil
+	}
+	return d.t.Components.SecuritySchemes[name].Value
 }
 
 // writeOperation writes an operation's create:, key: and oracle:, with

@@ -41,7 +41,9 @@ var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
 // plan drafts the operation method on path. keyHeader, when set, is the
 // header the API takes its key in when the operation declares none.
-func plan(path, method string, item *openapi3.PathItem, op *openapi3.Operation, keyHeader string) *Plan {
+// refs says whether a property refers to another resource (customer,
+// order_id): no place for a marker.
+func plan(path, method string, item *openapi3.PathItem, op *openapi3.Operation, keyHeader string, refs func(string) bool) *Plan {
 	p := &Plan{ID: operationID(method, path, op), Summary: op.Summary, Method: method, Path: path}
 	for _, m := range pathParam.FindAllStringSubmatch(path, -1) {
 		p.todo("create.path", "{%s} is a path parameter: put the id of a resource that exists in its place (the oracle's path too)", m[1])
@@ -60,7 +62,7 @@ func plan(path, method string, item *openapi3.PathItem, op *openapi3.Operation, 
 		}
 	}
 	l, noList := readListing(item.Get, item, resource)
-	p.body = draftBody(p, contentType, mt, l.filters)
+	p.body = draftBody(p, contentType, mt, l.filters, refs)
 	if p.idField = idField(success(op), resource); p.idField == "" {
 		p.todo("create.id_field", "the 2xx answer declares no id: give the JSON path of the new resource's id in it")
 	}

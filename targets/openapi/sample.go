@@ -25,6 +25,9 @@ func sample(ref *openapi3.SchemaRef, depth int) any {
 		}
 		for _, name := range s.Required {
 			obj[name] = sample(s.Properties[name], depth+1)
+			if v, ok := nameSamples[name]; ok && obj[name] == sampleString(flattenDepth(s.Properties[name], depth+1)) {
+				obj[name] = v
+			}
 		}
 		return obj
 	case openapi3.TypeArray:
@@ -86,6 +89,10 @@ var formatSamples = map[string]string{
 	"byte":      "aWRlbXNwZWM=",
 	"currency":  "usd",
 }
+
+// nameSamples are strings for properties whose name says their form
+// when their schema does not (Stripe's currency is a plain string).
+var nameSamples = map[string]string{"currency": "usd", "country": "US", "email": "idemspec@example.com", "locale": "en", "language": "en"}
 
 func sampleString(s *openapi3.Schema) string {
 	if v, ok := formatSamples[s.Format]; ok {
