@@ -15,6 +15,9 @@ var todoLine = regexp.MustCompile(`^\s*#\s*TODO\b:?\s*(.*)$`)
 func todos(name string, data []byte) []string {
 	var out []string
 	for i, line := range strings.Split(string(data), "\n") {
+		if !strings.Contains(line, "TODO") {
+			continue
+		}
 		if m := todoLine.FindStringSubmatch(line); m != nil {
 			if len(out) == maxWarnings {
 				out = append(out, fmt.Sprintf("%s: more TODO lines follow", name))
