@@ -226,6 +226,8 @@ func checkPath(p string) error {
 		return fmt.Errorf("%q is a URL: give a path on base_url (idemspec contacts only the addresses base_url and instances name)", p)
 	case strings.ContainsAny(p, "\r\n\t "):
 		return fmt.Errorf("%q holds white space: escape it (%%20)", p)
+	case pathParameter.MatchString(p):
+		return fmt.Errorf("%q holds the path parameter %s: put the value of a resource that exists in its place", p, pathParameter.FindString(p))
 	}
 	if _, err := url.Parse(p); err != nil {
 		return fmt.Errorf("%q is not a path: %v", p, errors.Unwrap(err))

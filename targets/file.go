@@ -114,7 +114,12 @@ func Parse(name string, data []byte) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return doc.build(spec)
+	t, err := doc.build(spec)
+	if err != nil {
+		return nil, err
+	}
+	t.Warnings = append(t.Warnings, todos(name, data)...)
+	return t, nil
 }
 
 // decodeDocument parses target-file bytes into spec, strictly (every

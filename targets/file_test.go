@@ -937,3 +937,18 @@ func TestListOracleErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestTODOLinesAreWarnings(t *testing.T) {
+	file := targetFile("http://127.0.0.1:1", "/r?m={{.Marker}}", "# TODO: headers: set API_TOKEN\n  # TODO create.path: not a real id\n# a TODO in passing\n")
+	tg, err := targets.Parse("todo.yaml", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tg.Warnings) != 2 || !strings.HasSuffix(tg.Warnings[0], ": TODO: headers: set API_TOKEN") || !strings.HasSuffix(tg.Warnings[1], ": TODO: create.path: not a real id") {
+		t.Errorf("warnings %q, want the two TODO lines", tg.Warnings)
+	}
+	param := targetFile("http://127.0.0.1:1", "/r/{order_id}/x?m={{.Marker}}", "")
+	if _, err := targets.Parse("param.yaml", param); err == nil || !strings.Contains(err.Error(), "holds the path parameter {order_id}") {
+		t.Errorf("a path parameter left in a path: %v, want it refused", err)
+	}
+}

@@ -67,13 +67,36 @@ oracle:
 
 func initCommand(fs *pflag.FlagSet) body {
 	var out, rawURL, path, keyHeader string
-	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite); default: standard output")
-	fs.StringVar(&rawURL, "url", "http://127.0.0.1:8080", "the API's base URL")
+	var o openAPIFlags
+	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite); default: standard output. With several operations, a directory")
+	fs.StringVar(&rawURL, "url", "http://127.0.0.1:8080", "the API's base URL (with --openapi: default, the document's first server)")
 	fs.StringVar(&path, "path", "/resources", "the create endpoint's path")
-	fs.StringVar(&keyHeader, "key-header", "Idempotency-Key", "the idempotency key header")
+	fs.StringVar(&keyHeader, "key-header", "Idempotency-Key", "the idempotency key header (with --openapi: the header of operations that declare no key)")
+	fs.StringVar(&o.document, "openapi", "", "draft the file from this OpenAPI 3.0 or 3.1 document (JSON or YAML)")
+	fs.StringArrayVar(&o.operations, "operation", nil, "with --openapi: the operationId to draft (repeat for several)")
+	fs.BoolVar(&o.all, "all", false, "with --openapi: draft every POST, keyed or not")
 	return func(_ []string, stdout, stderr io.Writer) int {
+		if o.document != "" {
+			if fs.Changed("path") {
+				return fail(stderr, "--path picks nothing from an OpenAPI document: name the operation with --operation")
+			}
+			o.out, o.url, o.keyHeader = out, changed(fs, "url", rawURL), changed(fs, "key-header", keyHeader)
+			return initFromOpenAPI(o, stdout, stderr)
+		}
+		if len(o.operations) > 0 || o.all {
+			return fail(stderr, "--operation and --all choose operations of an --openapi document")
+		}
 		return writeTarget(out, rawURL, path, keyHeader, stdout, stderr)
 	}
+}
+
+// changed is a flag's value when the command line or the environment
+// set it, "" when it holds its default.
+func changed(fs *pflag.FlagSet, name, value string) string {
+	if fs.Changed(name) {
+		return value
+	}
+	return ""
 }
 
 // writeTarget writes the commented target file init prints.

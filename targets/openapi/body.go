@@ -1,0 +1,278 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// slot is template text a body holds where idemspec puts a value of its
+// own, as it stands in a JSON body and in a form.
+type slot struct{ json, form string }
+
+var (
+	markerSlot    = slot{`"{{.Marker}}"`, `{{.Marker}}`}
+	variantNumber = slot{`{{.Variant}}`, `{{.Variant}}`}
+	variantString = slot{`"v{{.Variant}}"`, `v{{.Variant}}`}
+	keySlot       = slot{`"{{.Key}}"`, `{{.Key}}`}
+)
+
+const formType = "application/x-www-form-urlencoded"
+
+// body is a drafted create.body: the template, its content type, and
+// the fields idemspec's own values went into.
+type body struct {
+	contentType string
+	schema      *openapi3.Schema // the flattened top-level schema (nil: none)
+	text        string           // "": no body could be drafted (see the TODOs)
+	marker      string           // the property holding {{.Marker}}
+	variant     string           // the dotted path of the property holding {{.Variant}}
+}
+
+// mediaType picks the request body's JSON media type, else its form one.
+func mediaType(rb *openapi3.RequestBodyRef) (string, *openapi3.MediaType) {
+	if rb == nil || rb.Value == nil {
+		return "", nil
+	}
+	types := slices.Sorted(maps.Keys(rb.Value.Content))
+	for _, t := range types {
+		if t == "application/json" || strings.HasSuffix(t, "+json") {
+			return t, rb.Value.Content[t]
+		}
+	}
+	if mt := rb.Value.Content[formType]; mt != nil {
+		return formType, mt
+	}
+	if len(types) > 0 {
+		return types[0], rb.Value.Content[types[0]]
+	}
+	return "", nil
+}
+
+// draftBody builds the body from the media type's example, else the
+// schema's required properties, then places the marker (in a free string
+// the list can filter by, when there is one: filters; never in one that
+// refers to another resource: refs), the variant and a body key.
+func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []string, refs func(string) bool) body {
+	b := body{contentType: contentType}
+	switch {
+	case mt == nil:
+		p.todo("create.body", "the operation declares no request body: write one that holds {{.Marker}} and {{.Variant}} in fields your API stores")
+		return b
+	case contentType != formType && !strings.Contains(contentType, "json"):
+		p.todo("create.body", "the request body is %s: only JSON and form bodies are drafted; write one that holds {{.Marker}} and {{.Variant}}", contentType)
+		return b
+	}
+	b.schema = flatten(mt.Schema)
+	if mt.Schema != nil && kind(b.schema) != openapi3.TypeObject {
+		p.todo("create.body", "the request body is not a JSON object: write one that holds {{.Marker}} and {{.Variant}}")
+		return b
+	}
+	fields := map[string]any{}
+	if ex, ok := mediaExample(mt).(map[string]any); ok {
+		maps.Copy(fields, ex)
+	} else if s, ok := sample(mt.Schema, 0).(map[string]any); ok {
+		fields = s
+	}
+	if p.key.in == "body" {
+		if contentType == formType {
+			p.todo("key", "the key is the form field %q: idemspec places a key only in a JSON body; take it in a header or the query if the API allows", p.key.name)
+		} else {
+			fields[p.key.name] = keySlot
+		}
+	}
+	if b.marker = pickMarker(b.schema, p.key, filters, refs); b.marker == "" {
+		p.todo("create.body", "no free string property (no enum, format or pattern) to carry {{.Marker}}: put it in a field your API stores and can list by")
+	} else {
+		fields[b.marker] = markerSlot
+	}
+	if path, v := pickVariant(b.schema, fields, p.key, b.marker, refs); path == nil {
+		p.todo("create.body", "no second field to carry {{.Variant}}: the body must change with it (S3 sends a second payload under the same key)")
+	} else {
+		b.variant = strings.Join(path, ".")
+		if len(path) == 2 {
+			fields[path[0]].(map[string]any)[path[1]] = v
+		} else {
+			fields[path[0]] = v
+		}
+	}
+	if contentType == formType {
+		b.text = formBody(fields)
+	} else {
+		var w strings.Builder
+		writeJSON(&w, fields)
+		b.text = w.String()
+	}
+	return b
+}
+
+// mediaExample is the media type's example, or its first named one.
+func mediaExample(mt *openapi3.MediaType) any {
+	if mt.Example != nil {
+		return mt.Example
+	}
+	for _, name := range slices.Sorted(maps.Keys(mt.Examples)) {
+		if ex := mt.Examples[name]; ex != nil && ex.Value != nil && ex.Value.Value != nil {
+			return ex.Value.Value
+		}
+	}
+	return nil
+}
+
+// markerNames are the properties that hold free text most often, in the
+// order the marker prefers them.
+var markerNames = []string{"marker", "reference", "description", "note", "memo", "name", "title", "label", "comment"}
+
+// pickMarker chooses the free string property for the marker: one the
+// list can filter by, else one of markerNames, else a required one, else
+// any.
+func pickMarker(s *openapi3.Schema, key keyPlace, filters []string, refs func(string) bool) string {
+	free := func(name string) bool {
+		return !(key.in == "body" && name == key.name) && !refs(name) && freeString(property(s, name))
+	}
+	for _, f := range filters {
+		if property(s, f) != nil && free(f) {
+			return f
+		}
+	}
+	return best(s, free, markerNames)
+}
+
+// best is the first property that fits, by preferred name, then
+// required, then name.
+func best(s *openapi3.Schema, fits func(string) bool, preferred []string) string {
+	for _, group := range [][]string{preferred, s.Required, propertyNames(s)} {
+		for _, name := range group {
+			if property(s, name) != nil && fits(name) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// freeString is a string any text fits: no enum, const, format,
+// pattern or example (an example shows a value of a form of its own: a
+// card nonce, an account id), writable, and long enough for a marker.
+func freeString(p *openapi3.Schema) bool {
+	return p != nil && kind(p) == openapi3.TypeString && len(p.Enum) == 0 && p.Const == nil &&
+		p.Example == nil && len(p.Examples) == 0 &&
+		p.Format == "" && p.Pattern == "" && !p.ReadOnly && (p.MaxLength == nil || *p.MaxLength >= 64)
+}
+
+// variantNames are the numeric properties a payload's variant fits best.
+var variantNames = []string{"amount", "quantity", "count", "price", "total", "value"}
+
+// pickVariant chooses where {{.Variant}} goes, as a path of property
+// names: a number that takes the variants the checks send (1 to a few
+// hundred) at the top or in an object the body holds (amount_money.amount),
+// else a second free string.
+func pickVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marker string, refs func(string) bool) ([]string, slot) {
+	number := func(s *openapi3.Schema) func(string) bool {
+		return func(name string) bool {
+			p := property(s, name)
+			k := kind(p)
+			return name != marker && (k == openapi3.TypeInteger || k == openapi3.TypeNumber) && len(p.Enum) == 0 &&
+				p.Const == nil && !p.ReadOnly && (p.Min == nil || *p.Min <= 1) && (p.Max == nil || *p.Max >= 1000)
+		}
+	}
+	if name := best(s, number(s), variantNames); name != "" {
+		return []string{name}, variantNumber
+	}
+	for _, outer := range propertyNames(s) {
+		if _, held := fields[outer].(map[string]any); !held {
+			continue
+		}
+		inner := property(s, outer)
+		if name := best(inner, number(inner), variantNames); name != "" {
+			return []string{outer, name}, variantNumber
+		}
+	}
+	text := func(name string) bool {
+		return name != marker && !(key.in == "body" && name == key.name) && !refs(name) && freeString(property(s, name))
+	}
+	if name := best(s, text, markerNames); name != "" {
+		return []string{name}, variantString
+	}
+	return nil, slot{}
+}
+
+// writeJSON writes v as JSON with object keys sorted, slots as their
+// template text, and "{{" in the document's own strings escaped so the
+// template prints it rather than reading an action.
+func writeJSON(w *strings.Builder, v any) {
+	switch v := v.(type) {
+	case slot:
+		w.WriteString(v.json)
+	case map[string]any:
+		w.WriteByte('{')
+		for i, k := range slices.Sorted(maps.Keys(v)) {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(literal(k))
+			w.WriteByte(':')
+			writeJSON(w, v[k])
+		}
+		w.WriteByte('}')
+	case []any:
+		w.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			writeJSON(w, e)
+		}
+		w.WriteByte(']')
+	default:
+		w.WriteString(literal(v))
+	}
+}
+
+// literal is v in JSON, its template delimiters escaped.
+func literal(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "null"
+	}
+	return escapeActions(strings.TrimSuffix(b.String(), "\n"))
+}
+
+func escapeActions(s string) string { return strings.ReplaceAll(s, "{{", `{{"{{"}}`) }
+
+// formBody encodes fields as a form, nested objects and arrays with
+// brackets (a[b]=1, a[0]=x) as Stripe and Rails read them.
+func formBody(fields map[string]any) string {
+	var pairs []string
+	var add func(name string, v any)
+	add = func(name string, v any) {
+		switch v := v.(type) {
+		case slot:
+			pairs = append(pairs, url.QueryEscape(name)+"="+v.form)
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				add(name+"["+k+"]", v[k])
+			}
+		case []any:
+			for i, e := range v {
+				add(fmt.Sprintf("%s[%d]", name, i), e)
+			}
+		case nil:
+			pairs = append(pairs, url.QueryEscape(name)+"=")
+		default:
+			pairs = append(pairs, url.QueryEscape(name)+"="+url.QueryEscape(fmt.Sprint(v)))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		add(k, fields[k])
+	}
+	return strings.Join(pairs, "&")
+}

@@ -1,0 +1,63 @@
+package openapi
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// keyNames are the names APIs give an idempotency key besides those
+// holding "idempotency" (Idempotency-Key, X-Idempotency-Key, Square's
+// idempotency_key), lower case without dashes or underscores: PayPal's
+// PayPal-Request-Id, AWS's ClientToken and ClientRequestToken. A bare
+// X-Request-Id is left out: it is a tracing header far more often.
+var keyNames = []string{"paypalrequestid", "requestid", "clienttoken", "clientrequesttoken", "clientrequestid"}
+
+// isKeyName says whether a parameter or body property is named like an
+// idempotency key, whatever its case and its dashes or underscores.
+func isKeyName(name string) bool {
+	n := strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))
+	return strings.Contains(n, "idempotency") || slices.Contains(keyNames, n)
+}
+
+// keyPlace is where an operation takes its key: header, query or body,
+// and the name there.
+type keyPlace struct {
+	in, name string
+	declared bool // the document names it; false when assumed from --key-header
+}
+
+// declaredKey finds the key an operation declares: a header or query
+// parameter named like a key, or a top-level property of its JSON body.
+func declaredKey(params openapi3.Parameters, body *openapi3.Schema) (keyPlace, bool) {
+	for _, p := range params {
+		if p.Value == nil || !isKeyName(p.Value.Name) {
+			continue
+		}
+		switch p.Value.In {
+		case openapi3.ParameterInHeader, openapi3.ParameterInQuery:
+			return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}, true
+		}
+	}
+	if body != nil {
+		for _, name := range propertyNames(body) {
+			if isKeyName(name) && kind(property(body, name)) == openapi3.TypeString {
+				return keyPlace{in: "body", name: name, declared: true}, true
+			}
+		}
+	}
+	return keyPlace{}, false
+}
+
+// parameters are an operation's parameters with those of its path item,
+// the operation's own winning where both name the same one.
+func parameters(item *openapi3.PathItem, op *openapi3.Operation) openapi3.Parameters {
+	out := slices.Clone(op.Parameters)
+	for _, p := range item.Parameters {
+		if p.Value != nil && op.Parameters.GetByInAndName(p.Value.In, p.Value.Name) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}

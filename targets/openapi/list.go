@@ -1,0 +1,127 @@
+package openapi
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// listing is what a GET on the create's path offers the list oracle.
+type listing struct {
+	params  []string         // its query parameters
+	filters []string         // those a marker could be searched by: free strings
+	items   string           // JSON path of the array in the answer ("" for a bare array)
+	item    *openapi3.Schema // the schema of one item
+	pages   *pages           // nil: one answer holds the whole list, as far as the document says
+	sized   string           // a page-size parameter when pages is nil
+}
+
+// pages is a drafted oracle.list.pages.
+type pages struct{ next, field, param, more string }
+
+// listNames are the properties a list answer holds its items in most
+// often, in the order they are tried.
+var listNames = []string{"data", "items", "results"}
+
+// readListing reads the GET beside a create. ok is false, with the
+// reason, when there is none or its answer holds no array.
+func readListing(get *openapi3.Operation, item *openapi3.PathItem, resource string) (l listing, why string) {
+	if get == nil {
+		return l, "the document has no GET on this path to list what the create made"
+	}
+	for _, p := range parameters(item, get) {
+		if p.Value == nil || p.Value.In != openapi3.ParameterInQuery {
+			continue
+		}
+		l.params = append(l.params, p.Value.Name)
+		if p.Value.Schema == nil || freeString(flatten(p.Value.Schema)) {
+			l.filters = append(l.filters, p.Value.Name)
+		}
+	}
+	s := success(get)
+	switch {
+	case s == nil:
+		return l, "the GET on this path declares no JSON answer"
+	case kind(s) == openapi3.TypeArray:
+		l.item = flatten(s.Items)
+	default:
+		l.items = best(s, func(name string) bool { return kind(property(s, name)) == openapi3.TypeArray }, listNames)
+		if l.items == "" {
+			return l, "the answer of the GET on this path holds no array"
+		}
+		l.item = flatten(property(s, l.items).Items)
+	}
+	l.pages = readPages(s, l, ownID(l.item, resource), responseHeaders(get))
+	if l.pages == nil {
+		for _, p := range []string{"limit", "page_size", "per_page", "pageSize", "size"} {
+			if slices.Contains(l.params, p) {
+				l.sized = p
+				break
+			}
+		}
+	}
+	return l, ""
+}
+
+// cursorFields and cursorParams are where APIs put the next page's
+// cursor in an answer, and the parameter that takes it back.
+var (
+	cursorFields = []string{"next_cursor", "next_page_token", "nextPageToken", "next_token", "nextToken", "cursor"}
+	cursorParams = []string{"cursor", "page_token", "pageToken", "next_token", "token", "after"}
+)
+
+// readPages finds how the list reaches its next page: Stripe's has_more
+// with starting_after, a cursor field and parameter, a next URL, a Link
+// header, a page or an offset parameter.
+func readPages(s *openapi3.Schema, l listing, itemID string, headers []string) *pages {
+	has := func(name, k string) bool { return kind(s) == openapi3.TypeObject && kind(property(s, name)) == k }
+	more := ""
+	if has("has_more", openapi3.TypeBoolean) {
+		more = "has_more"
+	}
+	if more != "" && l.items != "" && itemID != "" && slices.Contains(l.params, "starting_after") {
+		return &pages{next: "cursor", field: l.items + "[-1]." + itemID, param: "starting_after", more: more}
+	}
+	for _, f := range cursorFields {
+		if !has(f, openapi3.TypeString) {
+			continue
+		}
+		for _, p := range cursorParams {
+			if slices.Contains(l.params, p) {
+				return &pages{next: "cursor", field: f, param: p, more: more}
+			}
+		}
+	}
+	if has("next", openapi3.TypeString) {
+		return &pages{next: "url", field: "next", more: more}
+	}
+	for _, h := range headers {
+		if strings.EqualFold(h, "Link") {
+			return &pages{next: "link", more: more}
+		}
+	}
+	for _, p := range []string{"page", "offset"} {
+		if slices.Contains(l.params, p) {
+			return &pages{next: p, param: p, more: more}
+		}
+	}
+	return nil
+}
+
+// responseHeaders are the headers an operation's 200 answer declares.
+func responseHeaders(op *openapi3.Operation) []string {
+	if op.Responses == nil {
+		return nil
+	}
+	r := op.Responses.Status(200)
+	if r == nil || r.Value == nil {
+		return nil
+	}
+	var out []string
+	for name := range r.Value.Headers {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,123 @@
+package openapi
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Plan is the draft of one operation: what a target file's create:,
+// key: and oracle: say of it, and a TODO for each thing the document
+// leaves open.
+type Plan struct {
+	ID      string // the operationId, or one made of the method and path
+	Summary string
+	Method  string
+	Path    string
+	key     keyPlace
+	body    body
+	idField string
+	list    *listPlan // nil: no list oracle could be drafted
+	todos   []todo
+}
+
+// listPlan is a drafted oracle.list.
+type listPlan struct {
+	path, items, idField, markerField string
+	pages                             *pages
+}
+
+// todo is what the user must decide, next to the field it concerns.
+type todo struct{ field, text string }
+
+func (p *Plan) todo(field, format string, args ...any) {
+	p.todos = append(p.todos, todo{field, fmt.Sprintf(format, args...)})
+}
+
+var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
+
+// plan drafts the operation method on path. keyHeader, when set, is the
+// header the API takes its key in when the operation declares none.
+// refs says whether a property refers to another resource (customer,
+// order_id): no place for a marker.
+func plan(path, method string, item *openapi3.PathItem, op *openapi3.Operation, keyHeader string, refs func(string) bool) *Plan {
+	p := &Plan{ID: operationID(method, path, op), Summary: op.Summary, Method: method, Path: path}
+	for _, m := range pathParam.FindAllStringSubmatch(path, -1) {
+		p.todo("create.path", "{%s} is a path parameter: put the id of a resource that exists in its place (the oracle's path too)", m[1])
+	}
+	resource := resourceName(path)
+	contentType, mt := mediaType(op.RequestBody)
+	var jsonBody *openapi3.Schema
+	if mt != nil && contentType != formType {
+		jsonBody = flatten(mt.Schema)
+	}
+	var ok bool
+	if p.key, ok = declaredKey(parameters(item, op), jsonBody); !ok {
+		p.key = keyPlace{in: openapi3.ParameterInHeader, name: or(keyHeader, "Idempotency-Key")}
+		if keyHeader == "" {
+			p.todo("key", "the operation declares no idempotency key: idemspec sends it in the Idempotency-Key header; say where your API takes it (in: header, body or query)")
+		}
+	}
+	l, noList := readListing(item.Get, item, resource)
+	p.body = draftBody(p, contentType, mt, l.filters, refs)
+	if p.idField = idField(success(op), resource); p.idField == "" {
+		p.todo("create.id_field", "the 2xx answer declares no id: give the JSON path of the new resource's id in it")
+	}
+	if noList != "" {
+		p.todo("oracle", "%s: describe how to count what exists (oracle: list, sql, command or lookup)", noList)
+		return p
+	}
+	p.list = listOracle(p, l, resource)
+	return p
+}
+
+// listOracle drafts oracle.list from the GET beside the create: it
+// searches by the marker's field when the GET filters by it, else reads
+// the whole list and picks the marker out of each item.
+func listOracle(p *Plan, l listing, resource string) *listPlan {
+	lp := &listPlan{path: p.Path, items: l.items, pages: l.pages}
+	marker := p.body.marker
+	inItems := marker != "" && property(l.item, marker) != nil
+	switch {
+	case marker != "" && slices.Contains(l.filters, marker):
+		lp.path = p.Path + "?" + marker + "={{.Marker}}"
+		if inItems {
+			lp.markerField = marker
+		}
+	case inItems:
+		lp.markerField = marker
+		p.todo("oracle.list.path", "the list cannot be searched by %s: it reads the whole collection, which grows with every run; add a filter by {{.Marker}} if the API has one", marker)
+	default:
+		p.todo("oracle.list.path", "the list neither filters by nor shows the field that holds the marker: give a path that lists the resources carrying {{.Marker}}")
+	}
+	itemID := ownID(l.item, resource)
+	switch {
+	case itemID == "":
+		p.todo("oracle.list.id_field", "the list's items declare no id: give its JSON path in an item")
+	case itemID != p.idField:
+		lp.idField = itemID
+	}
+	if l.pages == nil && l.sized != "" {
+		p.todo("oracle.list.pages", "the list takes %s: if it answers a page at a time, say how to reach the next page", l.sized)
+	}
+	return lp
+}
+
+// operationID is the operation's id, or one made of its method and path.
+func operationID(method, path string, op *openapi3.Operation) string {
+	if op.OperationID != "" {
+		return op.OperationID
+	}
+	made := strings.ToLower(method) + strings.NewReplacer("/", "-", "{", "", "}", "").Replace(path)
+	return strings.TrimSuffix(made, "-")
+}
+
+func or(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}
