@@ -58,7 +58,10 @@ type CheckResult struct {
 	check.Check
 	// Subject is what the check judged when it judges several things in
 	// one run: the tool, in an MCP tool audit.
-	Subject    string            `json:"subject,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	// Operation is the operation of the target file the check drove
+	// (empty for a file with one unnamed operation).
+	Operation  string            `json:"operation,omitempty"`
 	Verdict    check.Status      `json:"verdict"`
 	Reason     string            `json:"reason,omitempty"`
 	Violations []check.Violation `json:"violations,omitempty"`

@@ -42,7 +42,7 @@ func ComplianceReport(r types.Report, m reports.Meta) reports.Report {
 		}
 		c, _ := check.Get(res.Verdict.Check)
 		checks = append(checks, reports.CheckResult{
-			Check: c, Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
+			Check: c, Operation: operationLabelOf(s.Labels()), Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
 			Violations: res.Verdict.Violations, DurationMS: reports.MS(s.RunTime), Evidence: res.Evidence,
 		})
 	}
@@ -82,7 +82,7 @@ func NotRun(m reports.Meta, client bool, started time.Time, cause error) reports
 	}
 	var checks []reports.CheckResult
 	for _, c := range Checks() {
-		if (c.Group == clientGroup) != client || !keep(labels(c.Entry())) {
+		if (c.Group == clientGroup) != client || !keep(labels(c.Entry(), "")) {
 			continue
 		}
 		v := check.Errored(c.ID, fmt.Errorf("not run: %w", cause))
