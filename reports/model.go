@@ -87,6 +87,9 @@ type Meta struct {
 	Target      Target
 	LabelFilter string
 	Strict      bool
+	// Operations name the operations of a target file with operations:
+	// (for the report of a run that ended before its first check).
+	Operations []string
 	// Redact replaces secrets (values of ${ENV} expansions and secret
 	// headers) in every string of the report; nil redacts nothing.
 	Redact func(string) string

@@ -101,3 +101,17 @@ func TestMarkdownAndHTMLSectionPerOperation(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareKeepsEachOperationsRow(t *testing.T) {
+	m := reports.Compare([]reports.Report{operationsReport(), operationsReport()})
+	var ids []string
+	for _, row := range m.Rows {
+		ids = append(ids, row.ID)
+	}
+	if got := strings.Join(ids, ","); got != "S1 [create-order],S4 [create-order],S1 [refund],S4 [refund]" {
+		t.Errorf("rows %s", got)
+	}
+	if m.Rows[3].Cells[1].Verdict != check.FAIL {
+		t.Errorf("S4 [refund] in the second run: %+v", m.Rows[3].Cells[1])
+	}
+}

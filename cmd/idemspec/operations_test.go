@@ -85,6 +85,12 @@ func TestOperationSelects(t *testing.T) {
 	if bad.code != 2 || !strings.Contains(bad.stderr, "--operation third: no such operation (known: first, second)") {
 		t.Errorf("exit %d\n%s", bad.code, bad.stderr)
 	}
+	// A run that ends before its first check reports each operation's
+	// checks as ERROR, naming the cause.
+	notRun := runEnv(t, nil, "--target", operationsExample, "--report-dir", t.TempDir(), "--label-filter", "S1", "--operation", "third")
+	if ops := notRun.report.Operations(); notRun.code != 2 || !slices.Equal(ops, []string{"first", "second"}) || notRun.report.Summary.Error != 2 {
+		t.Errorf("not run: exit %d, operations %v, %d errors; want 2, both, S1 of each", notRun.code, ops, notRun.report.Summary.Error)
+	}
 	plan := idemspec(t, "run", "--dry-run", "--target", operationsExample, "--label-filter", "S1")
 	for _, op := range []string{"first", "second"} {
 		if !strings.Contains(plan.stdout, fmt.Sprintf("operation %s", op)) {
