@@ -98,3 +98,10 @@ func TestOperationSelects(t *testing.T) {
 		}
 	}
 }
+
+// The dry run plans each operation, and the run sends what it planned:
+// the preflight once, each check once per operation.
+func TestPlanMatchesWhatIsSentWithOperations(t *testing.T) {
+	t.Parallel()
+	planMatchesWhatIsSent(t, operationsExample, "S1 || S3 || K2")
+}
