@@ -60,10 +60,21 @@ type Env struct {
 
 	proxies *proxies
 	gate    *gate
+	// ops are the Envs of the target's operations (this one among them
+	// when its target is one): they share the lanes, the gate and the
+	// run's state, so budget, rate, concurrency and cleanup span them.
+	ops []*Env
+	*run
+}
+
+// run is what the Envs of one run's operations share.
+type run struct {
 	markers atomic.Int64
 
 	mu   sync.Mutex
 	made []string // every marker handed out, for the cleanup
+	// owner is the Env (operation) each marker was made for.
+	owner map[string]*Env
 	// named maps a payload digest to its marker, and a marker to the
 	// resource ids the answers named: an IDOracle can only look those up.
 	payloads map[string]string
@@ -73,7 +84,7 @@ type Env struct {
 // New starts the proxies in front of t.
 func New(t *targets.Target, s Settings) (*Env, error) {
 	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
-		payloads: map[string]string{}, named: map[string][]string{}}
+		run: &run{owner: map[string]*Env{}, payloads: map[string]string{}, named: map[string][]string{}}}
 	// The lanes connect to the addresses the target's hosts were pinned
 	// to, not to names: DNS is asked once, if at all.
 	upstreams, err := t.Pinned(context.Background())
@@ -98,10 +109,23 @@ func New(t *targets.Target, s Settings) (*Env, error) {
 		e.cleans, e.faults = append(e.cleans, clean), append(e.faults, faulty)
 	}
 	e.Clean, e.Faulty = e.cleans[0], e.faults[0]
-	// The oracle goes straight to the target, and through the gate too.
+	// The oracle goes straight to the target, and through the gate too
+	// (every operation's: they share the file's direct client).
 	e.gate.gated(t.Direct)
+	for _, o := range t.Each() {
+		if o == t {
+			e.ops = append(e.ops, e)
+			continue
+		}
+		e.ops = append(e.ops, &Env{Target: o, RunID: e.RunID, Settings: s, Clean: e.Clean, Faulty: e.Faulty,
+			cleans: e.cleans, faults: e.faults, proxies: e.proxies, gate: e.gate, run: e.run})
+	}
 	return e, nil
 }
+
+// Operations are the Envs the suite drives, one per operation of the
+// target (the Env itself for a target with one unnamed operation).
+func (e *Env) Operations() []*Env { return e.ops }
 
 // lane starts one proxy in front of upstream with its client.
 func (e *Env) lane(name, upstream string, reuse bool) (*Lane, error) {
@@ -158,6 +182,7 @@ func (e *Env) NewMarker(scope string) string {
 	m := fmt.Sprintf("idemspec-%s-%s-%d", e.RunID, scope, e.markers.Add(1))
 	e.mu.Lock()
 	e.made = append(e.made, m)
+	e.owner[m] = e
 	e.mu.Unlock()
 	return m
 }
@@ -170,9 +195,50 @@ func (e *Env) Markers() []string {
 }
 
 // Cleanup runs the target's cleanup step (if it has one) over every
-// marker of the run. Its requests pass the same gate as the suite's.
+// marker of the run. Its requests pass the same gate as the suite's. A
+// command runs once, over them all; a delete finds each operation's
+// resources with that operation's oracle.
 func (e *Env) Cleanup(ctx context.Context) (targets.CleanupResult, error) {
-	return e.Target.RunCleanup(ctx, e.RunID, e.Markers(), e.observe)
+	if c := e.Target.Cleanup; c == nil || c.Command != "" {
+		return e.Target.RunCleanup(ctx, e.RunID, e.Markers(), e.observe)
+	}
+	var total targets.CleanupResult
+	for _, o := range e.owners() {
+		res, err := o.Target.RunCleanup(ctx, e.RunID, e.markersOf(o), o.observe)
+		total.Deleted += res.Deleted
+		total.Failed = append(total.Failed, res.Failed...)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// owners are the Envs markers were made for, in the order of their
+// first marker.
+func (e *Env) owners() []*Env {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []*Env
+	for _, m := range e.made {
+		if o := e.owner[m]; !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// markersOf lists the markers made for o, in order.
+func (e *Env) markersOf(o *Env) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, m := range e.made {
+		if e.owner[m] == o {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Body renders the target's create body for a marker and variant.

@@ -27,7 +27,10 @@ type Column struct {
 // Row is one check across the runs.
 type Row struct {
 	check.Check
-	Cells []Cell // one per column, in column order
+	// Operation is the operation of a target file with operations:
+	// (its ID then reads "S1 [refund]"), "" otherwise.
+	Operation string
+	Cells     []Cell // one per column, in column order
 }
 
 // Cell is one check's verdict in one run; Ran is false when the run has
@@ -53,10 +56,14 @@ func Compare(runs []Report) Matrix {
 	rows := map[string]*Row{}
 	for i, r := range runs {
 		for _, c := range r.Checks {
-			row, ok := rows[c.ID]
+			key := c.ID + "\x00" + c.Operation
+			row, ok := rows[key]
 			if !ok {
-				row = &Row{Check: c.Check, Cells: make([]Cell, len(runs))}
-				rows[c.ID] = row
+				row = &Row{Check: c.Check, Operation: c.Operation, Cells: make([]Cell, len(runs))}
+				if c.Operation != "" {
+					row.ID += " [" + c.Operation + "]"
+				}
+				rows[key] = row
 			}
 			row.Cells[i] = Cell{Verdict: c.Verdict, Reason: c.Reason, Ran: true}
 		}
@@ -64,7 +71,12 @@ func Compare(runs []Report) Matrix {
 	for _, row := range rows {
 		m.Rows = append(m.Rows, *row)
 	}
-	slices.SortFunc(m.Rows, func(a, b Row) int { return check.CompareID(a.ID, b.ID) })
+	slices.SortFunc(m.Rows, func(a, b Row) int {
+		if a.Operation != b.Operation {
+			return strings.Compare(a.Operation, b.Operation)
+		}
+		return check.CompareID(a.ID, b.ID)
+	})
 	return m
 }
 

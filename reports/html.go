@@ -47,9 +47,12 @@ const (
 
 // WriteHTML writes the report as a self-contained HTML page.
 func WriteHTML(w io.Writer, r Report) error {
-	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Headline: headline(r)}
-	for _, c := range r.Checks {
-		page.Views = append(page.Views, checkView(c))
+	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Headline: headline(r), Matrix: r.Matrix(), Operations: r.Operations()}
+	for i, c := range r.Checks {
+		v := checkView(c)
+		// Each operation's checks are a section of their own.
+		v.Section = c.Operation != "" && (i == 0 || r.Checks[i-1].Operation != c.Operation)
+		page.Views = append(page.Views, v)
 	}
 	return htmlTemplates.ExecuteTemplate(w, "report.html", page)
 }
@@ -60,11 +63,15 @@ type htmlPage struct {
 	Overall  string
 	Headline string
 	Views    []htmlCheck
+	// Matrix is the operations × checks table (nil: one operation).
+	Matrix     []MatrixRow
+	Operations []string
 }
 
 // htmlCheck is a check as the page shows it.
 type htmlCheck struct {
 	CheckResult
+	Section     bool   // the first check of its operation: a heading goes before it
 	Class       string // the verdict's CSS class
 	Open        bool   // findings start unfolded
 	History     []htmlExchange

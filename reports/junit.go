@@ -10,7 +10,8 @@ import (
 )
 
 // JUnit XML, in the shape CI systems read (Jenkins, GitLab, GitHub
-// test reporters): one testsuite per run, one testcase per check, with
+// test reporters): one testsuite per run (per operation of a target file
+// with operations:), one testcase per check, with
 // the check's id, level and clause as properties. A FAIL is a <failure>
 // (the target broke a requirement), an ERROR an <error> (the harness
 // could not judge), a SKIP <skipped>; a WARN passes but says so in
@@ -66,8 +67,30 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// WriteJUnit writes the report as JUnit XML.
+// WriteJUnit writes the report as JUnit XML: one testsuite per
+// operation of the target file (one for a file with a single create).
 func WriteJUnit(w io.Writer, r Report) error {
+	doc := junitSuites{Name: "idemspec", Time: seconds(r.Run.DurationMS)}
+	for _, op := range r.Operations() {
+		suite := junitSuiteOf(r, op)
+		doc.Tests, doc.Failures, doc.Errors, doc.Skipped = doc.Tests+suite.Tests, doc.Failures+suite.Failures, doc.Errors+suite.Errors, doc.Skipped+suite.Skipped
+		doc.Suites = append(doc.Suites, suite)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// junitSuiteOf is the testsuite of one operation's checks ("": the
+// file's only one, and the whole run's time).
+func junitSuiteOf(r Report, op string) junitSuite {
 	suite := junitSuite{
 		Name:      fmt.Sprintf("idemspec: %s", r.Target.Name),
 		Time:      seconds(r.Run.DurationMS),
@@ -79,16 +102,24 @@ func WriteJUnit(w io.Writer, r Report) error {
 			{"complete", fmt.Sprint(r.Run.Complete)},
 		},
 	}
+	classPrefix := "idemspec."
+	if op != "" {
+		suite.Name += " " + op
+		suite.Properties = append(suite.Properties, junitProperty{"operation", op})
+		classPrefix += op + "."
+	}
 	if r.Run.LabelFilter != "" {
 		suite.Properties = append(suite.Properties, junitProperty{"label_filter", r.Run.LabelFilter})
 	}
 	if !r.Run.Complete {
 		suite.Properties = append(suite.Properties, junitProperty{"incomplete", r.Run.Incomplete})
 	}
-	for _, c := range r.Checks {
+	var took float64
+	for _, c := range r.ChecksOf(op) {
+		took += c.DurationMS
 		tc := junitCase{
 			Name:      c.Label() + " " + c.Title,
-			Classname: "idemspec." + c.Group,
+			Classname: classPrefix + c.Group,
 			Time:      seconds(c.DurationMS),
 			Properties: []junitProperty{
 				{"check", c.ID}, {"level", string(c.Level)}, {"clause", c.Clause},
@@ -112,20 +143,10 @@ func WriteJUnit(w io.Writer, r Report) error {
 		suite.Cases = append(suite.Cases, tc)
 		suite.Tests++
 	}
-	doc := junitSuites{
-		Name: "idemspec", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
-		Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite},
+	if op != "" {
+		suite.Time = seconds(took)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return suite
 }
 
 // problemText is what a CI page shows under a failed check: each

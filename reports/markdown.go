@@ -38,19 +38,12 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("| started | %s (%s) |", dateText(r.Run.Started), msText(r.Run.DurationMS))
 	md.linef("| tool | %s %s, report schema `%s` |", cell(r.Tool.Name), cell(r.Tool.Version), code(r.Schema))
 	md.line("")
-	md.line("## Checks")
-	md.line("")
-	md.line("| ID | verdict | level | clause | should ... | time |")
-	md.line("|---|---|---|---|---|---|")
-	for _, c := range r.Checks {
-		// A report read back may come from anywhere: even the id, verdict
-		// and level columns are escaped.
-		id := cell(c.Label())
-		if findingWorthy(c.Verdict) {
-			id = fmt.Sprintf("[%s](#%s)", id, anchor(c))
+	md.matrix(r)
+	for i, op := range r.Operations() {
+		if i > 0 {
+			md.line("")
 		}
-		md.linef("| %s | %s %s | %s | %s | %s | %s |", id, verdictIcon(c.Verdict), cell(string(c.Verdict)), cell(string(c.Level)),
-			cell(c.Clause), cell(strings.TrimPrefix(c.Title, "should ")), msText(c.DurationMS))
+		md.checks(r.ChecksOf(op), op)
 	}
 	md.tools(r.Tools)
 	for _, c := range r.Checks {
@@ -71,6 +64,62 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("\n---\nWritten by %s %s. The JSON report (`report.json`) holds every exchange.", inline(r.Tool.Name), inline(r.Tool.Version))
 	_, err := io.WriteString(w, md.String())
 	return err
+}
+
+// checks is the table of one operation's checks ("": the file's only
+// one).
+func (md *markdown) checks(cs []CheckResult, op string) {
+	if op == "" {
+		md.line("## Checks")
+	} else {
+		md.linef("## Checks of operation %s", inline(op))
+	}
+	md.line("")
+	md.line("| ID | verdict | level | clause | should ... | time |")
+	md.line("|---|---|---|---|---|---|")
+	for _, c := range cs {
+		// A report read back may come from anywhere: even the id, verdict
+		// and level columns are escaped.
+		id := cell(c.Label())
+		if findingWorthy(c.Verdict) {
+			id = fmt.Sprintf("[%s](#%s)", id, anchor(c))
+		}
+		md.linef("| %s | %s %s | %s | %s | %s | %s |", id, verdictIcon(c.Verdict), cell(string(c.Verdict)), cell(string(c.Level)),
+			cell(c.Clause), cell(strings.TrimPrefix(c.Title, "should ")), msText(c.DurationMS))
+	}
+}
+
+// matrix is the operations × checks table, when the target file has
+// operations.
+func (md *markdown) matrix(r Report) {
+	rows := r.Matrix()
+	if rows == nil {
+		return
+	}
+	md.line("## Operations × checks")
+	md.line("")
+	head, rule := "| check |", "|---|"
+	for _, op := range r.Operations() {
+		head += " " + cell(op) + " |"
+		rule += "---|"
+	}
+	md.line(head)
+	md.line(rule)
+	for _, row := range rows {
+		line := "| " + cell(row.ID) + " |"
+		for _, c := range row.Cells {
+			switch {
+			case c == nil:
+				line += " - |"
+			case findingWorthy(c.Verdict):
+				line += fmt.Sprintf(" [%s %s](#%s) |", verdictIcon(c.Verdict), cell(string(c.Verdict)), anchor(*c))
+			default:
+				line += fmt.Sprintf(" %s %s |", verdictIcon(c.Verdict), cell(string(c.Verdict)))
+			}
+		}
+		md.line(line)
+	}
+	md.line("")
 }
 
 // finding is the section of one check that did not pass.

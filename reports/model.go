@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -58,7 +59,10 @@ type CheckResult struct {
 	check.Check
 	// Subject is what the check judged when it judges several things in
 	// one run: the tool, in an MCP tool audit.
-	Subject    string            `json:"subject,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	// Operation is the operation of the target file the check drove
+	// (empty for a file with one unnamed operation).
+	Operation  string            `json:"operation,omitempty"`
 	Verdict    check.Status      `json:"verdict"`
 	Reason     string            `json:"reason,omitempty"`
 	Violations []check.Violation `json:"violations,omitempty"`
@@ -83,6 +87,9 @@ type Meta struct {
 	Target      Target
 	LabelFilter string
 	Strict      bool
+	// Operations name the operations of a target file with operations:
+	// (for the report of a run that ended before its first check).
+	Operations []string
 	// Redact replaces secrets (values of ${ENV} expansions and secret
 	// headers) in every string of the report; nil redacts nothing.
 	Redact func(string) string
@@ -109,8 +116,72 @@ func New(run Run, m Meta, checks []CheckResult) Report {
 	return out
 }
 
+// Operations names the operations the checks drove, in the order the
+// run met them: [""] for a target file with a single create (or no
+// checks), so a writer that loops over them writes one section.
+func (r Report) Operations() []string {
+	var out []string
+	for _, c := range r.Checks {
+		if !slices.Contains(out, c.Operation) {
+			out = append(out, c.Operation)
+		}
+	}
+	if len(out) == 0 {
+		return []string{""}
+	}
+	return out
+}
+
+// ChecksOf lists the checks of one operation, in catalogue order.
+func (r Report) ChecksOf(operation string) []CheckResult {
+	var out []CheckResult
+	for _, c := range r.Checks {
+		if c.Operation == operation {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sortChecks puts the checks in catalogue order, operation by operation
+// (in the order the run met them).
 func (r *Report) sortChecks() {
-	sort.SliceStable(r.Checks, func(i, j int) bool { return check.LessID(r.Checks[i].ID, r.Checks[j].ID) })
+	ops := r.Operations()
+	sort.SliceStable(r.Checks, func(i, j int) bool {
+		a, b := r.Checks[i], r.Checks[j]
+		if a.Operation != b.Operation {
+			return slices.Index(ops, a.Operation) < slices.Index(ops, b.Operation)
+		}
+		return check.LessID(a.ID, b.ID)
+	})
+}
+
+// MatrixRow is one check across the operations: its result in each, in
+// the order of Operations (nil where the operation has no such check).
+type MatrixRow struct {
+	check.Check
+	Cells []*CheckResult
+}
+
+// Matrix is the operations × checks table of a target file with
+// operations:, nil for a file with a single create.
+func (r Report) Matrix() []MatrixRow {
+	ops := r.Operations()
+	if len(ops) == 1 && ops[0] == "" {
+		return nil
+	}
+	var rows []MatrixRow
+	for i := range r.Checks {
+		c := &r.Checks[i]
+		k := slices.IndexFunc(rows, func(row MatrixRow) bool { return row.ID == c.ID })
+		if k < 0 {
+			rows = append(rows, MatrixRow{Check: c.Check, Cells: make([]*CheckResult, len(ops))})
+			k = len(rows) - 1
+		}
+		rows[k].Cells[slices.Index(ops, c.Operation)] = c
+	}
+	slices.SortStableFunc(rows, func(a, b MatrixRow) int { return check.CompareID(a.ID, b.ID) })
+	return rows
 }
 
 func summarize(cs []CheckResult) Summary {

@@ -26,17 +26,22 @@ type ToolRow struct {
 func (t ToolRow) Class() string { return verdictClass(t.Verdict) }
 
 // Label names the check as the report lists it: its ID, and what it
-// judged when it judges several things (M1 put_note).
+// judged when it judges several things (M1 put_note), or the operation
+// it drove (S1 [create-order]).
 func (c CheckResult) Label() string {
-	if c.Subject == "" {
-		return c.ID
+	l := c.ID
+	if c.Subject != "" {
+		l += " " + c.Subject
 	}
-	return c.ID + " " + c.Subject
+	if c.Operation != "" {
+		l += " [" + c.Operation + "]"
+	}
+	return l
 }
 
 // Anchor is the check's fragment in the HTML report.
 func (c CheckResult) Anchor() string {
-	return strings.ReplaceAll(c.Label(), " ", "-")
+	return strings.NewReplacer(" ", "-", "[", "", "]", "").Replace(c.Label())
 }
 
 // tools writes the per-tool table, if the report has one.

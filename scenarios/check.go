@@ -86,7 +86,10 @@ func Lookup(id string) (*Check, bool) {
 }
 
 // The specs: one Describe per group, so Ginkgo randomises the groups'
-// order with the seed, and one It per check, from the registry.
+// order with the seed, and one It per check, from the registry. A target
+// with operations gets the whole tree once per operation, each driving
+// its own Env: Ginkgo builds the tree when RunSpecs is called, after Use,
+// so the operations are known here.
 var _ = Describe("idemspec", func() {
 	var groups []string
 	for _, c := range Checks() {
@@ -94,32 +97,53 @@ var _ = Describe("idemspec", func() {
 			groups = append(groups, c.Group)
 		}
 	}
-	for _, g := range groups {
-		Describe(g, func() {
-			for _, c := range Checks() {
-				if c.Group != g {
-					continue
+	tree := func(e *harness.Env) {
+		for _, g := range groups {
+			Describe(g, func() {
+				for _, c := range Checks() {
+					if c.Group != g {
+						continue
+					}
+					timeout := c.Timeout
+					if timeout == 0 {
+						timeout = specTimeout
+					}
+					body := trialSpec(c)
+					if c.Run != nil {
+						body = serverSpec(c, e)
+					}
+					It(c.Title, labels(c.Entry(), operationOf(e)), SpecTimeout(timeout), body)
 				}
-				timeout := c.Timeout
-				if timeout == 0 {
-					timeout = specTimeout
-				}
-				body := trialSpec(c)
-				if c.Run != nil {
-					body = serverSpec(c)
-				}
-				It(c.Title, labels(c.Entry()), SpecTimeout(timeout), body)
-			}
-		})
+			})
+		}
+	}
+	e, _ := current()
+	if e == nil || operationOf(e) == "" {
+		tree(e)
+		return
+	}
+	for _, op := range e.Operations() {
+		Describe(op.Target.Operation, func() { tree(op) })
 	}
 })
+
+// operationOf is the name of the operation e drives ("": the target
+// has one unnamed operation, or no Env in client mode).
+func operationOf(e *harness.Env) string {
+	if e == nil {
+		return ""
+	}
+	return e.Target.Operation
+}
 
 // Planned is what one check will do to the target: what --dry-run prints.
 // Requests is the usual count against a conforming target; MaxRequests
 // bounds it (the in-flight polls and commit waits are bounded by count
 // and time), and a budget below it may end the check with ERROR.
 type Planned struct {
-	Check       check.Check
+	Check check.Check
+	// Operation is the operation the check drives ("": the only one).
+	Operation   string
 	Requests    int
 	MaxRequests int
 	Faults      []string
@@ -164,12 +188,20 @@ func keyRequired(t *targets.Target) string {
 const PreflightRequests = 2
 
 // Plan lists what the selected checks will do to t, without sending
-// anything, from each check's own Plan and Needs.
+// anything, from each check's own Plan and Needs: once per operation.
 func Plan(t *targets.Target, s harness.Settings, tu Tuning, pc property.Config, labelFilter string) ([]Planned, error) {
 	keep, err := selection(labelFilter)
 	if err != nil {
 		return nil, err
 	}
+	var out []Planned
+	for _, op := range t.Each() {
+		out = append(out, planOperation(op, s, tu, pc, keep)...)
+	}
+	return out, nil
+}
+
+func planOperation(t *targets.Target, s harness.Settings, tu Tuning, pc property.Config, keep func(id string) bool) []Planned {
 	p := Planning{Target: t, Settings: s, Burst: s.BurstSize, Tuning: tu, Property: pc.WithDefaults(), Selected: keep}
 	if c := s.Limits.Concurrency; c > 0 && c < p.Burst {
 		p.Burst = c
@@ -185,8 +217,8 @@ func Plan(t *targets.Target, s harness.Settings, tu Tuning, pc property.Config, 
 		if planned.Skip == "" {
 			planned = c.Plan(p)
 		}
-		planned.Check = c.Entry()
+		planned.Check, planned.Operation = c.Entry(), t.Operation
 		out = append(out, planned)
 	}
-	return out, nil
+	return out
 }

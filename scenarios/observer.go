@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -43,18 +44,45 @@ var _ = ReportBeforeSuite(func(r types.Report) {
 		return
 	}
 	var checks []check.Check
-	for _, c := range Checks() {
-		if (c.Group == clientGroup) == o.Client {
-			checks = append(checks, c.Entry())
+	for _, op := range operations() {
+		for _, c := range Checks() {
+			if (c.Group == clientGroup) == o.Client {
+				checks = append(checks, shown(c.Entry(), op))
+			}
 		}
 	}
-	o.Observer.Begin(checks, keep)
+	selected := func(id string) bool { return keep(strings.Fields(id)[0]) }
+	o.Observer.Begin(checks, selected)
 	for _, c := range checks {
-		if !keep(c.ID) {
+		if !selected(c.ID) {
 			o.Observer.Finish(c.ID, check.SKIP, line(c, check.Result{Verdict: check.Skip(c.ID, "not selected")}, 0))
 		}
 	}
 })
+
+// operations names the operations the suite drives: "" alone for a
+// target with one unnamed operation.
+func operations() []string {
+	e, _ := current()
+	if operationOf(e) == "" {
+		return []string{""}
+	}
+	var out []string
+	for _, op := range e.Operations() {
+		out = append(out, op.Target.Operation)
+	}
+	return out
+}
+
+// shown is a check as the observer follows it: with the operation's
+// name after its ID ("S1 [create-order]"), so each operation's line is
+// one of its own.
+func shown(c check.Check, operation string) check.Check {
+	if operation != "" {
+		c.ID += " [" + operation + "]"
+	}
+	return c
+}
 
 var _ = ReportBeforeEach(func(r types.SpecReport) {
 	if c, o, ok := observed(r); ok {
@@ -86,7 +114,7 @@ func observed(r types.SpecReport) (check.Check, Options, bool) {
 	if o.Observer == nil || !known || !inMode(r, o) || (keep != nil && !keep(id)) {
 		return check.Check{}, o, false
 	}
-	return c, o, true
+	return shown(c, operationLabelOf(r.Labels())), o, true
 }
 
 // line is a finished check's line, after its status: the reason and a
@@ -94,7 +122,12 @@ func observed(r types.SpecReport) (check.Check, Options, bool) {
 func line(c check.Check, res check.Result, took time.Duration) string {
 	const indent = "             "
 	v := res.Verdict
-	s := fmt.Sprintf("%-4s %s (%.2fs)", c.ID, c.Title, took.Seconds())
+	id, operation, _ := strings.Cut(c.ID, " ")
+	title := c.Title
+	if operation != "" {
+		title = operation + " " + title
+	}
+	s := fmt.Sprintf("%-4s %s (%.2fs)", id, title, took.Seconds())
 	if v.Status != check.PASS && v.Reason != "" {
 		s += "\n" + indent + v.Reason
 	}
@@ -114,6 +147,6 @@ func selection(labelFilter string) (func(id string) bool, error) {
 	}
 	return func(id string) bool {
 		c, ok := Lookup(id)
-		return ok && keep(labels(c.Entry()))
+		return ok && keep(labels(c.Entry(), ""))
 	}, nil
 }

@@ -34,8 +34,13 @@ type sharedSearch struct {
 func propertySpec(id string) func(context.Context, *harness.Env, *history.History, *check.Evidence) (check.Verdict, error) {
 	return func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
 		suite.Lock()
-		searched := &suite.search
-		if searched.env != e {
+		if suite.search == nil {
+			suite.search = map[*harness.Env]*sharedSearch{}
+		}
+		searched := suite.search[e]
+		if searched == nil {
+			searched = &sharedSearch{}
+			suite.search[e] = searched
 			cfg := suite.opts.Property
 			cfg.Seed = uint64(GinkgoRandomSeed())
 			cfg.Log = GinkgoWriter

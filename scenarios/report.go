@@ -42,7 +42,7 @@ func ComplianceReport(r types.Report, m reports.Meta) reports.Report {
 		}
 		c, _ := check.Get(res.Verdict.Check)
 		checks = append(checks, reports.CheckResult{
-			Check: c, Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
+			Check: c, Operation: operationLabelOf(s.Labels()), Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
 			Violations: res.Verdict.Violations, DurationMS: reports.MS(s.RunTime), Evidence: res.Evidence,
 		})
 	}
@@ -70,7 +70,8 @@ func unfinished(s types.SpecReport, res check.Result, selected types.LabelFilter
 	return res
 }
 
-// NotRun is the report of a run that ended before its first check: the
+// NotRun is the report of a run that ended before its first check (each
+// operation's, when m names operations): the
 // target could not be loaded, started or reached, or the run was
 // interrupted while it started. Each check the label filter selected (of
 // the run's mode) is an ERROR that names the cause, so CI shows the same
@@ -81,12 +82,18 @@ func NotRun(m reports.Meta, client bool, started time.Time, cause error) reports
 		keep = func([]string) bool { return true }
 	}
 	var checks []reports.CheckResult
-	for _, c := range Checks() {
-		if (c.Group == clientGroup) != client || !keep(labels(c.Entry())) {
-			continue
+	ops := m.Operations
+	if len(ops) == 0 {
+		ops = []string{""}
+	}
+	for _, op := range ops {
+		for _, c := range Checks() {
+			if (c.Group == clientGroup) != client || !keep(labels(c.Entry(), op)) {
+				continue
+			}
+			v := check.Errored(c.ID, fmt.Errorf("not run: %w", cause))
+			checks = append(checks, reports.CheckResult{Check: c.Entry(), Operation: op, Verdict: v.Status, Reason: v.Reason})
 		}
-		v := check.Errored(c.ID, fmt.Errorf("not run: %w", cause))
-		checks = append(checks, reports.CheckResult{Check: c.Entry(), Verdict: v.Status, Reason: v.Reason})
 	}
 	run := reports.Run{Started: started.UTC(), DurationMS: reports.MS(time.Since(started)), Incomplete: cause.Error()}
 	return reports.New(run, m, checks)

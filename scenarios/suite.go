@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,8 +56,9 @@ var suite struct {
 	env    *harness.Env
 	opts   Options
 	client *ClientEnv // client mode
-	// search is the properties' one search, which P1 and P2 share.
-	search sharedSearch
+	// search is the properties' one search per operation, which P1 and
+	// P2 share.
+	search map[*harness.Env]*sharedSearch
 	report types.Report
 	// selected says which checks the label filter selected (set when
 	// the suite begins).
@@ -155,9 +157,26 @@ func checkLabel(labels []string) string {
 }
 
 // labels tags a spec with its check's ID, level and group, so
-// --label-filter can pick "S4", "MUST" or "core".
-func labels(c check.Check) Labels {
+// --label-filter can pick "S4", "MUST" or "core", and with its
+// operation's name (operation:NAME) when the target file names them.
+func labels(c check.Check, operation string) Labels {
+	if operation != "" {
+		return Label(c.ID, string(c.Level), c.Group, "scenario", operationLabel+operation)
+	}
 	return Label(c.ID, string(c.Level), c.Group, "scenario")
+}
+
+// operationLabel prefixes the label that names a spec's operation.
+const operationLabel = "operation:"
+
+// operationLabelOf is the operation a spec's labels name, or "".
+func operationLabelOf(labels []string) string {
+	for _, l := range labels {
+		if op, ok := strings.CutPrefix(l, operationLabel); ok {
+			return op
+		}
+	}
+	return ""
 }
 
 // conclude attaches the result and makes the spec's Ginkgo state agree
@@ -180,9 +199,8 @@ func conclude(res check.Result) {
 // a history, and attaches the verdict and evidence; errors become ERROR
 // verdicts, and a target the check cannot run against a SKIP with the
 // check's one reason.
-func serverSpec(c *Check) func(SpecContext) {
+func serverSpec(c *Check, e *harness.Env) func(SpecContext) {
 	return func(ctx SpecContext) {
-		e, _ := current()
 		if e == nil {
 			Fail("scenarios.Use was not called: no target")
 		}

@@ -33,6 +33,10 @@ type fileSpec struct {
 	Instances         []string     `yaml:"instances"`
 	AllowRemote       bool         `yaml:"allow_remote"`
 	Cleanup           *cleanupSpec `yaml:"cleanup"`
+
+	// Operations are read by operations(), each over a view of the file
+	// (operation.go); the strict walk skips a list.
+	Operations []operationSpec `yaml:"operations"`
 }
 
 type createSpec struct {
@@ -109,17 +113,29 @@ func LoadFile(path string) (*Target, error) {
 
 // Parse builds a target from target-file bytes; name is used in errors.
 func Parse(name string, data []byte) (*Target, error) {
-	var spec fileSpec
-	doc, err := decodeDocument(name, data, &spec)
-	if err != nil {
-		return nil, err
-	}
-	t, err := doc.build(spec)
+	t, err := parse(name, data)
 	if err != nil {
 		return nil, err
 	}
 	t.Warnings = append(t.Warnings, todos(name, data)...)
 	return t, nil
+}
+
+// parse builds the target of a file with one create:, or, with
+// operations:, the first operation's, which holds them all.
+func parse(name string, data []byte) (*Target, error) {
+	doc, err := parseDocument(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if doc.value("operations") != nil {
+		return doc.operations()
+	}
+	var spec fileSpec
+	if err := doc.decode(&spec); err != nil {
+		return nil, err
+	}
+	return doc.build(spec)
 }
 
 // decodeDocument parses target-file bytes into spec, strictly (every
@@ -330,6 +346,9 @@ func expandEnv(s string) (string, []string, error) {
 type document struct {
 	name string
 	root *yaml.Node
+	// op is set on the view of one operation: its fields' errors name
+	// it (operations[1].create.path).
+	op *opView
 }
 
 func parseDocument(name string, data []byte) (*document, error) {
@@ -345,7 +364,7 @@ func parseDocument(name string, data []byte) (*document, error) {
 
 // errorf formats an error for a field given by its dotted path.
 func (d *document) errorf(field, format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %s: %s", d.name, d.line(field), field, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s:%d: %s: %s", d.name, d.line(field), d.label(field), fmt.Sprintf(format, args...))
 }
 
 // line finds the line of a dotted field path, or of its nearest parent.

@@ -24,7 +24,7 @@ func (d *document) secrets(t *Target, field string, values ...string) {
 			// Enough said; finding the line of each would cost.
 		case len(v) < MinSecretLen:
 			t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %s: a secret of %d bytes is too short to redact without rewriting innocent text: it is NOT redacted from reports and logs (use %d bytes or more)",
-				d.name, d.line(field), field, len(v), MinSecretLen))
+				d.name, d.line(field), d.label(field), len(v), MinSecretLen))
 		default:
 			t.Secrets = append(t.Secrets, v)
 		}

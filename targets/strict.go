@@ -35,7 +35,7 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	// An empty value ("oracle:" and nothing under it) is a mapping with no
 	// fields: its required fields are still missing.
 	if n.Kind != yaml.MappingNode && n.Tag != "!!null" {
-		return fmt.Errorf("%s:%d: %s: expected a mapping of fields", d.name, n.Line, strings.TrimPrefix(path, "."))
+		return fmt.Errorf("%s:%d: %s: expected a mapping of fields", d.name, n.Line, d.label(strings.TrimPrefix(path, ".")))
 	}
 	known := map[string]reflect.StructField{}
 	for i := 0; i < t.NumField(); i++ {
@@ -48,7 +48,7 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 		f, ok := known[k.Value]
 		field := strings.TrimPrefix(path+"."+k.Value, ".")
 		if !ok {
-			msg := fmt.Sprintf("%s:%d: %s: unknown field", d.name, k.Line, field)
+			msg := fmt.Sprintf("%s:%d: %s: unknown field", d.name, k.Line, d.label(field))
 			if s := closest(k.Value, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
@@ -66,7 +66,7 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	sort.Strings(names)
 	for _, name := range names {
 		if known[name].Tag.Get("required") == "true" && !present[name] {
-			return fmt.Errorf("%s:%d: %s: missing required field", d.name, n.Line, strings.TrimPrefix(path+"."+name, "."))
+			return fmt.Errorf("%s:%d: %s: missing required field", d.name, n.Line, d.label(strings.TrimPrefix(path+"."+name, ".")))
 		}
 	}
 	return nil
@@ -83,7 +83,7 @@ func (d *document) typeError(err error) error {
 	}
 	line, _ := strconv.Atoi(m[1])
 	field := fieldAt(d.root, line, "")
-	return fmt.Errorf("%s:%d: %s: %s", d.name, line, field, m[2])
+	return fmt.Errorf("%s:%d: %s: %s", d.name, line, d.label(field), m[2])
 }
 
 // fieldAt finds the dotted path of the field whose value spans line: at

@@ -18,6 +18,11 @@ import (
 type Target struct {
 	Name   string
 	Source string // the target file, or "fake:NAME"
+	// Operation names the operation of a file with operations: ("" for a
+	// file with one create); Operations, on the file's target, lists them
+	// all (operation.go).
+	Operation  string
+	Operations []*Target
 
 	BaseURL *url.URL
 	Create  Create
@@ -241,8 +246,13 @@ func (t *Target) Start(ctx context.Context, dir string) error {
 
 // Close stops a target idemspec started.
 func (t *Target) Close() error {
-	if c, ok := t.Oracle.(io.Closer); ok {
-		c.Close()
+	for _, o := range t.Each() {
+		if c, ok := o.Oracle.(io.Closer); ok {
+			c.Close()
+		}
+	}
+	if c, ok := t.Oracle.(io.Closer); ok && len(t.Operations) > 0 && t.Operations[0] != t {
+		c.Close() // the first operation, left out by --operation
 	}
 	for _, o := range t.others {
 		o.Stop()

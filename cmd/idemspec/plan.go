@@ -22,7 +22,10 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
 	fmt.Fprintln(w, "CHECK\tREQUESTS\tAT MOST\tRESTARTS\tFAULTS")
 	usual, most, restarts := scenarios.PreflightRequests, scenarios.PreflightRequests, 0
 	fmt.Fprintf(w, "preflight\t%d\t%d\t0\t-\n", usual, most)
-	for _, p := range plan {
+	for i, p := range plan {
+		if p.Operation != "" && (i == 0 || plan[i-1].Operation != p.Operation) {
+			fmt.Fprintf(w, "operation %s\t\t\t\t\n", p.Operation)
+		}
 		if p.Skip != "" {
 			fmt.Fprintf(w, "%s\t-\t-\t-\tskips: %s\n", p.Check.ID, p.Skip)
 			continue

@@ -66,6 +66,7 @@ func (c *suiteFlags) register(fs *pflag.FlagSet, filterUsage string) {
 type runFlags struct {
 	suiteFlags
 	target      string
+	operations  []string
 	allowRemote bool
 	dryRun      bool
 	wait        time.Duration
@@ -78,6 +79,7 @@ func runCommand(fs *pflag.FlagSet) body {
 	f := &runFlags{settings: harness.DefaultSettings(), tuning: scenarios.DefaultTuning(), property: property.DefaultConfig()}
 	fs.StringVar(&f.target, "target", defaultTarget, "a target `FILE`, or fake:NAME for a built-in fake (idemspec list --fakes names them)")
 	f.register(fs, `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
+	fs.StringSliceVar(&f.operations, "operation", nil, "run only the named operations of a target file with operations: (repeat it, or a comma list)")
 	fs.IntVar(&f.tuning.Repeats, "repeats", f.tuning.Repeats, "how many times S1 sends the same request")
 	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
@@ -151,6 +153,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 		return f.notRun(nil, "", started, err, stdout, stderr)
 	}
 	defer target.Close()
+	if err := target.Select(f.operations); err != nil {
+		return f.notRun(target, "", started, err, stdout, stderr)
+	}
 	if err := target.CheckRemote(f.allowRemote); err != nil {
 		return f.notRun(target, "", started, err, stdout, stderr)
 	}

@@ -88,6 +88,9 @@ func (f *runFlags) notRun(t *targets.Target, runID string, started time.Time, ca
 	switch {
 	case t != nil:
 		meta.Target, meta.Redact = reportTarget(t), t.Redact
+		for _, o := range t.Operations {
+			meta.Operations = append(meta.Operations, o.Operation)
+		}
 		cause = errors.New(t.Redact(cause.Error()))
 	case !strings.HasPrefix(f.target, targets.FakePrefix):
 		if s, ok := targets.SketchFile(f.target); ok {

@@ -36,6 +36,10 @@ func validate(file string, allowRemote bool, stdout, stderr io.Writer) int {
 	warn(stderr, t)
 	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key in %s)\n",
 		file, t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Place())
+	for _, o := range t.Operations {
+		fmt.Fprintf(stdout, "  operation %s: %s %s (oracle %s, profile %s, key in %s)\n",
+			o.Operation, o.Create.Method, t.Redact(o.Create.Path), o.Oracle.Kind(), o.Profile.Name, o.Key.Place())
+	}
 	return exitOK
 }
 

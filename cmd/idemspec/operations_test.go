@@ -1,0 +1,107 @@
+package main_test
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/reports"
+)
+
+// operationsExample describes the reference twice, as the operations
+// first and second of one file, run as a managed process.
+var operationsExample = filepath.Join("..", "..", "examples", "targets", "operations.yaml")
+
+// TestOperationsDetection runs a file of two operations against the
+// reference, which passes every check in each, and against a mutant,
+// which each operation catches exactly as the matrix says: one run
+// drives every check once per operation, sharing one process.
+func TestOperationsDetection(t *testing.T) {
+	long(t)
+	for _, name := range []string{fakes.Reference, "ignore-payload"} {
+		m, err := fakes.LookupMutant(fakes.OfServer, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + name}, "--target", operationsExample, "--report-dir", t.TempDir(), "--label-filter", "!property")
+			for _, op := range []string{"first", "second"} {
+				one := r
+				one.report.Checks = r.report.ChecksOf(op)
+				expectDetection(t, withoutProperties(m), one, "operation "+op)
+			}
+			if got := r.report.Operations(); !slices.Equal(got, []string{"first", "second"}) {
+				t.Errorf("operations in the report: %v", got)
+			}
+			if want := wantExit(t, withoutProperties(m)); r.code != want {
+				t.Errorf("exit %d, want %d\n%s%s", r.code, want, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, "PASS  S1   [second] should") {
+				t.Errorf("no progress line names the operation:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestOperationSelects runs one operation of two: the report and the
+// JUnit file hold it alone; an unknown name is refused with the known.
+func TestOperationSelects(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runEnv(t, nil, "--target", operationsExample, "--report-dir", dir, "--label-filter", "S1 || S3", "--operation", "second")
+	ran := r.report.Summary.Total - r.report.Summary.Skip
+	if r.code != 0 || ran != 2 || r.report.Summary.Pass != 2 {
+		t.Fatalf("exit %d, %d checks ran, want 0 and S1, S3 of second passing\n%s%s", r.code, ran, r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		if c.Operation != "second" {
+			t.Errorf("%s drove operation %q", c.ID, c.Operation)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var junit struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Tests int    `xml:"tests,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &junit); err != nil || len(junit.Suites) != 1 || !strings.HasSuffix(junit.Suites[0].Name, " second") || junit.Suites[0].Tests != len(r.report.Checks) {
+		t.Errorf("JUnit: %+v (%v), want one suite of operation second with every check", junit.Suites, err)
+	}
+	if rep, err := reports.ReadJSON(filepath.Join(dir, "report.json")); err != nil || rep.Checks[0].Operation != "second" {
+		t.Errorf("report.json: checks[].operation: %v", err)
+	}
+
+	bad := idemspec(t, "run", "--dry-run", "--target", operationsExample, "--operation", "third")
+	if bad.code != 2 || !strings.Contains(bad.stderr, "--operation third: no such operation (known: first, second)") {
+		t.Errorf("exit %d\n%s", bad.code, bad.stderr)
+	}
+	// A run that ends before its first check reports each operation's
+	// checks as ERROR, naming the cause.
+	notRun := runEnv(t, nil, "--target", operationsExample, "--report-dir", t.TempDir(), "--label-filter", "S1", "--operation", "third")
+	if ops := notRun.report.Operations(); notRun.code != 2 || !slices.Equal(ops, []string{"first", "second"}) || notRun.report.Summary.Error != 2 {
+		t.Errorf("not run: exit %d, operations %v, %d errors; want 2, both, S1 of each", notRun.code, ops, notRun.report.Summary.Error)
+	}
+	plan := idemspec(t, "run", "--dry-run", "--target", operationsExample, "--label-filter", "S1")
+	for _, op := range []string{"first", "second"} {
+		if !strings.Contains(plan.stdout, fmt.Sprintf("operation %s", op)) {
+			t.Errorf("the plan does not list operation %s:\n%s", op, plan.stdout)
+		}
+	}
+}
+
+// The dry run plans each operation, and the run sends what it planned:
+// the preflight once, each check once per operation.
+func TestPlanMatchesWhatIsSentWithOperations(t *testing.T) {
+	t.Parallel()
+	planMatchesWhatIsSent(t, operationsExample, "S1 || S3 || K2")
+}
