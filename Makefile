@@ -22,7 +22,7 @@ docs: build
 
 ## test: formatting, vet, and every test with the race detector
 test: fmt-check vet
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 60m ./...
 
 ## bench: the performance benchmarks and their summary table (docs/PERFORMANCE.md);
 ## minutes, not seconds. BENCH_COUNT repeats each; raw output in $(BENCH_OUT)/
