@@ -3,7 +3,6 @@ package mcptools
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
@@ -79,7 +78,7 @@ func search(ctx context.Context, tr *trial) check.Verdict {
 	tr.trace = p.best.trace
 	tr.trace.Steps = p.best.steps
 	tr.trace.Notes = append(append(calibration.Notes, "the calls and readings below are the shrunk sequence's; one call measured the effect before it"), p.best.notes...)
-	return check.Judge(id, p.best.violation())
+	return check.Judge(id, p.violation(p.best))
 }
 
 // summary says how far the search went, for the notes.
@@ -92,9 +91,12 @@ func (p *prop) summary() string {
 	if p.restartable {
 		s += ", restarts included"
 	}
-	s += fmt.Sprintf("; %d sequences called the tool", p.ran)
+	s += fmt.Sprintf("; %d sequences called the tool, shrinking included", p.ran)
 	if p.remembered > 0 {
 		s += fmt.Sprintf(", %d identical to one already run were answered from memory", p.remembered)
+	}
+	if p.forgot > 0 {
+		s += fmt.Sprintf("; %d restarts found the state empty (kept in memory?), after which the model started over", p.forgot)
 	}
 	if p.bounded {
 		s += fmt.Sprintf("; the search's bound (%d sequences that call the tool, %s) cut it short", p.tr.s.runs(), p.tr.s.propertyTime())
@@ -119,13 +121,4 @@ var actionNames = map[string]string{
 	"lost":    "call, answer lost",
 	"changed": "call with changed arguments under the key",
 	"restart": "restart, then call",
-}
-
-// describe is a plan in a few words: "call twice args 1; call args 2".
-func describe(plan []act) string {
-	var out []string
-	for _, a := range plan {
-		out = append(out, fmt.Sprintf("%s, set %d", actionNames[a.kind], a.entry))
-	}
-	return strings.Join(out, "; ")
 }

@@ -1,7 +1,9 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
@@ -117,6 +120,7 @@ func TestM9CatchesShrunk(t *testing.T) {
 			if !strings.Contains(strings.Join(r.Evidence.Notes, "\n"), "shrunk to") {
 				t.Errorf("the notes do not say the sequence was shrunk: %q", r.Evidence.Notes)
 			}
+			inReports(t, r)
 			t.Logf("%s in %s: %d steps: %+v; %v", c.mutant, r.Elapsed, len(steps), steps, r.Evidence.Notes)
 		})
 	}
@@ -133,8 +137,35 @@ func TestM9ReferencePasses(t *testing.T) {
 				if r.Verdict.Status != check.PASS {
 					t.Fatalf("M9 on %s: %s (%s); %v", tool, r.Verdict.Status, r.Verdict.Reason, r.Evidence.Notes)
 				}
+				inReports(t, r)
 				t.Logf("%s in %s: %v", tool, r.Elapsed, r.Evidence.Notes)
 			}
 		})
+	}
+}
+
+// inReports: the shrunk sequence reaches the reports as P1's does: the
+// Markdown and HTML reports show it step by step, the JSON report keeps
+// the steps, JUnit the violation.
+func inReports(t *testing.T, r Result) {
+	t.Helper()
+	rep := Report([]Result{r}, []Audited{{Tool: r.Tool}}, reports.Run{Complete: true}, reports.Meta{})
+	for _, w := range []struct {
+		name  string
+		write func(io.Writer, reports.Report) error
+		want  string
+	}{
+		{"markdown", reports.WriteMarkdown, "Counterexample, shrunk to"},
+		{"html", reports.WriteHTML, "Counterexample"},
+		{"json", reports.WriteJSON, `"steps"`},
+		{"junit", reports.WriteJUnit, "shows other effects than one per argument set"},
+	} {
+		var b bytes.Buffer
+		if err := w.write(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), w.want) {
+			t.Errorf("the %s report lacks %q", w.name, w.want)
+		}
 	}
 }

@@ -31,6 +31,8 @@ type prop struct {
 	// or the run bound cut the search.
 	drawn, ran, remembered int
 	bounded                bool
+	// forgot counts the restarts after which the state was empty.
+	forgot int
 	// err is the harness's trouble that stopped the search (a restart
 	// or an oracle reading that failed).
 	err error
@@ -65,11 +67,15 @@ type run struct {
 }
 
 // violation is the failing step as the verdict states it.
-func (r *run) violation() check.Violation {
+func (p *prop) violation(r *run) check.Violation {
 	last := r.steps[len(r.steps)-1]
+	var plan []string
+	for _, a := range r.plan {
+		plan = append(plan, actionNames[a.kind]+" "+p.keyName(a.entry))
+	}
 	return check.Violation{
 		What: fmt.Sprintf("after %d %s (%s), %s shows other effects than one per argument set (per key)",
-			len(r.steps), plural(len(r.steps), "step", "steps"), describe(r.plan), r.trace.Tool),
+			len(r.steps), plural(len(r.steps), "step", "steps"), strings.Join(plan, "; "), r.trace.Tool),
 		Expected: last.Expected,
 		Observed: last.Observed,
 		Seqs:     seqs(r.trace.Calls),
@@ -244,6 +250,11 @@ func (p *prop) take(plan []act) *run {
 		}
 	}
 	model := NewEffects(p.unit, keys)
+	var markers []string
+	for _, m := range pl.markers {
+		markers = append(markers, pl.names[m]+" = "+m)
+	}
+	r.notes = append(r.notes, fmt.Sprintf("the sequence's markers: %s; the calibration call's: %s", strings.Join(markers, ", "), p.calibration))
 	for n, a := range plan {
 		st, ok := p.step(r, pl, model, n+1, a)
 		r.steps = append(r.steps, st)
@@ -293,6 +304,7 @@ func (p *prop) step(r *run, pl *pool, model *Effects, n int, a act) (history.Ste
 			// Nothing the audit made survived: the server keeps its state
 			// in memory. That is no retry's fault; the model starts over.
 			model.Forget()
+			p.forgot++
 			r.notes = append(r.notes, fmt.Sprintf("step %d: the restart lost the server's whole state (kept in memory?); the model starts again from nothing", n))
 		} else if broken := model.Observe(named(pl, counts)); len(broken) > 0 {
 			return p.judged(r, st, broken, counts, pl, key)
