@@ -137,7 +137,6 @@ func TestM9ReferencePasses(t *testing.T) {
 				if r.Verdict.Status != check.PASS {
 					t.Fatalf("M9 on %s: %s (%s); %v", tool, r.Verdict.Status, r.Verdict.Reason, r.Evidence.Notes)
 				}
-				inReports(t, r)
 				t.Logf("%s in %s: %v", tool, r.Elapsed, r.Evidence.Notes)
 			}
 		})
