@@ -64,7 +64,12 @@ type run struct {
 	trace  *Trace
 	notes  []string
 	broken []Mismatch
+	// cut: the search's time ran out before the plan's end.
+	cut bool
 }
+
+// expired says the search's time, or the check's, is over.
+func (p *prop) expired() bool { return time.Now().After(p.deadline) || p.ctx.Err() != nil }
 
 // violation is the failing step as the verdict states it.
 func (p *prop) violation(r *run) check.Violation {
@@ -149,14 +154,16 @@ func (p *prop) failing(plan []act) bool {
 	if p.best == nil && p.drawn > p.tr.s.sequences() {
 		return false // searched enough
 	}
-	if p.ran >= p.tr.s.runs() || time.Now().After(p.deadline) || p.ctx.Err() != nil {
+	if p.ran >= p.tr.s.runs() || p.expired() {
 		p.bounded = true
 		return false
 	}
 	p.ran++
 	r := p.take(plan)
 	if len(r.broken) == 0 {
-		p.passed[planKey(plan)] = true
+		if !r.cut {
+			p.passed[planKey(plan)] = true
+		}
 		return false
 	}
 	r.plan = plan[:len(r.steps)] // the steps after the broken one were not taken
@@ -256,6 +263,10 @@ func (p *prop) take(plan []act) *run {
 	}
 	r.notes = append(r.notes, fmt.Sprintf("the sequence's markers: %s; the calibration call's: %s", strings.Join(markers, ", "), p.calibration))
 	for n, a := range plan {
+		if p.expired() {
+			r.cut, p.bounded = true, true
+			break
+		}
 		st, ok := p.step(r, pl, model, n+1, a)
 		r.steps = append(r.steps, st)
 		if !ok {
@@ -336,10 +347,13 @@ func (p *prop) judged(r *run, st history.Step, broken []Mismatch, counts map[str
 
 // harnessError ends the sequence where the harness could not go on (a
 // restart or an oracle reading failed): no verdict on the tool, but the
-// search stops calling.
+// search stops calling. A failure because the time ran out only cuts
+// the search short: the verdict never depends on time.
 func (p *prop) harnessError(st history.Step, err error) (history.Step, bool) {
 	st.Observed = "the harness could not go on: " + err.Error()
-	if p.err == nil {
+	if p.expired() {
+		p.bounded = true
+	} else if p.err == nil {
 		p.err = err
 	}
 	p.deadline = time.Now()
