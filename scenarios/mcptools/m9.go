@@ -72,6 +72,9 @@ func search(ctx context.Context, tr *trial) check.Verdict {
 		return check.Errored(id, err)
 	}
 	calibration.Notes = append(calibration.Notes, p.summary())
+	if p.best == nil && p.ran == 0 {
+		return check.Skip(id, "the search's time ran out before any sequence called the tool")
+	}
 	if p.best == nil {
 		return check.Judge(id)
 	}

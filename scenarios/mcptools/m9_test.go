@@ -79,16 +79,21 @@ func StartStdio(t *testing.T, mutant string) (*mcp.Stdio, []mcp.Tool) {
 // m9On runs M9 alone against one tool of a mutant over stdio.
 func m9On(t *testing.T, mutant, tool string) Result {
 	t.Helper()
+	return m9With(t, mutant, tool, Settings{})
+}
+
+func m9With(t *testing.T, mutant, tool string, s Settings) Result {
+	t.Helper()
 	srv, tools := StartStdio(t, mutant)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	audited, _, err := Prepare(tools, Settings{})
+	audited, _, err := Prepare(tools, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range audited {
 		if a.Tool.Name == tool {
-			return runOne(ctx, srv, a, M9, Settings{})
+			return runOne(ctx, srv, a, M9, s)
 		}
 	}
 	t.Fatalf("no tool %s", tool)
@@ -166,5 +171,17 @@ func inReports(t *testing.T, r Result) {
 		if !strings.Contains(b.String(), w.want) {
 			t.Errorf("the %s report lacks %q", w.name, w.want)
 		}
+	}
+}
+
+// TestM9TimeBound: a search whose time runs out stops calling and says
+// so: with no sequence run, M9 skips, never passes nor errs.
+func TestM9TimeBound(t *testing.T) {
+	r := m9With(t, "idempotent-appends", mcpserver.ToolPut, Settings{PropertyTime: time.Nanosecond})
+	if r.Verdict.Status != check.SKIP || !strings.Contains(strings.Join(r.Evidence.Notes, "\n"), "cut it short") {
+		t.Errorf("M9 with no time: %s (%s), notes %q; want SKIP, the search cut short", r.Verdict.Status, r.Verdict.Reason, r.Evidence.Notes)
+	}
+	if len(r.Evidence.Tables[0].Rows) != 1 {
+		t.Errorf("M9 with no time made %d calls, want the measuring call only", len(r.Evidence.Tables[0].Rows))
 	}
 }
