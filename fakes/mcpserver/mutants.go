@@ -32,7 +32,7 @@ var mutants = []Mutant{
 	{
 		Name:    "idempotent-appends",
 		Bug:     "put_note declares idempotentHint but appends to the log on every call",
-		Catches: []Catch{{"M1", ToolPut}, {"M2", ToolPut}, {"M3", ToolPut}},
+		Catches: []Catch{{"M1", ToolPut}, {"M2", ToolPut}, {"M3", ToolPut}, {"M9", ToolPut}},
 		change: func(s *steps) {
 			s.upsert = func(st *State, name, text string) {
 				st.Notes[name] = text
@@ -65,7 +65,7 @@ var mutants = []Mutant{
 	{
 		Name:    "keyed-ignores-key",
 		Bug:     "create_note takes a request_id and ignores it: every call makes a note",
-		Catches: []Catch{{"M5", ToolCreate}, {"M6", ToolCreate}, {"M7", ToolCreate}},
+		Catches: []Catch{{"M5", ToolCreate}, {"M6", ToolCreate}, {"M7", ToolCreate}, {"M9", ToolCreate}},
 		change: func(s *steps) {
 			s.create = func(s *store, _ string, text string, work time.Duration) (Created, error) {
 				time.Sleep(work)

@@ -1,5 +1,5 @@
 // Package mcptools is the audit of an MCP server's tools for retry
-// safety: the checks M1..M8, each a value with its stable ID, level and
+// safety: the checks M1..M9, each a value with its stable ID, level and
 // the clause of the MCP specification it holds a tool to, and the pure
 // judges they end in.
 //

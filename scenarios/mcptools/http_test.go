@@ -49,7 +49,7 @@ func TestHTTPMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkVerdicts(t, m, audit(t, srv, tools))
+			checkVerdicts(t, m, audit(t, srv, tools, settingsFor(m)))
 		})
 	}
 }

@@ -15,32 +15,25 @@ type Settings struct {
 	Burst, Lost int
 	// CallTimeout bounds one call; CheckTimeout one check on one tool.
 	CallTimeout, CheckTimeout time.Duration
+	// Sequences, Steps and PropertyTime bound M9's search: how many
+	// random sequences, of at most how many steps, within what time
+	// (shrinking included).
+	Sequences, Steps int
+	PropertyTime     time.Duration
 }
 
-func (s Settings) burst() int {
-	if s.Burst > 0 {
-		return s.Burst
-	}
-	return DefaultBurst
-}
+func (s Settings) burst() int                  { return orDefault(s.Burst, DefaultBurst) }
+func (s Settings) lost() int                   { return orDefault(s.Lost, DefaultLost) }
+func (s Settings) callTimeout() time.Duration  { return orDefault(s.CallTimeout, DefaultCallTimeout) }
+func (s Settings) checkTimeout() time.Duration { return orDefault(s.CheckTimeout, DefaultCheckTimeout) }
+func (s Settings) sequences() int              { return orDefault(s.Sequences, DefaultSequences) }
+func (s Settings) steps() int                  { return orDefault(s.Steps, DefaultSteps) }
+func (s Settings) propertyTime() time.Duration { return orDefault(s.PropertyTime, DefaultPropertyTime) }
 
-func (s Settings) lost() int {
-	if s.Lost > 0 {
-		return s.Lost
+// orDefault is v when set (positive), else d.
+func orDefault[T int | time.Duration](v, d T) T {
+	if v > 0 {
+		return v
 	}
-	return DefaultLost
-}
-
-func (s Settings) callTimeout() time.Duration {
-	if s.CallTimeout > 0 {
-		return s.CallTimeout
-	}
-	return DefaultCallTimeout
-}
-
-func (s Settings) checkTimeout() time.Duration {
-	if s.CheckTimeout > 0 {
-		return s.CheckTimeout
-	}
-	return DefaultCheckTimeout
+	return d
 }

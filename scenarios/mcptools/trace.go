@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/history"
 )
 
 // Outcome is how a call ended, as the agent saw it.
@@ -44,6 +45,8 @@ type Trace struct {
 	Calls    []Call
 	Readings []Reading
 	Notes    []string
+	// Steps is a property's (M9) shrunk failing sequence, step by step.
+	Steps []history.Step
 }
 
 // reading finds the reading taken at when.
@@ -81,7 +84,7 @@ func (t *Trace) Evidence() check.Evidence {
 	for _, r := range t.Readings {
 		readings.Rows = append(readings.Rows, []string{r.When, countsText(r.Counts)})
 	}
-	return check.Evidence{Tables: []check.Table{calls, readings}, Notes: t.Notes}
+	return check.Evidence{Tables: []check.Table{calls, readings}, Notes: t.Notes, Steps: t.Steps}
 }
 
 func clip(s string) string {
