@@ -82,6 +82,10 @@ func (r *pass) notes() []string {
 	return out
 }
 
+// ShrinkTimeRanOut is what the notes say when shrinking was cut by its
+// time limit rather than ending because no shorter sequence failed.
+const ShrinkTimeRanOut = "shrinking ran out of its time before it stopped paying"
+
 // summary says how a counterexample was found and shrunk.
 func (r *pass) summary() string {
 	if r.best == nil {
@@ -97,6 +101,10 @@ func (r *pass) summary() string {
 	}
 	if r.stale > 0 {
 		s += fmt.Sprintf("; shrinking stopped after %d sequences without a change", r.idleLimit())
+	} else if time.Since(r.start)-r.first >= r.cfg.ShrinkTime {
+		// rapid stops shrinking at its deadline without a word: a long
+		// counterexample on a slow target or a loaded machine says why.
+		s += fmt.Sprintf("; %s (rapid.shrinktime %v)", ShrinkTimeRanOut, r.cfg.ShrinkTime)
 	}
 	return s
 }
