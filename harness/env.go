@@ -83,7 +83,7 @@ type run struct {
 
 // New starts the proxies in front of t.
 func New(t *targets.Target, s Settings) (*Env, error) {
-	e := &Env{Target: t, RunID: newToken(4), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
+	e := &Env{Target: t, RunID: NewRunID(), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
 		run: &run{owner: map[string]*Env{}, payloads: map[string]string{}, named: map[string][]string{}}}
 	// The lanes connect to the addresses the target's hosts were pinned
 	// to, not to names: DNS is asked once, if at all.
@@ -331,8 +331,10 @@ func (e *Env) Preflight(ctx context.Context) error {
 	return nil
 }
 
-func newToken(n int) string {
-	b := make([]byte, n)
+// NewRunID names a run: eight hex digits, in every marker and key the
+// run sends, and in its reports (a run that never reached an Env too).
+func NewRunID() string {
+	b := make([]byte, 4)
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }

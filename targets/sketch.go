@@ -39,9 +39,7 @@ func SketchFile(path string) (s Sketch, ok bool) {
 	s = Sketch{Name: raw.Name, BaseURL: raw.BaseURL}
 	if u, err := url.Parse(raw.BaseURL); err == nil {
 		s.BaseURL = u.Redacted()
-	}
-	if s.Name == "" {
-		if u, err := url.Parse(raw.BaseURL); err == nil && u.Host != "" {
+		if s.Name == "" {
 			s.Name = u.Host
 		}
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -102,7 +100,7 @@ func (f *runFlags) notRun(t *targets.Target, runID string, started time.Time, ca
 		return code
 	}
 	if meta.RunID == "" {
-		meta.RunID = newRunID()
+		meta.RunID = harness.NewRunID()
 	}
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		fmt.Fprintf(stderr, "idemspec: report directory: %v\n", err)
@@ -123,12 +121,4 @@ func reportTarget(t *targets.Target) reports.Target {
 		Name: t.Name, Source: t.Source, BaseURL: t.BaseURL.String(),
 		Profile: t.Profile.Name, Oracle: t.Oracle.Kind(), OracleEvidence: targets.Evidence(t.Oracle),
 	}
-}
-
-// newRunID names a run that never reached the harness, in the harness's
-// own format.
-func newRunID() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
