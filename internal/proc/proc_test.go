@@ -73,7 +73,13 @@ func TestRunKeepLeavesWhatAHookStarted(t *testing.T) {
 	if err := proc.RunKeep(context.Background(), cmd, time.Second); err != nil {
 		t.Fatal(err)
 	}
+	// The hook's shell has exited; the child it put in the background may
+	// be between fork and exec for a moment, when /proc shows no command
+	// line: look again for a little while.
 	left := proctest.Alive(sleep)
+	for deadline := time.Now().Add(2 * time.Second); len(left) == 0 && time.Now().Before(deadline); left = proctest.Alive(sleep) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	for _, pid := range left {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
