@@ -51,7 +51,7 @@ func (s *Server) lookThenInsert(ctx context.Context, q request) answer {
 	var a created
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		if a, err = insertResource(ctx, tx, q.tenant, q.body); err != nil {
+		if a, err = insertResource(ctx, tx, q.tenant, q.parent, q.body); err != nil {
 			return err
 		}
 		now := time.Now().UnixNano()

@@ -27,7 +27,30 @@ type answer struct {
 	retry    bool // add Retry-After (in flight)
 }
 
-func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+func (s *Server) create(w http.ResponseWriter, r *http.Request) { s.createUnder(w, r, "") }
+
+// appendEvent is the action on a parent: it appends one event to a
+// resource, idempotently by key like a create (the same steps, so every
+// mutant's bug is the action's too). The parent must exist; events are
+// the caller's tenant's, while the parent is found by its id alone, as
+// an id no one guesses.
+func (s *Server) appendEvent(w http.ResponseWriter, r *http.Request) {
+	parent := r.PathValue("id")
+	var one int
+	err := s.db.QueryRowContext(r.Context(), `SELECT 1 FROM resources WHERE id = ? AND parent = ''`, parent).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
+		return
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	s.createUnder(w, r, parent)
+}
+
+// createUnder creates a resource, or with a parent, an event of it.
+func (s *Server) createUnder(w http.ResponseWriter, r *http.Request, parent string) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
 	arrived := time.Now()
 	w.Header().Set(ArrivalHeader, strconv.FormatInt(arrived.UnixNano(), 10))
@@ -35,7 +58,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, arrived, request{}, problem(http.StatusBadRequest, "could not read body"))
 		return
 	}
-	q := request{tenant: s.steps.tenant(r), key: s.steps.key(r, body), keys: s.steps.keyCount(r, body), hash: digest(s.payloadOf(body)), body: body}
+	q := request{tenant: s.steps.tenant(r), key: s.steps.key(r, body), keys: s.steps.keyCount(r, body), hash: fingerprint(parent, s.payloadOf(body)), parent: parent, body: body}
 	var a answer
 	if status, failing := s.takeFailure(); failing {
 		a = problem(status, "failed on purpose (FailNext)")
@@ -128,7 +151,7 @@ func (s *Server) createOnce(ctx context.Context, q request) answer {
 	if err != nil {
 		return serverError(err)
 	}
-	c := claim{tenant: q.tenant, key: q.key, lockedAt: now, body: q.body}
+	c := claim{tenant: q.tenant, key: q.key, lockedAt: now, parent: q.parent, body: q.body}
 	if claimed {
 		return s.steps.execute(ctx, c)
 	}
@@ -190,7 +213,7 @@ func (s *Server) executeClaimed(ctx context.Context, c claim) answer {
 	var a created
 	err := s.steps.commit(ctx, func(tx *sql.Tx) error {
 		var err error
-		if a, err = insertResource(ctx, tx, c.tenant, c.body); err != nil {
+		if a, err = insertResource(ctx, tx, c.tenant, c.parent, c.body); err != nil {
 			return err
 		}
 		return complete(ctx, tx, c, a)
@@ -226,7 +249,7 @@ func (s *Server) unprotected(ctx context.Context, q request) answer {
 	var a created
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		a, err = insertResource(ctx, tx, q.tenant, q.body)
+		a, err = insertResource(ctx, tx, q.tenant, q.parent, q.body)
 		return err
 	})
 	return s.committed(a, err)
@@ -242,7 +265,7 @@ type execer interface {
 }
 
 // insertResource creates the resource and renders the 201 answer.
-func insertResource(ctx context.Context, tx execer, tenant string, body []byte) (created, error) {
+func insertResource(ctx context.Context, tx execer, tenant, parent string, body []byte) (created, error) {
 	var payload map[string]any
 	if err := json.Unmarshal(body, &payload); err != nil || payload == nil {
 		return created{answer: problem(http.StatusBadRequest, "the body must be a JSON object")}, nil
@@ -251,18 +274,29 @@ func insertResource(ctx context.Context, tx execer, tenant string, body []byte) 
 	id := newID()
 	now := time.Now().UTC()
 	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO resources (id, tenant, marker, payload, created_at) VALUES (?, ?, ?, ?, ?)`,
-		id, tenant, marker, body, now.UnixNano()); err != nil {
+		`INSERT INTO resources (id, tenant, parent, marker, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, tenant, parent, marker, body, now.UnixNano()); err != nil {
 		return created{}, err
 	}
 	if err := injectedFailure(ctx); err != nil {
 		return created{}, err
 	}
-	out, err := json.Marshal(resourceJSON(resourceRow{ID: id, Tenant: tenant, Marker: marker, Payload: body, CreatedAt: now}))
+	row := resourceRow{ID: id, Tenant: tenant, Parent: parent, Marker: marker, Payload: body, CreatedAt: now}
+	out, err := json.Marshal(resourceJSON(row))
 	if err != nil {
 		return created{}, err
 	}
 	return created{id: id, answer: answer{status: http.StatusCreated, body: out, location: "/resources/" + id}}, nil
+}
+
+// fingerprint is what a key's record compares a request by: its
+// payload, and for an event, the resource it acts on (one key reused on
+// another resource is another request).
+func fingerprint(parent string, payload []byte) string {
+	if parent == "" {
+		return digest(payload)
+	}
+	return digest(append([]byte(parent+"\x00"), payload...))
 }
 
 func digest(b []byte) string {

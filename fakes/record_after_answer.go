@@ -52,7 +52,7 @@ func (b *behind) answered(tenant, key string) (record, bool) {
 func (b *behind) execute(ctx context.Context, c claim) answer {
 	s := b.s
 	s.work(c.key)
-	a, err := s.commitResource(ctx, c.tenant, c.body)
+	a, err := s.commitResource(ctx, c.tenant, c.parent, c.body)
 	if err != nil {
 		return s.finish(ctx, c, a, err)
 	}

@@ -201,6 +201,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /resources", s.create)
 	mux.HandleFunc("GET /resources", s.list)
 	mux.HandleFunc("GET /resources/{id}", s.get)
+	mux.HandleFunc("POST /resources/{id}/events", s.appendEvent)
+	mux.HandleFunc("GET /resources/{id}/events", s.list)
 	mux.HandleFunc("DELETE /resources/{id}", s.remove)
 	mux.HandleFunc("GET /idempotency-keys/{key}", s.lookup)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -217,7 +219,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	if s.opts.ListAll {
 		tenant = ""
 	}
-	rows, err := listResources(r.Context(), s.db, tenant, r.URL.Query().Get("marker"))
+	// GET /resources/{id}/events lists one resource's events.
+	rows, err := listResources(r.Context(), s.db, tenant, r.PathValue("id"), r.URL.Query().Get("marker"))
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
@@ -233,8 +236,8 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	var row resourceRow
 	var at int64
 	err := s.db.QueryRowContext(r.Context(),
-		`SELECT id, tenant, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
-		r.PathValue("id"), s.steps.tenant(r)).Scan(&row.ID, &row.Tenant, &row.Marker, &row.Payload, &at)
+		`SELECT id, tenant, parent, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
+		r.PathValue("id"), s.steps.tenant(r)).Scan(&row.ID, &row.Tenant, &row.Parent, &row.Marker, &row.Payload, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
@@ -289,12 +292,16 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
 }
 
 func resourceJSON(r resourceRow) map[string]any {
-	return map[string]any{
+	j := map[string]any{
 		"id":         r.ID,
 		"marker":     r.Marker,
 		"payload":    json.RawMessage(r.Payload),
 		"created_at": r.CreatedAt.Format(time.RFC3339Nano),
 	}
+	if r.Parent != "" {
+		j["resource_id"] = r.Parent
+	}
+	return j
 }
 
 // tenantOf scopes keys, records and resources: the bearer token, or

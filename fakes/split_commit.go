@@ -11,7 +11,7 @@ import (
 // behind an in-flight claim, and the retry that takes the claim over
 // creates another.
 func (s *Server) splitCommit(ctx context.Context, c claim) answer {
-	a, err := s.commitResource(ctx, c.tenant, c.body)
+	a, err := s.commitResource(ctx, c.tenant, c.parent, c.body)
 	if err != nil {
 		return s.finish(ctx, c, a, err)
 	}
@@ -23,11 +23,11 @@ func (s *Server) splitCommit(ctx context.Context, c claim) answer {
 
 // commitResource creates the resource in a transaction of its own,
 // without touching the key record (the mutants that split the two).
-func (s *Server) commitResource(ctx context.Context, tenant string, body []byte) (created, error) {
+func (s *Server) commitResource(ctx context.Context, tenant, parent string, body []byte) (created, error) {
 	var a created
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		a, err = insertResource(ctx, tx, tenant, body)
+		a, err = insertResource(ctx, tx, tenant, parent, body)
 		return err
 	})
 	return a, err

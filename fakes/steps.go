@@ -53,7 +53,8 @@ type steps struct {
 // request is one create request as the steps see it.
 type request struct {
 	tenant, key, hash string
-	keys              int // how many keys it carries
+	keys              int    // how many keys it carries
+	parent            string // the resource an event is appended to; "" for a create
 	body              []byte
 }
 
@@ -62,6 +63,7 @@ type request struct {
 type claim struct {
 	tenant, key string
 	lockedAt    int64
+	parent      string
 	body        []byte
 }
 

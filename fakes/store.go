@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 CREATE TABLE IF NOT EXISTS resources (
 	id         TEXT    PRIMARY KEY,
 	tenant     TEXT    NOT NULL,
+	parent     TEXT    NOT NULL DEFAULT '',
 	marker     TEXT    NOT NULL,
 	payload    BLOB    NOT NULL,
 	created_at INTEGER NOT NULL
@@ -90,18 +91,20 @@ type queryer interface {
 type resourceRow struct {
 	ID        string
 	Tenant    string
+	Parent    string // "" for a resource, its resource's id for an event
 	Marker    string
 	Payload   []byte
 	CreatedAt time.Time
 }
 
-// listResources lists the resources carrying marker (every one when
-// marker is "": a list that does not filter): the tenant's, or every
-// tenant's when tenant is "" (a view not scoped by tenant).
-func listResources(ctx context.Context, db *sql.DB, tenant, marker string) ([]resourceRow, error) {
+// listResources lists the resources of parent ("": the top-level ones;
+// an id: that resource's events) carrying marker (every one when marker
+// is "": a list that does not filter): the tenant's, or every tenant's
+// when tenant is "" (a view not scoped by tenant).
+func listResources(ctx context.Context, db *sql.DB, tenant, parent, marker string) ([]resourceRow, error) {
 	rows, err := db.QueryContext(ctx,
-		`SELECT id, tenant, marker, payload, created_at FROM resources
-		  WHERE (marker = ? OR ? = '') AND (tenant = ? OR ? = '') ORDER BY created_at, id`, marker, marker, tenant, tenant)
+		`SELECT id, tenant, parent, marker, payload, created_at FROM resources
+		  WHERE parent = ? AND (marker = ? OR ? = '') AND (tenant = ? OR ? = '') ORDER BY created_at, id`, parent, marker, marker, tenant, tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func listResources(ctx context.Context, db *sql.DB, tenant, marker string) ([]re
 	for rows.Next() {
 		var r resourceRow
 		var at int64
-		if err := rows.Scan(&r.ID, &r.Tenant, &r.Marker, &r.Payload, &at); err != nil {
+		if err := rows.Scan(&r.ID, &r.Tenant, &r.Parent, &r.Marker, &r.Payload, &at); err != nil {
 			return nil, err
 		}
 		r.CreatedAt = time.Unix(0, at).UTC()

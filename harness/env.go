@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -179,7 +178,7 @@ func (e *Env) NewKey() string { return e.Target.Key.NewRunKey(e.RunID) }
 // NewMarker makes a marker unique to this run and scenario, so the oracle
 // counts only the resources this scenario created.
 func (e *Env) NewMarker(scope string) string {
-	m := fmt.Sprintf("idemspec-%s-%s-%d", e.RunID, scope, e.markers.Add(1))
+	m := targets.NewMarker(e.RunID, scope, e.markers.Add(1))
 	e.mu.Lock()
 	e.made = append(e.made, m)
 	e.owner[m] = e
@@ -265,7 +264,7 @@ func (e *Env) observe(ctx context.Context, marker string) (targets.Observation, 
 
 // notePayload remembers which marker a payload carries.
 func (e *Env) notePayload(digest string, body []byte) {
-	m := markerIn.Find(body)
+	m := targets.MarkerIn.Find(body)
 	if m == nil {
 		return
 	}
@@ -286,9 +285,6 @@ func (e *Env) noteID(digest, id string) {
 		e.named[m] = append(e.named[m], id)
 	}
 }
-
-// markerIn finds a marker NewMarker made in a request body.
-var markerIn = regexp.MustCompile(`idemspec-[0-9a-f]{8}-[A-Za-z0-9]+-[0-9]+`)
 
 // Reading is what the oracle said about marker, as checks record it.
 func (e *Env) Reading(marker, when string, obs targets.Observation) check.Reading {

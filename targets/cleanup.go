@@ -76,6 +76,7 @@ func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
 
 type cleanupItem struct {
 	ID, Marker string
+	Setup      map[string]any // the oracle.lookup of an action on a parent
 }
 
 // RunCleanup removes what the run with runID created under markers. A

@@ -15,7 +15,7 @@ import (
 // FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
 const FakePrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query]"
+// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events]"
 // starts a built-in fake in this process; anything else is a target file.
 func Load(ref string) (*Target, error) {
 	if strings.HasPrefix(ref, FakePrefix) {
@@ -36,7 +36,15 @@ func StartFake(ref string) (*Target, error) {
 	}
 	profile := profiles[DefaultProfile]
 	instances := 1
+	action := false
 	for name, vals := range q {
+		if name == "action" {
+			if vals[0] != "events" {
+				return nil, fmt.Errorf("%s: action: %q is not events (the one action the fakes serve)", ref, vals[0])
+			}
+			action = true
+			continue
+		}
 		if name == "instances" {
 			if instances, err = strconv.Atoi(vals[0]); err != nil || instances < 1 || instances > 8 {
 				return nil, fmt.Errorf("%s: instances: %q is not a count from 1 to 8", ref, vals[0])
@@ -80,7 +88,7 @@ func StartFake(ref string) (*Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in, action)", ref, name)
 		}
 	}
 	in, err := fakes.Start(opts, "127.0.0.1:0")
@@ -90,6 +98,9 @@ func StartFake(ref string) (*Target, error) {
 	t := FakeTarget(in.URL, ref)
 	t.Oracle.(*ListOracle).Pages = fakePages(opts)
 	FakeKeyIn(t, opts.KeyIn)
+	if action {
+		FakeAction(t, opts.KeyIn)
+	}
 	t.Profile = profile
 	t.Key.Required = profile.KeyRequired
 	t.InProgressTimeout = in.InProgressTimeout()

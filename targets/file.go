@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 type fileSpec struct {
 	Name              string       `yaml:"name"`
 	BaseURL           string       `yaml:"base_url" required:"true"`
+	Setup             []setupSpec  `yaml:"setup"`
 	Create            createSpec   `yaml:"create" required:"true"`
 	Key               keySpec      `yaml:"key"`
 	Headers           stringMap    `yaml:"headers"`
@@ -202,6 +204,10 @@ func (d *document) build(s fileSpec) (*Target, error) {
 		return nil, err
 	}
 
+	if err := d.setup(s.Setup, t, expand); err != nil {
+		return nil, err
+	}
+	t.setups = &setups{done: map[string]*setupOnce{}}
 	if t.Create, err = d.create(s.Create, t); err != nil {
 		return nil, err
 	}
@@ -372,6 +378,7 @@ func (d *document) line(field string) int {
 	n := d.root
 	line := n.Line
 	for _, part := range strings.Split(field, ".") {
+		part, index := fieldIndex(part)
 		next := (*yaml.Node)(nil)
 		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == part {
@@ -379,10 +386,27 @@ func (d *document) line(field string) int {
 				break
 			}
 		}
+		if next != nil && index >= 0 && next.Kind == yaml.SequenceNode && index < len(next.Content) {
+			next = next.Content[index]
+			line = next.Line
+		}
 		if next == nil {
 			return line
 		}
 		n = next
 	}
 	return line
+}
+
+// fieldIndex splits "setup[1]" into "setup" and 1 (-1 without an index).
+func fieldIndex(part string) (string, int) {
+	name, rest, ok := strings.Cut(part, "[")
+	if !ok {
+		return part, -1
+	}
+	i, err := strconv.Atoi(strings.TrimSuffix(rest, "]"))
+	if err != nil {
+		return part, -1
+	}
+	return name, i
 }

@@ -66,12 +66,18 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 		return c, d.errorf("create.content_type", "%v", err)
 	}
 	var err error
-	if _, c.Path, err = d.pathTemplate("create.path", s.Path, noFields{}, ""); err != nil {
+	if c.Path, c.PathTemplate, err = d.createPath(s.Path, t); err != nil {
 		return c, err
 	}
-	const fields = "{{.Marker}}, {{.Variant}}, and {{.Key}} with key.in: body"
+	fields := "{{.Marker}}, {{.Variant}}, and {{.Key}} with key.in: body"
+	if len(t.Setup) > 0 {
+		fields += ", {{.Setup.NAME.FIELD}}"
+	}
+	if c.setupProbe, err = d.probeSetup("create.body", s.Body, t.Setup); err != nil {
+		return c, err
+	}
 	var one, two string
-	if c.Body, one, err = d.renderTemplate("create.body", s.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, keySlot}, fields); err != nil {
+	if c.Body, one, err = d.renderTemplate("create.body", s.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, keySlot, c.setupProbe}, fields); err != nil {
 		return c, err
 	}
 	// Render rather than search the text, so {{ .Marker }} counts and a
@@ -80,7 +86,7 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 		return c, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
 	}
 	var b bytes.Buffer
-	if err := c.Body.Execute(&b, bodyData{Payload{Marker: probeMarker, Variant: "2"}, keySlot}); err == nil {
+	if err := c.Body.Execute(&b, bodyData{Payload{Marker: probeMarker, Variant: "2"}, keySlot, c.setupProbe}); err == nil {
 		two = b.String()
 	}
 	if one == two {

@@ -31,7 +31,8 @@ const keySlot = "{{.Key}}"
 // bodyData is what a create body template is rendered with.
 type bodyData struct {
 	Payload
-	Key string
+	Key   string
+	Setup map[string]any
 }
 
 // keyPlace reads key.in and key.name (and the older key.header) into k,
@@ -51,7 +52,7 @@ func (d *document) keyPlace(s keySpec, k *Key, c Create) error {
 	}
 	k.Name = or(s.Name, s.Header)
 	var probe bytes.Buffer
-	if err := c.Body.Execute(&probe, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey}); err != nil {
+	if err := c.Body.Execute(&probe, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe}); err != nil {
 		return d.errorf("create.body", "%v", templateReason(err))
 	}
 	inBody := strings.Contains(probe.String(), probeKey)
@@ -169,7 +170,11 @@ func (t *Target) NewCreateWith(ctx context.Context, keys []string, body []byte) 
 			return nil, err
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, t.Create.Method, t.resolve(t.Create.Path), nil)
+	path, err := t.createPath(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, t.Create.Method, t.resolve(path), nil)
 	if err != nil {
 		return nil, err
 	}

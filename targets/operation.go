@@ -22,6 +22,7 @@ import (
 // operationSpec is one item of operations:, as written.
 type operationSpec struct {
 	Name              string      `yaml:"name" required:"true"`
+	Setup             []setupSpec `yaml:"setup"`
 	Create            createSpec  `yaml:"create" required:"true"`
 	Key               keySpec     `yaml:"key"`
 	Oracle            oracleSpec  `yaml:"oracle"`
@@ -34,7 +35,7 @@ type operationSpec struct {
 }
 
 // overridable are the file-level fields an operation may set for itself.
-var overridable = []string{"create", "key", "oracle", "lookup", "statuses", "volatile_fields", "profile", "in_progress_timeout", "fail_trigger"}
+var overridable = []string{"setup", "create", "key", "oracle", "lookup", "statuses", "volatile_fields", "profile", "in_progress_timeout", "fail_trigger"}
 
 // operationName is what an operation may be called: it becomes a label,
 // a report section and a --operation value.
@@ -55,6 +56,7 @@ func (d *document) label(field string) string {
 		return field
 	}
 	top, _, _ := strings.Cut(field, ".")
+	top, _ = fieldIndex(top)
 	if d.op.own[top] || (!d.op.file[top] && slices.Contains(overridable, top)) {
 		return d.op.prefix + field
 	}

@@ -44,7 +44,7 @@ func (o *ListOracle) Kind() string { return "list" }
 
 // Observe lists the resources carrying marker, on every page.
 func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, error) {
-	path, err := o.render(marker)
+	path, err := o.render(ctx, marker)
 	if err != nil {
 		return Observation{}, err
 	}
@@ -54,7 +54,7 @@ func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, e
 // Request builds the list request for marker, for a client that
 // reconciles through the oracle (see ClientOracle).
 func (o *ListOracle) Request(ctx context.Context, marker string) (*http.Request, error) {
-	path, err := o.render(marker)
+	path, err := o.render(ctx, marker)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +66,13 @@ func (o *ListOracle) Request(ctx context.Context, marker string) (*http.Request,
 	return req, nil
 }
 
-func (o *ListOracle) render(marker string) (string, error) {
+func (o *ListOracle) render(ctx context.Context, marker string) (string, error) {
+	setup, err := o.target.SetupFor(ctx, marker)
+	if err != nil {
+		return "", err
+	}
 	var p bytes.Buffer
-	if err := o.path.Execute(&p, Payload{Marker: marker}); err != nil {
+	if err := o.path.Execute(&p, markerData{Marker: marker, Setup: setup}); err != nil {
 		return "", fmt.Errorf("oracle.list.path: %w", err)
 	}
 	return p.String(), nil
@@ -157,7 +161,6 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 	if n != 1 {
 		return nil, d.errorf("oracle", "give exactly one of list, lookup, sql, command (found %d)", n)
 	}
-	var err error
 	switch {
 	case s.List != nil:
 		return d.listOracle(s.List, idField, t)
@@ -166,7 +169,11 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 		if _, err := d.jsonPathField("oracle.lookup.marker_field", o.MarkerField); err != nil {
 			return nil, err
 		}
-		if o.path, _, err = d.pathTemplate("oracle.lookup.path", s.Lookup.Path, cleanupItem{ID: probeID, Marker: probeMarker}, "{{.ID}}, {{.Marker}}", probeID); err != nil {
+		probe, err := d.probeSetup("oracle.lookup.path", s.Lookup.Path, t.Setup)
+		if err != nil {
+			return nil, err
+		}
+		if o.path, _, err = d.pathTemplate("oracle.lookup.path", s.Lookup.Path, cleanupItem{ID: probeID, Marker: probeMarker, Setup: probe}, "{{.ID}}, "+markerFields(t), probeID); err != nil {
 			return nil, err
 		}
 		return o, nil
@@ -209,8 +216,11 @@ func (d *document) listOracle(l *listSpec, idField string, t *Target) (*ListOrac
 	if l.MarkerField == "" {
 		mustHold = []string{probeMarker}
 	}
-	var err error
-	if o.path, _, err = d.pathTemplate("oracle.list.path", l.Path, Payload{Marker: probeMarker}, "{{.Marker}}", mustHold...); err != nil {
+	probe, err := d.probeSetup("oracle.list.path", l.Path, t.Setup)
+	if err != nil {
+		return nil, err
+	}
+	if o.path, _, err = d.pathTemplate("oracle.list.path", l.Path, markerData{Marker: probeMarker, Setup: probe}, markerFields(t), mustHold...); err != nil {
 		return nil, err
 	}
 	idAt := "oracle.list.id_field"

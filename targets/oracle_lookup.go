@@ -45,9 +45,13 @@ func (o *LookupOracle) Observe(ctx context.Context, marker string) (Observation,
 // ObserveIDs looks each id up.
 func (o *LookupOracle) ObserveIDs(ctx context.Context, marker string, ids []string) (Observation, error) {
 	obs := Observation{IDs: []string{}}
+	setup, err := o.target.SetupFor(ctx, marker)
+	if err != nil {
+		return Observation{}, err
+	}
 	for _, id := range ids {
 		var p bytes.Buffer
-		if err := o.path.Execute(&p, cleanupItem{ID: id, Marker: marker}); err != nil {
+		if err := o.path.Execute(&p, cleanupItem{ID: id, Marker: marker, Setup: setup}); err != nil {
 			return Observation{}, fmt.Errorf("oracle.lookup.path: %w", err)
 		}
 		status, body, err := o.target.get(ctx, p.String())

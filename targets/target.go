@@ -25,8 +25,12 @@ type Target struct {
 	Operations []*Target
 
 	BaseURL *url.URL
-	Create  Create
-	Key     Key
+	// Setup are the requests an action on a parent sends before its
+	// first create for a marker (setup.go); setups holds their answers.
+	Setup  []SetupRequest
+	setups *setups
+	Create Create
+	Key    Key
 	// Headers are sent with every request (create, oracle, lookup).
 	Headers http.Header
 	// Secrets are values that must never appear in a report or log
@@ -92,8 +96,13 @@ type Target struct {
 
 // Create describes the create call.
 type Create struct {
-	Method      string
-	Path        string
+	Method string
+	// Path is the path as written; with setup, PathTemplate renders it
+	// from a marker's setup answers ({{.Setup.NAME.FIELD}}).
+	Path         string
+	PathTemplate *template.Template
+	// setupProbe is what the body was checked with at load.
+	setupProbe  map[string]any
 	ContentType string
 	IDField     string // dotted path of the resource id in the JSON answer
 	Body        *template.Template
@@ -148,9 +157,18 @@ func (t *Target) Upstream() string {
 // Body renders the create body for a payload. The harness renders it once
 // and resends those exact bytes on every retry; a key in the body is
 // placed when a request is built (NewCreate).
+//
+// With setup, the first body of a marker sends the marker's setup
+// requests; their answers fill {{.Setup...}}.
 func (t *Target) Body(p Payload) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	setup, err := t.SetupFor(ctx, p.Marker)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
-	if err := t.Create.Body.Execute(&b, bodyData{p, keySlot}); err != nil {
+	if err := t.Create.Body.Execute(&b, bodyData{p, keySlot, setup}); err != nil {
 		return nil, fmt.Errorf("render create.body: %w", err)
 	}
 	return b.Bytes(), nil
