@@ -2,6 +2,7 @@
 //
 //	idemspec run    [--target FILE|fake:NAME] [--report-dir DIR] [--dry-run] [--budget N] [--rate R] [--concurrency N] [--allow-remote] ...
 //	idemspec init   [--out FILE] [--url URL] [--path PATH] [--key-header NAME]
+//	idemspec init   --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR]
 //	idemspec validate FILE
 //	idemspec serve  [--mutant NAME] [--addr HOST:PORT] [--db PATH] [--delay D] [--in-progress-timeout D]
 //	idemspec list   [--format text|markdown]

@@ -14,8 +14,21 @@ import (
 )
 
 func init() {
-	register(command{use: "init", summary: "write a commented target file to start from", define: initCommand})
+	register(command{use: "init", summary: "write a commented target file to start from", long: initUsage, define: initCommand})
 }
+
+const initUsage = `Write a commented target file to start from.
+
+  idemspec init [--out FILE] [--url URL] [--path PATH] [--key-header NAME]
+      a commented file for one create endpoint, every field explained
+  idemspec init --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR]
+      a file drafted from an OpenAPI document: one operation's create:,
+      or several (--operation repeated, --all) under operations:, sharing
+      base_url and headers; what the document leaves open is a # TODO:
+      that idemspec validate lists. --out DIR (an existing directory)
+      writes DIR/<operationId>.yaml for one operation and
+      DIR/<document>-target.yaml for several. No file is overwritten.
+`
 
 // targetTemplate is the file init writes; every field is explained where
 // it stands, and the result passes `idemspec validate` as written.
@@ -68,13 +81,13 @@ oracle:
 func initCommand(fs *pflag.FlagSet) body {
 	var out, rawURL, path, keyHeader string
 	var o openAPIFlags
-	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite); default: standard output. With several operations, a directory")
+	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite); default: standard output. With --openapi, an existing directory: the file is named in it (above)")
 	fs.StringVar(&rawURL, "url", "http://127.0.0.1:8080", "the API's base URL (with --openapi: default, the document's first server)")
 	fs.StringVar(&path, "path", "/resources", "the create endpoint's path")
 	fs.StringVar(&keyHeader, "key-header", "Idempotency-Key", "the idempotency key header (with --openapi: the header of operations that declare no key)")
 	fs.StringVar(&o.document, "openapi", "", "draft the file from this OpenAPI 3.0 or 3.1 document (JSON or YAML)")
-	fs.StringArrayVar(&o.operations, "operation", nil, "with --openapi: the operationId to draft (repeat for several)")
-	fs.BoolVar(&o.all, "all", false, "with --openapi: draft every POST, keyed or not")
+	fs.StringArrayVar(&o.operations, "operation", nil, "with --openapi: the operationId to draft (repeat for several, in one file under operations:)")
+	fs.BoolVar(&o.all, "all", false, "with --openapi: draft every POST, keyed or not, in one file under operations:")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if o.document != "" {
 			if fs.Changed("path") {

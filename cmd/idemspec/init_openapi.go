@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,13 +17,15 @@ type openAPIFlags struct {
 	document   string
 	operations []string
 	all        bool
-	out        string // a file, or a directory for several operations
+	out        string // a file, or an existing directory to write it in
 	url        string // "": the document's first server
 	keyHeader  string // "": operations that declare no key get a TODO
 }
 
-// initFromOpenAPI drafts a target file per chosen operation: to stdout
-// or --out FILE for one, DIR/<operationId>.yaml for several.
+// initFromOpenAPI drafts one target file of the chosen operations, to
+// stdout, --out FILE, or a file in --out DIR named after what it holds:
+// DIR/<operationId>.yaml for one operation, DIR/<document>-target.yaml
+// for several.
 func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if o.url != "" && !strings.HasPrefix(o.url, "http://") && !strings.HasPrefix(o.url, "https://") {
 		return fail(stderr, fmt.Sprintf("--url %q is not an http:// or https:// URL", o.url))
@@ -40,42 +41,48 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	drafts, err := doc.Drafts(openapi.Options{Operations: o.operations, All: o.all, KeyHeader: o.keyHeader, BaseURL: o.url})
+	d, err := doc.Draft(openapi.Options{Operations: o.operations, All: o.all, KeyHeader: o.keyHeader, BaseURL: o.url})
 	if err != nil {
 		return fail(stderr, err)
 	}
-	dir := ""
-	if info, err := os.Stat(o.out); o.out != "" && (len(drafts) > 1 || err == nil && info.IsDir()) {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fail(stderr, err)
-		}
-		dir = o.out
-	} else if len(drafts) > 1 {
-		return fail(stderr, fmt.Sprintf("%d operations chosen: give --out DIR to write one file each", len(drafts)))
+	if o.out == "" {
+		stdout.Write(d.Text)
+		return exitOK
 	}
-	var errs []error
-	for _, d := range drafts {
-		file := o.out
-		if dir != "" {
-			file = filepath.Join(dir, fileName(d.Plan.ID)+".yaml")
+	file := o.out
+	if info, err := os.Stat(o.out); err == nil && info.IsDir() {
+		// A YAML document's own name would be the document itself when
+		// it lies in DIR: several operations' file says it is a target.
+		name := fileName(d.Plans[0].ID)
+		if len(d.Plans) > 1 {
+			name = fileName(strings.TrimSuffix(filepath.Base(o.document), filepath.Ext(o.document))) + "-target"
 		}
-		if file == "" {
-			stdout.Write(d.Text)
-			continue
-		}
-		if err := writeNew(file, d.Text); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(stdout, "wrote %s (%s %s)%s\n", file, d.Plan.Method, d.Plan.Path, todoCount(len(d.TODOs)))
+		file = filepath.Join(o.out, name+".yaml")
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := writeNew(file, d.Text); err != nil {
 		return fail(stderr, err)
 	}
-	if o.out != "" {
-		fmt.Fprintln(stdout, "check each with: idemspec validate FILE (it names each TODO and what is still missing)")
-	}
+	fmt.Fprintf(stdout, "wrote %s (%s)%s\n", file, drafted(d.Plans), todoCount(len(d.TODOs)))
+	fmt.Fprintf(stdout, "check it with: idemspec validate %s (it names each TODO and what is still missing)\n", file)
 	return exitOK
+}
+
+// drafted says what a file holds: "POST /orders" for one operation,
+// "2 operations: create-order POST /orders, refund ..." for several, up
+// to ten of them.
+func drafted(plans []*openapi.Plan) string {
+	if len(plans) == 1 {
+		return plans[0].Method + " " + plans[0].Path
+	}
+	var ops []string
+	for i, p := range plans {
+		if i == 10 {
+			ops = append(ops, fmt.Sprintf("and %d more", len(plans)-10))
+			break
+		}
+		ops = append(ops, p.Name+" "+p.Method+" "+p.Path)
+	}
+	return fmt.Sprintf("%d operations: %s", len(plans), strings.Join(ops, ", "))
 }
 
 func todoCount(n int) string {
@@ -90,7 +97,7 @@ func todoCount(n int) string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// fileName makes an operationId safe as a file name.
+// fileName makes an operationId or a document's name safe as a file name.
 func fileName(id string) string {
 	return strings.Trim(unsafeName.ReplaceAllString(id, "-"), ".-")
 }

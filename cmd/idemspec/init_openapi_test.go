@@ -3,12 +3,18 @@ package main_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness/check"
 )
 
 // The document describing the reference server's own API drafts a file
@@ -43,38 +49,73 @@ func TestInitFromOpenAPIRunsAgainstTheServerItDescribes(t *testing.T) {
 	}
 }
 
-func TestInitFromOpenAPIWritesOneFilePerOperation(t *testing.T) {
+// Several operations go in one file under operations:, which validate
+// reads as run would: an error or a TODO of an operation names it as
+// operations[i].
+func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 	doc := "../../targets/openapi/testdata/shop-3.1.yaml"
-	dir := filepath.Join(t.TempDir(), "targets")
-	r := idemspec(t, "init", "--openapi", doc, "--all", "--out", dir)
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "shop.yaml")
+	r := idemspec(t, "init", "--openapi", doc, "--all", "--out", file)
+	want := "wrote " + file + " (4 operations: create-order POST /orders, refund-order POST /orders/{order_id}/refunds, " +
+		"create-payment POST /payments, create-webhook POST /webhooks); 10 TODOs\ncheck it with: idemspec validate " + file
+	if r.code != 0 || !strings.HasPrefix(r.stdout, want) {
+		t.Fatalf("exit %d, want 0 and %q\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
-	for _, op := range []string{"createOrder", "refundOrder", "createPayment", "createWebhook"} {
-		if _, err := os.Stat(filepath.Join(dir, op+".yaml")); err != nil {
-			t.Errorf("--all: %v", err)
-		}
+	// validate stops at the first error, which names the operation's field and its line.
+	token := []string{"API_TOKEN=a-token-long-enough-to-redact"}
+	v := idemspecEnv(t, token, "validate", "--allow-remote", file)
+	if v.code != 2 || !strings.Contains(v.stderr, file+":43: operations[1].create.path: ") {
+		t.Errorf("validate: exit %d, want 2 naming operations[1].create.path\n%s", v.code, v.stderr)
 	}
-	if !strings.Contains(r.stdout, "createWebhook.yaml (POST /webhooks); 7 TODOs") {
-		t.Errorf("no TODO count in:\n%s", r.stdout)
+	// A field left out for want of anything to draft from is missing.
+	file = filepath.Join(dir, "payment.yaml")
+	if r := idemspec(t, "init", "--openapi", doc, "--operation", "createOrder", "--operation", "createPayment", "--out", file); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
 	}
-	// validate names the field a TODO leaves missing, with its line.
-	v := idemspec(t, "validate", filepath.Join(dir, "createPayment.yaml"))
-	if v.code != 2 || !strings.Contains(v.stderr, "createPayment.yaml:") || !strings.Contains(v.stderr, ": oracle: missing required field") {
-		t.Errorf("validate: exit %d, want 2 naming oracle\n%s", v.code, v.stderr)
+	if v := idemspecEnv(t, token, "validate", "--allow-remote", file); v.code != 2 || !strings.Contains(v.stderr, ": operations[1].oracle: missing required field") {
+		t.Errorf("validate: exit %d, want 2 naming operations[1].oracle\n%s", v.code, v.stderr)
 	}
-	// A file whose only TODOs are warnings validates, and lists them.
-	v = idemspecEnv(t, []string{"API_TOKEN=a-token-long-enough-to-redact"}, "validate", "--allow-remote", filepath.Join(dir, "createOrder.yaml"))
-	if v.code != 0 || strings.Count(v.stderr, "warning: ") != 2 || !strings.Contains(v.stderr, "createOrder.yaml:7: TODO: base_url:") {
-		t.Errorf("validate: exit %d, want 0 with the two TODOs as warnings\n%s", v.code, v.stderr)
+	// A file whose only TODOs are warnings validates, and lists them
+	// with their lines: the file's own once, each operation's under it.
+	file = filepath.Join(dir, "refund.yaml")
+	if r := idemspec(t, "init", "--openapi", doc, "--operation", "createOrder", "--operation", "refundOrder", "--url", "http://127.0.0.1:9", "--out", file); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "/orders/{order_id}/", "/orders/ord_1/")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v = idemspecEnv(t, token, "validate", file)
+	if v.code != 0 || strings.Count(v.stderr, "warning: ") != 3 ||
+		!strings.Contains(v.stderr, file+":9: TODO: headers: ") ||
+		!strings.Contains(v.stderr, file+":41: TODO: operations[1].create.path: {order_id} ") ||
+		!strings.Contains(v.stderr, file+":53: TODO: operations[1].oracle.list.path: ") ||
+		!strings.Contains(v.stdout, "operation refund-order: POST /orders/ord_1/refunds") {
+		t.Errorf("validate: exit %d, want 0 with the three TODOs as warnings\n%s%s", v.code, v.stdout, v.stderr)
+	}
+
+	// In a directory, the file is named after what it holds.
+	if r := idemspec(t, "init", "--openapi", doc, "--all", "--out", dir); r.code != 0 || !strings.HasPrefix(r.stdout, "wrote "+filepath.Join(dir, "shop-3.1-target.yaml")+" (4 operations: ") {
+		t.Errorf("--out DIR, several: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := idemspec(t, "init", "--openapi", doc, "--out", dir); r.code != 0 || !strings.HasPrefix(r.stdout, "wrote "+filepath.Join(dir, "createOrder.yaml")+" (POST /orders); 2 TODOs") {
+		t.Errorf("--out DIR, one: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Without --out, the file is the output.
+	if r := idemspec(t, "init", "--openapi", doc, "--all"); r.code != 0 || !strings.HasPrefix(r.stdout, "# Drafted by") || !strings.Contains(r.stdout, "\noperations:\n  # createOrder: POST /orders.\n  - name: create-order\n") {
+		t.Errorf("stdout: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--all"}, "4 operations chosen: give --out DIR"},
-		{[]string{"--out", dir}, "file exists"}, // never overwrites
+		{[]string{"--all", "--out", file}, "file exists"}, // never overwrites
+		{[]string{"--all", "--out", dir}, "file exists"},
 		{[]string{"--operation", "nope"}, `no operation "nope"`},
 		{[]string{"--path", "/x"}, "--path picks nothing"},
 	} {
@@ -85,5 +126,62 @@ func TestInitFromOpenAPIWritesOneFilePerOperation(t *testing.T) {
 	}
 	if r := idemspec(t, "init", "--all"); r.code != 2 || !strings.Contains(r.stderr, "--openapi") {
 		t.Errorf("--all without --openapi: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A document whose two operations say all idemspec needs drafts a file
+// that validates with no warning and passes against the servers it
+// describes: two reference servers behind one address, one taking its
+// key in a header, the other in the body.
+func TestInitFromOpenAPIRunsTwoOperations(t *testing.T) {
+	orders, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orders.Close()
+	payments, err := fakes.Start(fakes.Options{KeyIn: fakes.KeyInBody}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer payments.Close()
+	at := map[string]*url.URL{}
+	for prefix, in := range map[string]*fakes.Instance{"/orders": orders, "/payments": payments} {
+		if at[prefix], err = url.Parse(in.URL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each server has its collection at /resources.
+	router := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		prefix := "/orders"
+		if strings.HasPrefix(r.In.URL.Path, "/payments") {
+			prefix = "/payments"
+		}
+		r.SetURL(at[prefix])
+		r.Out.URL.Path, r.Out.URL.RawPath = "/resources"+strings.TrimPrefix(r.In.URL.Path, prefix), ""
+	}})
+	defer router.Close()
+
+	file := filepath.Join(t.TempDir(), "twice.yaml")
+	r := idemspec(t, "init", "--openapi", "../../targets/openapi/testdata/reference-twice.yaml", "--all", "--url", router.URL, "--out", file)
+	if r.code != 0 || !strings.Contains(r.stdout, " (2 operations: create-order POST /orders, create-payment POST /payments)\n") {
+		t.Fatalf("init: exit %d, want 0 and no TODO\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if v := idemspec(t, "validate", file); v.code != 0 || v.stderr != "" {
+		t.Fatalf("validate: exit %d, want 0 with no warning\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	run := run(t, "--target", file, "--label-filter", "S1 || S2 || S3 || S4", "--wait", "30s")
+	if run.code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", run.code, run.stdout, run.stderr)
+	}
+	for _, op := range []string{"create-order", "create-payment"} {
+		var passed []string
+		for _, c := range run.report.ChecksOf(op) {
+			if c.Verdict == check.PASS {
+				passed = append(passed, c.ID)
+			}
+		}
+		if got := strings.Join(passed, " "); got != "S1 S2 S3 S4" {
+			t.Errorf("%s passed %q, want S1 to S4\n%s", op, got, run.stdout)
+		}
 	}
 }

@@ -48,26 +48,34 @@ type Options struct {
 	BaseURL    string   // base_url; "": the document's first server
 }
 
-// Draft is one drafted target file.
+// Draft is a drafted target file: one operation's create:, key: and
+// oracle: at its top level, or several operations under operations:.
 type Draft struct {
-	Plan  *Plan
+	Plans []*Plan // the operations, in the file's order
 	Text  []byte
 	TODOs []string // what the file leaves to its author, as "field: what to do"
 }
 
-// Drafts drafts a target file for each operation the options choose.
-func (d *Document) Drafts(o Options) ([]Draft, error) {
+// Draft drafts one target file of the operations the options choose.
+// One operation keeps the plain form (create: at the top level), which
+// every older idemspec reads; several share the file's base_url and
+// headers, each under its own name in operations:.
+func (d *Document) Draft(o Options) (Draft, error) {
 	ops, err := d.choose(o)
 	if err != nil {
-		return nil, err
+		return Draft{}, err
 	}
-	out := make([]Draft, 0, len(ops))
+	plans := make([]*Plan, 0, len(ops))
+	taken := map[string]bool{}
 	for _, op := range ops {
 		p := plan(op.path, op.method, op.item, op.op, o.KeyHeader, d.refersToResource)
-		text, todos := d.file(p, op.op, o.BaseURL)
-		out = append(out, Draft{Plan: p, Text: text, TODOs: todos})
+		if len(ops) > 1 {
+			p.Name = uniqueName(operationName(p.ID), taken)
+		}
+		plans = append(plans, p)
 	}
-	return out, nil
+	text, todos := d.file(ops, plans, o.BaseURL)
+	return Draft{Plans: plans, Text: text, TODOs: todos}, nil
 }
 
 // refersToResource says whether a property names another resource: an
@@ -128,7 +136,10 @@ func (d *Document) choose(o Options) ([]operation, error) {
 			if i < 0 {
 				return nil, fmt.Errorf("%s: no operation %q (POST operations: %s)", d.name, id, idList(posts))
 			}
-			out = append(out, all[i])
+			// Naming one twice still tests it once.
+			if !slices.ContainsFunc(out, func(op operation) bool { return op.op == all[i].op }) {
+				out = append(out, all[i])
+			}
 		}
 		return out, nil
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,19 +11,29 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// file renders the target file for one operation: a header naming the
-// document and the operation, base_url, credentials, then the operation.
-func (d *Document) file(p *Plan, op *openapi3.Operation, base string) ([]byte, []string) {
+// file renders the target file: a header naming the document, base_url
+// and credentials, then one operation's create:, key: and oracle: at the
+// top level, or several operations under operations:, each with its
+// TODOs under its own operations[i].
+func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []string) {
 	var w writer
 	title := "the OpenAPI document"
 	if d.t.Info != nil && d.t.Info.Title != "" {
 		title = fmt.Sprintf("%q %s", d.t.Info.Title, d.t.Info.Version)
 	}
 	w.comment("", "Drafted by `idemspec init --openapi` from %s (OpenAPI %s),", title, d.t.OpenAPI)
-	w.comment("", "operation %s: %s %s%s.", p.ID, p.Method, p.Path, summary(p.Summary))
+	name := plans[0].ID
+	if len(plans) == 1 {
+		p := plans[0]
+		w.comment("", "operation %s: %s %s%s.", p.ID, p.Method, p.Path, summary(p.Summary))
+	} else {
+		w.comment("", "%d operations: each item of operations: is tested as a target of its own", len(plans))
+		w.comment("", "(`idemspec run --operation NAME` runs the one named), all sharing base_url and headers.")
+		name = d.title()
+	}
 	w.comment("", "Each TODO needs you; `idemspec validate FILE` names a field still missing.")
 	w.comment("", "Every field is described in idemspec's docs/TARGET-FILE.md.")
-	w.field("", "name", p.ID)
+	w.field("", "name", name)
 
 	w.blank()
 	if base == "" {
@@ -37,10 +48,33 @@ func (d *Document) file(p *Plan, op *openapi3.Operation, base string) ([]byte, [
 	default:
 		w.field("", "base_url", base)
 	}
-	d.credentials(&w, op)
+	d.writeCredentials(&w, ops)
 	w.blank()
-	writeOperation(&w, p)
+	if len(plans) == 1 {
+		writeOperation(&w, plans[0], "")
+		return []byte(w.b.String()), w.todos
+	}
+	w.line("", "operations:")
+	for i, p := range plans {
+		if i > 0 {
+			w.blank()
+		}
+		w.comment("  ", "%s: %s %s%s.", p.ID, p.Method, p.Path, summary(p.Summary))
+		w.field("  - ", "name", p.Name)
+		w.indent = "    "
+		writeOperation(&w, p, fmt.Sprintf("operations[%d].", i))
+		w.indent = ""
+	}
 	return []byte(w.b.String()), w.todos
+}
+
+// title names a file of several operations: the document's title, else
+// its file name.
+func (d *Document) title() string {
+	if d.t.Info != nil && d.t.Info.Title != "" {
+		return d.t.Info.Title
+	}
+	return strings.TrimSuffix(filepath.Base(d.name), filepath.Ext(d.name))
 }
 
 func summary(s string) string {
@@ -50,15 +84,63 @@ func summary(s string) string {
 	return " (" + strings.TrimSuffix(strings.SplitN(s, "\n", 2)[0], ".") + ")"
 }
 
-// credentials writes headers: for the security scheme the operation
-// needs, its value from the environment.
-func (d *Document) credentials(w *writer, op *openapi3.Operation) {
+// writeCredentials writes headers: the credentials the operations'
+// security takes, from the environment. A file's headers go with every
+// operation, so several operations get them all, and a TODO when they
+// do not all take the same.
+func (d *Document) writeCredentials(w *writer, ops []operation) {
+	var headers [][2]string
+	var todos []string
+	each := make([][][2]string, len(ops))
+	for i, op := range ops {
+		h, t := d.credentials(op.op)
+		each[i] = h
+		for _, t := range t {
+			if !slices.Contains(todos, t) {
+				todos = append(todos, t)
+			}
+		}
+		for _, h := range h {
+			if !slices.ContainsFunc(headers, func(o [2]string) bool { return strings.EqualFold(o[0], h[0]) }) {
+				headers = append(headers, h)
+			}
+		}
+	}
+	for _, t := range todos {
+		w.todo("", "headers: %s", t)
+	}
+	if len(headers) == 0 {
+		return
+	}
+	if slices.ContainsFunc(each, func(h [][2]string) bool { return len(h) != len(headers) || !containsAll(headers, h) }) {
+		w.todo("", "headers: the operations do not all take the same credentials, and every operation sends these: keep those the API accepts on each")
+	}
+	w.todo("", "headers: set the variables these read in the environment (their values are redacted from every report)")
+	w.line("", "headers:")
+	for _, h := range headers {
+		w.field("  ", h[0], h[1])
+	}
+}
+
+// containsAll says whether all holds every header of some.
+func containsAll(all, some [][2]string) bool {
+	for _, h := range some {
+		if !slices.Contains(all, h) {
+			return false
+		}
+	}
+	return true
+}
+
+// credentials are the headers the security an operation needs takes,
+// their values from the environment, and what they leave to the author.
+func (d *Document) credentials(op *openapi3.Operation) (headers [][2]string, todos []string) {
 	reqs := d.t.Security
 	if op.Security != nil {
 		reqs = *op.Security
 	}
 	if len(reqs) == 0 || slices.ContainsFunc(reqs, func(r openapi3.SecurityRequirement) bool { return len(r) == 0 }) {
-		return
+		return nil, nil
 	}
 	// Of alternatives, a bearer token is the simplest to pass (Stripe
 	// takes basic or bearer).
@@ -70,12 +152,11 @@ func (d *Document) credentials(w *writer, op *openapi3.Operation) {
 			}
 		}
 	}
-	var headers [][2]string
 	for _, name := range slices.Sorted(maps.Keys(chosen)) {
 		s := d.scheme(name)
 		switch {
 		case s == nil:
-			w.todo("", "headers: the security scheme %q is not defined: send its credentials in headers:", name)
+			todos = append(todos, fmt.Sprintf("the security scheme %q is not defined: send its credentials in headers:", name))
 		case s.Type == "http" && strings.EqualFold(s.Scheme, "basic"):
 			headers = append(headers, [2]string{"Authorization", "Basic ${API_BASIC_CREDENTIALS}"})
 		case s.Type == "http" || s.Type == "oauth2" || s.Type == "openIdConnect":
@@ -83,17 +164,10 @@ func (d *Document) credentials(w *writer, op *openapi3.Operation) {
 		case s.Type == "apiKey" && s.In == openapi3.ParameterInHeader:
 			headers = append(headers, [2]string{s.Name, "${API_KEY}"})
 		default:
-			w.todo("", "headers: the security scheme %q takes its credentials in the %s, and idemspec sends them in headers:", name, s.In)
+			todos = append(todos, fmt.Sprintf("the security scheme %q takes its credentials in the %s, and idemspec sends them in headers:", name, s.In))
 		}
 	}
-	if len(headers) == 0 {
-		return
-	}
-	w.todo("", "headers: set the variables these read in the environment (their values are redacted from every report)")
-	w.line("", "headers:")
-	for _, h := range headers {
-		w.field("  ", h[0], h[1])
-	}
+	return headers, todos
 }
 
 // scheme is the security scheme of that name, nil when undefined.
@@ -105,14 +179,14 @@ func (d *Document) scheme(name string) *openapi3.SecurityScheme {
 }
 
 // writeOperation writes an operation's create:, key: and oracle:, with
-// its TODOs beside the fields they concern. It is the one place an
-// operation becomes YAML, so that a file of several operations can hold
-// the same lines under a name (w.indent).
-func writeOperation(w *writer, p *Plan) {
+// its TODOs beside the fields they concern, each naming its field after
+// at ("operations[1]." for an item of operations:, whose lines w.indent
+// sets in). It is the one place an operation becomes YAML.
+func writeOperation(w *writer, p *Plan, at string) {
 	todos := func(indent, field string) {
 		for _, t := range p.todos {
 			if t.field == field {
-				w.todo(indent, "%s: %s", t.field, t.text)
+				w.todo(indent, "%s%s: %s", at, t.field, t.text)
 			}
 		}
 	}

@@ -22,19 +22,15 @@ func load(t *testing.T, file string) *openapi.Document {
 	return doc
 }
 
-// draft drafts one operation and checks that the file holds every line
-// of want, that it validates (invalid: "") or fails naming the field,
-// and that validation lists each TODO as a warning.
+// draft drafts a file and checks that it holds every line of want, that
+// it validates (invalid: "") or fails naming the field, and that
+// validation lists each TODO as a warning.
 func draft(t *testing.T, doc *openapi.Document, o openapi.Options, want []string, invalid string) openapi.Draft {
 	t.Helper()
-	drafts, err := doc.Drafts(o)
+	d, err := doc.Draft(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(drafts) != 1 {
-		t.Fatalf("%d drafts, want 1", len(drafts))
-	}
-	d := drafts[0]
 	text := string(d.Text)
 	for _, line := range want {
 		if !strings.Contains(text, "\n"+line+"\n") {
@@ -129,12 +125,110 @@ func TestShop31(t *testing.T) {
 			t.Errorf("no TODO for the key in %q", d.TODOs)
 		}
 	})
-	all, err := doc.Drafts(openapi.Options{All: true})
-	if err != nil || len(all) != 4 {
-		t.Errorf("--all: %d drafts, %v; want the 4 POSTs", len(all), err)
-	}
-	if _, err := doc.Drafts(openapi.Options{Operations: []string{"createOrdr"}}); err == nil || !strings.Contains(err.Error(), "createOrder, refundOrder, createPayment, createWebhook") {
+	t.Run("every POST in one file", func(t *testing.T) {
+		d := draft(t, doc, openapi.Options{All: true}, []string{
+			"name: Shop",
+			"base_url: https://eu.shop.example/v2",
+			"  Authorization: 'Bearer ${API_TOKEN}'",
+			"operations:",
+			"  - name: create-order",
+			"      path: /orders",
+			"        path: /orders?reference={{.Marker}}",
+			"  - name: refund-order",
+			"      # TODO: operations[1].create.path: {order_id} is a path parameter: put the id of a resource that exists in its place (the oracle's path too)",
+			"      name: PayPal-Request-Id",
+			"  - name: create-payment",
+			"    # TODO: operations[2].oracle: the document has no GET on this path to list what the create made: describe how to count what exists (oracle: list, sql, command or lookup)",
+			"  - name: create-webhook",
+			"    # TODO: operations[3].key: the operation declares no idempotency key: idemspec sends it in the Idempotency-Key header; say where your API takes it (in: header, body or query)",
+		}, `operations[1].create.path: "/orders/{order_id}/refunds" holds the path parameter {order_id}`)
+		// What the API shares is said once, at the top level.
+		text := string(d.Text)
+		for _, field := range []string{"\nbase_url:", "\nheaders:", "\n# TODO: base_url:", "\n# TODO: headers:"} {
+			if n := strings.Count(text, field); n != 1 {
+				t.Errorf("%q %d times, want once:\n%s", field, n, text)
+			}
+		}
+		var names []string
+		for _, p := range d.Plans {
+			names = append(names, p.Name)
+		}
+		if got := strings.Join(names, " "); got != "create-order refund-order create-payment create-webhook" {
+			t.Errorf("operations %s, want the 4 POSTs by path", got)
+		}
+		// Each TODO of an operation names its field under operations[i].
+		for _, todo := range d.TODOs {
+			if !strings.HasPrefix(todo, "base_url: ") && !strings.HasPrefix(todo, "headers: ") && !strings.HasPrefix(todo, "operations[") {
+				t.Errorf("TODO %q names no operation", todo)
+			}
+		}
+	})
+	if _, err := doc.Draft(openapi.Options{Operations: []string{"createOrdr"}}); err == nil || !strings.Contains(err.Error(), "createOrder, refundOrder, createPayment, createWebhook") {
 		t.Errorf("an unknown operation: %v, want the POSTs listed", err)
+	}
+}
+
+// A document whose operations say all idemspec needs drafts one file
+// of them that validates with no TODO.
+func TestReferenceTwiceDraftsTwoCompleteOperations(t *testing.T) {
+	d := draft(t, load(t, "testdata/reference-twice.yaml"), openapi.Options{All: true}, []string{
+		"base_url: http://127.0.0.1:8080",
+		"  - name: create-order",
+		"      path: /orders",
+		"      in: header",
+		"      name: Idempotency-Key",
+		"        path: /orders?marker={{.Marker}}",
+		"  - name: create-payment",
+		`      body: '{"amount":{{.Variant}},"idempotency_key":"{{.Key}}","marker":"{{.Marker}}"}'`,
+		"      in: body",
+		"      name: idempotency_key",
+		"        path: /payments?marker={{.Marker}}",
+	}, "")
+	if len(d.TODOs) != 0 || len(d.Plans) != 2 {
+		t.Errorf("%d operations, TODOs %q; want 2 and none", len(d.Plans), d.TODOs)
+	}
+	target, err := targets.Parse("drafted.yaml", d.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := target.Each(); len(ops) != 2 || ops[0].Operation != "create-order" || ops[1].Operation != "create-payment" {
+		t.Errorf("the file's operations: %v", ops)
+	}
+}
+
+// Operation names are the operationIds in lower case, their words split
+// by dashes, made unique; the credentials go with every operation, with
+// a TODO when the operations do not all need them.
+func TestOperationNames(t *testing.T) {
+	post := func(id, security string) string {
+		return "    post:\n" + id + security + "      responses: {'201': {description: created}}\n"
+	}
+	doc, err := openapi.Load("names.yaml", []byte("openapi: 3.0.3\ninfo: {title: names, version: '1'}\n"+
+		"components: {securitySchemes: {key: {type: apiKey, in: header, name: X-Api-Key}}}\nsecurity: [{key: []}]\npaths:\n"+
+		"  /a:\n"+post("      operationId: createOrder\n", "")+
+		"  /b:\n"+post("      operationId: create_order\n", "")+
+		"  /c:\n"+post("      operationId: v2/getHTTPStatus\n", "      security: []\n")+
+		"  /d/{id}:\n"+post("", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := doc.Draft(openapi.Options{All: true, KeyHeader: "Idempotency-Key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range d.Plans {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, " "); got != "create-order create-order-2 v2-get-http-status post-d-id" {
+		t.Errorf("names %s", got)
+	}
+	text := string(d.Text)
+	if !strings.Contains(text, "\n# TODO: headers: the operations do not all take the same credentials") || !strings.Contains(text, "\n  X-Api-Key: ${API_KEY}\n") {
+		t.Errorf("no shared X-Api-Key with a TODO in:\n%s", text)
+	}
+	if _, err := targets.Parse("names.yaml", d.Text); err == nil || !strings.Contains(err.Error(), "names.yaml:18: operations[0].create.body: missing required field") {
+		t.Errorf("validation: %v, want the first operation's body missing", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -14,6 +15,7 @@ import (
 // leaves open.
 type Plan struct {
 	ID      string // the operationId, or one made of the method and path
+	Name    string // its name under operations: ("" when the file holds it alone)
 	Summary string
 	Method  string
 	Path    string
@@ -113,6 +115,41 @@ func operationID(method, path string, op *openapi3.Operation) string {
 	}
 	made := strings.ToLower(method) + strings.NewReplacer("/", "-", "{", "", "}", "").Replace(path)
 	return strings.TrimSuffix(made, "-")
+}
+
+var notName = regexp.MustCompile(`[^a-z0-9]+`)
+
+// operationName makes an operationId a name a target file's operations:
+// accepts (lowercase letters, digits and dashes): the words of camelCase
+// split by dashes (createOrder: create-order, getHTTPStatus:
+// get-http-status), anything else a dash.
+func operationName(id string) string {
+	r := []rune(id)
+	var b strings.Builder
+	for i, c := range r {
+		// A capital starts a word after a lowercase letter or a digit, and
+		// after an acronym when a lowercase letter follows it.
+		if i > 0 && unicode.IsUpper(c) && (unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1]) ||
+			unicode.IsUpper(r[i-1]) && i+1 < len(r) && unicode.IsLower(r[i+1])) {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(c))
+	}
+	if n := strings.Trim(notName.ReplaceAllString(b.String(), "-"), "-"); n != "" {
+		return n
+	}
+	return "operation"
+}
+
+// uniqueName is name, or name-2, name-3, ... when taken already; it
+// marks the one it returns taken.
+func uniqueName(name string, taken map[string]bool) string {
+	out := name
+	for i := 2; taken[out]; i++ {
+		out = fmt.Sprintf("%s-%d", name, i)
+	}
+	taken[out] = true
+	return out
 }
 
 func or(v, fallback string) string {

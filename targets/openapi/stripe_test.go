@@ -47,7 +47,7 @@ func stripeDocument(t *testing.T) *openapi.Document {
 // Stripe takes Idempotency-Key on every POST and declares it on none:
 // init finds no keyed POST unless told the header.
 func TestStripeDeclaresNoKey(t *testing.T) {
-	_, err := stripeDocument(t).Drafts(openapi.Options{})
+	_, err := stripeDocument(t).Draft(openapi.Options{})
 	if err == nil || !strings.Contains(err.Error(), "--key-header") {
 		t.Errorf("%v, want an error pointing at --key-header", err)
 	}
