@@ -44,7 +44,7 @@ func matrixRuns(t *testing.T, fallback int) int {
 // fewer where the key travels elsewhere (a race does not depend on where
 // the key travels, and the entries with the key in a header run it).
 func entryRuns(t *testing.T, m matrixEntry) int {
-	if strings.Contains(m.target, "key_in=") {
+	if strings.Contains(m.target, "key_in=") || strings.Contains(m.target, "action=") {
 		return matrixRuns(t, 2)
 	}
 	if slices.Contains(m.Catches, "S4") {
@@ -79,6 +79,7 @@ func matrixEntries() []matrixEntry {
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=1&page_style=cursor", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	entries = append(entries, keyPlaceEntries()...)
+	entries = append(entries, actionEntries()...)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
 		if m.Name == "global-keys" {
@@ -117,6 +118,21 @@ func keyPlaceEntries() []matrixEntry {
 				continue
 			}
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?key_in=" + in, Mutant: m})
+		}
+	}
+	return entries
+}
+
+// actionEntries drive the fakes' action on a parent (action=events):
+// each marker's setup creates a resource and the checks append events to
+// it, counted in its list of events. The reference passes, and the bugs
+// of the key record, the payload's fingerprint, the commit and the
+// tenants' scope are the action's too.
+func actionEntries() []matrixEntry {
+	entries := []matrixEntry{{target: "fake:" + fakes.Reference + "?action=events", Mutant: fakes.Mutant{Name: fakes.Reference}}}
+	for _, m := range fakes.MutantsOf(fakes.OfServer) {
+		if slices.Contains([]string{"nodedup", "ignore-payload", "split-commit", "global-keys"}, m.Name) {
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?action=events", Mutant: m})
 		}
 	}
 	return entries
