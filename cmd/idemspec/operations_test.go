@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -104,4 +105,47 @@ func TestOperationSelects(t *testing.T) {
 func TestPlanMatchesWhatIsSentWithOperations(t *testing.T) {
 	t.Parallel()
 	planMatchesWhatIsSent(t, operationsExample, "S1 || S3 || K2")
+}
+
+// actionExample appends events to a resource its setup creates, beside
+// a plain create, on the reference run as a managed process.
+var actionExample = filepath.Join("..", "..", "examples", "targets", "action-with-setup.yaml")
+
+// TestActionOnAParent runs the action example: the reference passes
+// every check of the action, a mutant fails exactly its entry's checks
+// there too, and the server's log shows each check's creates were
+// events appended to a parent that setup made once per marker.
+func TestActionOnAParent(t *testing.T) {
+	long(t)
+	for _, name := range []string{fakes.Reference, "ignore-payload"} {
+		m, err := fakes.LookupMutant(fakes.OfServer, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + name}, "--target", actionExample, "--report-dir", dir, "--label-filter", "!property", "--operation", "append-event")
+			expectDetection(t, withoutProperties(m), r, "operation append-event")
+			if want := wantExit(t, withoutProperties(m)); r.code != want {
+				t.Errorf("exit %d, want %d\n%s%s", r.code, want, r.stdout, r.stderr)
+			}
+			log, err := os.ReadFile(filepath.Join(dir, "target.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			events := regexp.MustCompile(`POST /resources/(res_[0-9a-f]+)/events key=`).FindAllSubmatch(log, -1)
+			parents := regexp.MustCompile(`POST /resources key=\S+ status=201 replayed=false`).FindAll(log, -1)
+			distinct := map[string]bool{}
+			for _, e := range events {
+				distinct[string(e[1])] = true
+			}
+			// Every check's resource has a parent of its own, made once;
+			// the parents never acted on are the preflight's, which only
+			// reads the oracle.
+			if len(events) < 20 || len(distinct) < 10 || len(parents) < len(distinct) || len(parents) > len(distinct)+2 {
+				t.Errorf("%d events on %d parents, %d parents created: want the creates to act on parents made once each\n%s", len(events), len(distinct), len(parents), r.stdout)
+			}
+		})
+	}
 }
