@@ -232,12 +232,15 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	s.writeList(w, r, items)
 }
 
+// get reads one resource. As the action on it does, it finds the
+// resource by its id alone (an id no one guesses), so every tenant that
+// may act on it reads its own count of the action's effects.
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	var row resourceRow
 	var at int64
 	err := s.db.QueryRowContext(r.Context(),
-		`SELECT id, tenant, parent, marker, payload, created_at FROM resources WHERE id = ? AND tenant = ?`,
-		r.PathValue("id"), s.steps.tenant(r)).Scan(&row.ID, &row.Tenant, &row.Parent, &row.Marker, &row.Payload, &at)
+		`SELECT id, tenant, parent, marker, payload, created_at FROM resources WHERE id = ?`,
+		r.PathValue("id")).Scan(&row.ID, &row.Tenant, &row.Parent, &row.Marker, &row.Payload, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such resource"})
@@ -245,7 +248,21 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 	default:
 		row.CreatedAt = time.Unix(0, at).UTC()
-		writeJSON(w, http.StatusOK, resourceJSON(row))
+		j := resourceJSON(row)
+		// A counter of the effects of the action on it, for an oracle
+		// that reads a field: the caller's events (every tenant's with
+		// ListAll, as the list of events).
+		tenant := s.steps.tenant(r)
+		if s.opts.ListAll {
+			tenant = ""
+		}
+		var n int
+		if err := s.db.QueryRowContext(r.Context(), `SELECT COUNT(*) FROM resources WHERE parent = ? AND (tenant = ? OR ? = '')`, row.ID, tenant, tenant).Scan(&n); err != nil {
+			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+			return
+		}
+		j["event_count"] = n
+		writeJSON(w, http.StatusOK, j)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
 const FakePrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events]"
+// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count]"
 // starts a built-in fake in this process; anything else is a target file.
 func Load(ref string) (*Target, error) {
 	if strings.HasPrefix(ref, FakePrefix) {
@@ -36,13 +36,13 @@ func StartFake(ref string) (*Target, error) {
 	}
 	profile := profiles[DefaultProfile]
 	instances := 1
-	action := false
+	action := ""
 	for name, vals := range q {
 		if name == "action" {
-			if vals[0] != "events" {
-				return nil, fmt.Errorf("%s: action: %q is not events (the one action the fakes serve)", ref, vals[0])
+			if vals[0] != "events" && vals[0] != "event-count" {
+				return nil, fmt.Errorf("%s: action: %q is not events or event-count (the fakes' action on a parent, counted in its list of events or its event_count field)", ref, vals[0])
 			}
-			action = true
+			action = vals[0]
 			continue
 		}
 		if name == "instances" {
@@ -98,8 +98,8 @@ func StartFake(ref string) (*Target, error) {
 	t := FakeTarget(in.URL, ref)
 	t.Oracle.(*ListOracle).Pages = fakePages(opts)
 	FakeKeyIn(t, opts.KeyIn)
-	if action {
-		FakeAction(t, opts.KeyIn)
+	if action != "" {
+		FakeAction(t, opts.KeyIn, action == "event-count")
 	}
 	t.Profile = profile
 	t.Key.Required = profile.KeyRequired

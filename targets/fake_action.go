@@ -10,9 +10,11 @@ import (
 // FakeAction describes the fakes' action on a parent instead of their
 // create: each marker's setup creates a resource, and the operation
 // appends an event to it (POST /resources/{id}/events), counted in that
-// resource's list of events. The parent's create carries its own key in
-// the fake's place for keys (in, fakes.KeyIn*), as the fake requires one.
-func FakeAction(t *Target, in string) {
+// resource's list of events, or with counter, in the resource's
+// event_count field (a field oracle). The parent's create carries its own
+// key in the fake's place for keys (in, fakes.KeyIn*), as the fake
+// requires one.
+func FakeAction(t *Target, in string, counter bool) {
 	parent := SetupRequest{Name: "resource", Method: http.MethodPost, ContentType: "application/json", Headers: map[string]*template.Template{}}
 	path, body := "/resources", `{"marker":"{{.Marker}}","amount":0}`
 	switch in {
@@ -29,5 +31,9 @@ func FakeAction(t *Target, in string) {
 	t.setups = &setups{done: map[string]*setupOnce{}}
 	t.Create.Path = "/resources/{{.Setup.resource.id}}/events"
 	t.Create.PathTemplate = template.Must(template.New("create.path").Parse(t.Create.Path))
+	if counter {
+		t.Oracle = &FieldOracle{target: t, path: template.Must(template.New("oracle.field.path").Parse(`/resources/{{.Setup.resource.id}}`)), Field: "event_count"}
+		return
+	}
 	t.Oracle.(*ListOracle).path = template.Must(template.New("oracle.list.path").Parse(`/resources/{{.Setup.resource.id}}/events?marker={{.Marker}}`))
 }

@@ -76,6 +76,7 @@ type oracleSpec struct {
 	Lookup  *idLookupSpec `yaml:"lookup"`
 	SQL     *sqlSpec      `yaml:"sql"`
 	Command *commandSpec  `yaml:"command"`
+	Field   *fieldSpec    `yaml:"field"`
 }
 
 type listSpec struct {
@@ -260,9 +261,9 @@ func (d *document) build(s fileSpec) (*Target, error) {
 	if err := d.cleanup(s.Cleanup, t, expand); err != nil {
 		return nil, err
 	}
-	if t.Cleanup != nil && t.Cleanup.Path != nil && t.Oracle.Kind() == "command" {
+	if t.Cleanup != nil && t.Cleanup.Path != nil && (t.Oracle.Kind() == "command" || t.Oracle.Kind() == "field") {
 		// A count names no resource: a delete cleanup would delete nothing.
-		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.command use cleanup.command")
+		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.%s use cleanup.command", t.Oracle.Kind())
 	}
 	t.Direct = t.newDirectClient()
 	return t, nil

@@ -310,7 +310,7 @@ create:
   id_field: id
 oracle:
 `,
-			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command (found 0)"},
+			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command, field (found 0)"},
 		},
 		{
 			name: "oracle as an empty mapping",
@@ -322,7 +322,7 @@ create:
   id_field: id
 oracle: {}
 `,
-			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command (found 0)"},
+			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command, field (found 0)"},
 		},
 		{
 			name: "empty oracle.list",

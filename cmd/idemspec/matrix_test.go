@@ -127,12 +127,20 @@ func keyPlaceEntries() []matrixEntry {
 // each marker's setup creates a resource and the checks append events to
 // it, counted in its list of events. The reference passes, and the bugs
 // of the key record, the payload's fingerprint, the commit and the
-// tenants' scope are the action's too.
+// tenants' scope are the action's too. Counted instead by a field, the
+// resource's event_count (action=event-count), the reference still
+// passes and nodedup still fails every check it lists.
 func actionEntries() []matrixEntry {
-	entries := []matrixEntry{{target: "fake:" + fakes.Reference + "?action=events", Mutant: fakes.Mutant{Name: fakes.Reference}}}
+	entries := []matrixEntry{
+		{target: "fake:" + fakes.Reference + "?action=events", Mutant: fakes.Mutant{Name: fakes.Reference}},
+		{target: "fake:" + fakes.Reference + "?action=event-count", Mutant: fakes.Mutant{Name: fakes.Reference}},
+	}
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		if slices.Contains([]string{"nodedup", "ignore-payload", "split-commit", "global-keys"}, m.Name) {
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?action=events", Mutant: m})
+		}
+		if m.Name == "nodedup" {
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?action=event-count", Mutant: m})
 		}
 	}
 	return entries

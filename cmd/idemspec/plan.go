@@ -49,6 +49,8 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
 		}
 	case "lookup":
 		fmt.Fprintln(stdout, "\noracle lookup: each oracle read above is one request per resource id the answers named")
+	case "field":
+		fmt.Fprintln(stdout, "\noracle field: each oracle read above is one request for the marker's counter")
 	case "sql", "command":
 		fmt.Fprintf(stdout, "\noracle %s: the oracle reads above go to the database or the command, not to the API\n", t.Oracle.Kind())
 	}
