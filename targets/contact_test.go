@@ -41,6 +41,7 @@ func TestEveryURLFieldObeysTheRemoteRule(t *testing.T) {
 		{"cleanup.delete.path", list, "cleanup: {delete: {path: '//" + remote + "/r/{{.ID}}'}}\n", "t.yaml:4: cleanup.delete.path:"},
 		{"restart.health.path", list, "restart: {command: 'true', health: {path: 'http://" + remote + "/health'}}\n", "t.yaml:4: restart.health.path:"},
 		{"process.health.path", list, "process: {command: 'true', health: {path: '//" + remote + "/health'}}\n", "t.yaml:4: process.health.path:"},
+		{"setup.path", list, "setup: [{name: parent, path: 'http://" + remote + "/p'}]\n", "t.yaml:4: setup[0].path:"},
 	}
 	for _, c := range loadErrors {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,6 +54,12 @@ func TestEveryURLFieldObeysTheRemoteRule(t *testing.T) {
 	t.Run("oracle.lookup.path", func(t *testing.T) {
 		_, err := targets.Parse("t.yaml", file("base_url: http://127.0.0.1:1\ncreate: {path: /r, body: '{\"m\":\"{{.Marker}}\",\"v\":{{.Variant}}}', id_field: id}\noracle: {lookup: {path: 'https://"+remote+"/r/{{.ID}}'}}\n"))
 		if err == nil || !strings.Contains(err.Error(), "t.yaml:3: oracle.lookup.path:") || !strings.Contains(err.Error(), "is a URL") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("oracle.field.path", func(t *testing.T) {
+		_, err := targets.Parse("t.yaml", file("base_url: http://127.0.0.1:1\ncreate: {path: /r, body: '{\"m\":\"{{.Marker}}\",\"v\":{{.Variant}}}', id_field: id}\noracle: {field: {path: '//"+remote+"/r/{{.Marker}}', field: n}}\n"))
+		if err == nil || !strings.Contains(err.Error(), "t.yaml:3: oracle.field.path:") || !strings.Contains(err.Error(), "names a host") {
 			t.Errorf("error %v", err)
 		}
 	})

@@ -164,3 +164,50 @@ func TestSetupRunsOncePerMarker(t *testing.T) {
 		t.Errorf("a failing setup: %v", err)
 	}
 }
+
+// oracle.field reads one marker's counter: its path must name the
+// marker's object, and anything but a non-negative integer is an error
+// that names the field and what it held.
+func TestFieldOracleReadsACounter(t *testing.T) {
+	counts := map[string]string{"o1": "2", "o2": "1.5", "o3": `"two"`}
+	// Marker n makes order o<n>, whose counter is counts["o<n>"].
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			m := r.Header.Get("X-Order")
+			fmt.Fprintf(w, `{"id":"o%s"}`, m[strings.LastIndex(m, "-")+1:])
+			return
+		}
+		fmt.Fprintf(w, `{"data":{"captures":%s}}`, counts[strings.TrimPrefix(r.URL.Path, "/orders/")])
+	}))
+	defer srv.Close()
+	text := `
+base_url: ` + srv.URL + `
+setup: [{name: order, path: /orders, headers: {X-Order: '{{.Marker}}'}}]
+create: {path: '/orders/{{.Setup.order.id}}/capture', body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: {field: {path: '/orders/{{.Setup.order.id}}', field: data.captures}}
+`
+	tg, err := targets.Parse("t.yaml", file(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if tg.Oracle.Kind() != "field" {
+		t.Fatalf("oracle %s", tg.Oracle.Kind())
+	}
+	if obs, err := tg.Oracle.Observe(context.Background(), targets.NewMarker("0a1b2c3d", "S1", 1)); err != nil || obs.Count != 2 {
+		t.Errorf("order o1: %+v, %v: want a count of 2", obs, err)
+	}
+	for n, want := range map[int64]string{2: "data.captures is 1.5, want a count", 3: `data.captures is two, want a count`} {
+		if _, err := tg.Oracle.Observe(context.Background(), targets.NewMarker("0a1b2c3d", "S1", n)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("order o%d: %v, want %q", n, err, want)
+		}
+	}
+	shared := strings.Replace(text, "path: '/orders/{{.Setup.order.id}}', field", "path: /orders/all, field", 1)
+	if _, err := targets.Parse("t.yaml", file(shared)); err == nil || !strings.Contains(err.Error(), "t.yaml:4: oracle.field.path: must name one marker's object") {
+		t.Errorf("a counter every check shares: %v", err)
+	}
+	withDelete := text + "cleanup: {delete: {path: '/orders/{{.ID}}'}}\n"
+	if _, err := targets.Parse("t.yaml", file(withDelete)); err == nil || !strings.Contains(err.Error(), "with oracle.field use cleanup.command") {
+		t.Errorf("a delete cleanup with a count: %v", err)
+	}
+}
