@@ -147,3 +147,43 @@ tenants:
 		})
 	}
 }
+
+// TestPostgresAction drives the reference's action on a parent (events
+// appended to a resource that setup makes) against two `idemspec serve`
+// instances sharing PostgreSQL: the events' schema and queries hold
+// there as in SQLite, the reference passes, and ignore-payload fails every
+// check its entry lists.
+func TestPostgresAction(t *testing.T) {
+	long(t)
+	dsn := postgresDSN(t)
+	for _, name := range []string{fakes.Reference, "ignore-payload"} {
+		t.Run(name, func(t *testing.T) {
+			m, err := fakes.LookupMutant(fakes.OfServer, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := freshDatabase(t, dsn)
+			first, second := serveOn(t, store, name), serveOn(t, store, name)
+			file := writeFile(t, "pg-action.yaml", fmt.Sprintf(`
+name: postgres-action
+base_url: %s
+instances: [%s]
+setup:
+  - {name: parent, path: /resources, body: '{"marker":"{{.Marker}}","amount":0}', headers: {Idempotency-Key: "{{.Key}}"}}
+create: {path: "/resources/{{.Setup.parent.id}}/events", body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}', id_field: id}
+oracle:
+  list: {path: "/resources/{{.Setup.parent.id}}/events?marker={{.Marker}}", items: items}
+lookup: {path: "/idempotency-keys/{{.Key}}"}
+fail_trigger: {header: X-Idemspec-Fail, value: "503"}
+tenants:
+  - {name: a, headers: {Authorization: Bearer pg-a}}
+  - {name: b, headers: {Authorization: Bearer pg-b}}
+`, first, second))
+			r := run(t, "--target", file, "--label-filter", "!property")
+			expectDetection(t, withoutProperties(m), r, "the action on PostgreSQL")
+			if want := wantExit(t, withoutProperties(m)); r.code != want {
+				t.Fatalf("exit %d, want %d\n%s%s", r.code, want, r.stdout, r.stderr)
+			}
+		})
+	}
+}
