@@ -148,7 +148,11 @@ type Planned struct {
 	MaxRequests int
 	Faults      []string
 	Restarts    int
-	Skip        string // why the check will skip, if it will
+	// Markers and MaxMarkers are how many markers the check makes,
+	// usually and at most (0 counts as one): an operation with setup
+	// sends its setup requests once per marker, and Plan adds them.
+	Markers, MaxMarkers int
+	Skip                string // why the check will skip, if it will
 	// Note says what the counts leave out (a property's shrinking).
 	Note string
 }
@@ -187,6 +191,21 @@ func keyRequired(t *targets.Target) string {
 // read and one create of the harness's own.
 const PreflightRequests = 2
 
+// PreflightMarkers are the preflight's markers: the oracle read's and
+// the create's, each with its setup where the operation has one.
+const PreflightMarkers = 2
+
+// withSetup adds to a check's plan the setup requests of its markers
+// (setup is the operation's count of setup requests).
+func withSetup(p Planned, setup int) Planned {
+	if setup == 0 || p.MaxRequests == 0 {
+		return p // nothing sent: a check that shares another's search
+	}
+	p.Requests += setup * max(p.Markers, 1)
+	p.MaxRequests += setup * max(p.MaxMarkers, p.Markers, 1)
+	return p
+}
+
 // Plan lists what the selected checks will do to t, without sending
 // anything, from each check's own Plan and Needs: once per operation.
 func Plan(t *targets.Target, s harness.Settings, tu Tuning, pc property.Config, labelFilter string) ([]Planned, error) {
@@ -215,7 +234,7 @@ func planOperation(t *targets.Target, s harness.Settings, tu Tuning, pc property
 		}
 		planned := Planned{Skip: c.needs(t)}
 		if planned.Skip == "" {
-			planned = c.Plan(p)
+			planned = withSetup(c.Plan(p), len(t.Setup))
 		}
 		planned.Check, planned.Operation = c.Entry(), t.Operation
 		out = append(out, planned)

@@ -21,8 +21,12 @@ import (
 var K3 = define(Check{
 	ID: "K3", Group: "keys", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.2, §2.4",
 	Title: "should treat each variation of a request as the same request or refuse it, never execute it again",
-	Plan:  fixed(15), // 5 variations: original, variation, oracle read each
-	Run:   fingerprintScope,
+	// 5 variations: original, variation, oracle read each, a marker each.
+	Plan: func(Planning) Planned {
+		n := len(harness.RequestVariations)
+		return Planned{Requests: 3 * n, MaxRequests: 3 * n, Markers: n}
+	},
+	Run: fingerprintScope,
 })
 
 // K3: variations of a request under its key.

@@ -23,8 +23,10 @@ import (
 var K5 = define(Check{
 	ID: "K5", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.6, §2.7; RFC 9110 §10.2.3",
 	Title: "should answer duplicates of a request still in flight with the profile's in-flight status",
-	Plan:  func(p Planning) Planned { return Planned{Requests: p.Burst, MaxRequests: maxInFlightBursts * p.Burst} },
-	Run:   inFlightConflict,
+	Plan: func(p Planning) Planned {
+		return Planned{Requests: p.Burst, MaxRequests: maxInFlightBursts * p.Burst, MaxMarkers: maxInFlightBursts}
+	},
+	Run: inFlightConflict,
 })
 
 // maxInFlightBursts bounds K5's bursts. A burst whose duplicates all

@@ -101,6 +101,8 @@ func propertyPlan(partner string) func(Planning) Planned {
 		p := Planned{
 			Requests:    pc.Checks * pc.Steps * propertyPerStep,
 			MaxRequests: pc.Checks * 4 * pc.Steps * propertyMostInStep,
+			Markers:     pc.Checks * property.MarkersPerSequence,
+			MaxMarkers:  pc.Checks * 4 * property.MarkersPerSequence,
 			Note:        "random sequences; shrinking a failure sends more, for up to " + pc.ShrinkTime.String(),
 		}
 		if pc.Budget > 0 {

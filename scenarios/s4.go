@@ -21,7 +21,7 @@ var S4 = define(Check{
 	Title: "should execute a burst of concurrent same-key requests exactly once",
 	Plan: func(p Planning) Planned {
 		bursts := 2 * burstRounds
-		return Planned{Requests: bursts * (p.Burst + 2), MaxRequests: bursts * (p.Burst + harness.MaxSettleAttempts + 1),
+		return Planned{Requests: bursts * (p.Burst + 2), MaxRequests: bursts * (p.Burst + harness.MaxSettleAttempts + 1), Markers: bursts,
 			Faults: []string{widening.Name() + " on the faulty lanes, widened bursts"}}
 	},
 	Run: noRaceDuplicates,

@@ -20,7 +20,8 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
 	fmt.Fprintf(stdout, "idemspec dry run: nothing is sent to %s (%s)\n\n", t.Name, t.Redact(t.BaseURL.Redacted()))
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "CHECK\tREQUESTS\tAT MOST\tRESTARTS\tFAULTS")
-	usual, most, restarts := scenarios.PreflightRequests, scenarios.PreflightRequests, 0
+	usual := scenarios.PreflightRequests + scenarios.PreflightMarkers*len(t.Setup)
+	most, restarts := usual, 0
 	fmt.Fprintf(w, "preflight\t%d\t%d\t0\t-\n", usual, most)
 	for i, p := range plan {
 		if p.Operation != "" && (i == 0 || plan[i-1].Operation != p.Operation) {

@@ -211,6 +211,21 @@ func TestPlanMatchesWhatIsSentWithTheKeyInTheBody(t *testing.T) {
 	}
 }
 
+// An action on a parent sends its setup once per marker: the plan counts
+// each check's markers, and every check still sends what it planned.
+func TestPlanMatchesWhatIsSentWithSetup(t *testing.T) {
+	long(t)
+	for _, sc := range scenarios.Checks() {
+		if sc.Plan == nil {
+			continue
+		}
+		t.Run(sc.ID, func(t *testing.T) {
+			t.Parallel()
+			planMatchesWhatIsSent(t, "fake:reference?action=events", sc.ID)
+		})
+	}
+}
+
 // planMatchesWhatIsSent runs check id against target after its dry run,
 // and holds the count sent to the plan's.
 func planMatchesWhatIsSent(t *testing.T, target, id string) {

@@ -24,6 +24,11 @@ var (
 	payloads = []string{"100", "200"}
 )
 
+// MarkersPerSequence is how many markers a sequence makes: one per pool
+// key, one for the keyless requests and one for the malformed keys (each
+// a setup, for an action on a parent).
+var MarkersPerSequence = len(keyNames) + 2
+
 // poolKey is one key of a sequence: its name in the pool, the real key,
 // its marker, and the exact bytes of each payload (retries resend them).
 // Every payload under a key carries the key's marker, so the oracle counts
