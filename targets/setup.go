@@ -323,7 +323,8 @@ func (t *Target) sendSetup(ctx context.Context, r SetupRequest, data setupData) 
 		return nil, fmt.Errorf("%s %s: %w", r.Method, path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fmt.Errorf("%s %s answered %d: %s", r.Method, path, resp.StatusCode, t.Redact(snippet(b)))
+		// Typed, so --wait can tell a service still starting (a 5xx).
+		return nil, fmt.Errorf("%s %s answered %w: %s", r.Method, path, StatusError(resp.StatusCode), t.Redact(snippet(b)))
 	}
 	v, err := decodeJSON(b)
 	if err != nil {

@@ -3,6 +3,7 @@ package targets_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -160,8 +161,9 @@ func TestSetupRunsOncePerMarker(t *testing.T) {
 	}
 	api.fail.Store(true)
 	_, err = tg.Body(targets.Payload{Marker: targets.NewMarker("0a1b2c3d", "S3", 3), Variant: "1"})
-	if err == nil || !strings.Contains(err.Error(), `setup order: POST /orders answered 503: {"error":"down"}`) {
-		t.Errorf("a failing setup: %v", err)
+	var status targets.StatusError
+	if err == nil || !strings.Contains(err.Error(), `setup order: POST /orders answered status 503: {"error":"down"}`) || !errors.As(err, &status) || !status.Transient() {
+		t.Errorf("a failing setup: %v, want a transient status error naming the request", err)
 	}
 }
 
