@@ -24,8 +24,10 @@ const initUsage = `Write a commented target file to start from.
   idemspec init --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR]
       a file drafted from an OpenAPI document: one operation's create:,
       or several (--operation repeated, --all) under operations:, sharing
-      base_url and headers; what the document leaves open is a # TODO:
-      that idemspec validate lists. --out DIR (an existing directory)
+      base_url and headers; an action under a path parameter gets a
+      setup: request of the POST that makes its parent, when the document
+      has one; what the document leaves open is a # TODO: that idemspec
+      validate lists. --out DIR (an existing directory)
       writes DIR/<operationId>.yaml for one operation and
       DIR/<document>-target.yaml for several. No file is overwritten.
 `

@@ -57,16 +57,17 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "shop.yaml")
 	r := idemspec(t, "init", "--openapi", doc, "--all", "--out", file)
-	want := "wrote " + file + " (4 operations: create-order POST /orders, refund-order POST /orders/{order_id}/refunds, " +
-		"create-payment POST /payments, create-webhook POST /webhooks); 10 TODOs\ncheck it with: idemspec validate " + file
+	want := "wrote " + file + " (5 operations: create-order POST /orders, refund-order POST /orders/{order_id}/refunds, " +
+		"create-payment POST /payments, create-webhook POST /webhooks, add-wishlist-item POST /wishlists/{wishlist_id}/items); 10 TODOs\n" +
+		"check it with: idemspec validate " + file
 	if r.code != 0 || !strings.HasPrefix(r.stdout, want) {
 		t.Fatalf("exit %d, want 0 and %q\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 	// validate stops at the first error, which names the operation's field and its line.
 	token := []string{"API_TOKEN=a-token-long-enough-to-redact"}
 	v := idemspecEnv(t, token, "validate", "--allow-remote", file)
-	if v.code != 2 || !strings.Contains(v.stderr, file+":43: operations[1].create.path: ") {
-		t.Errorf("validate: exit %d, want 2 naming operations[1].create.path\n%s", v.code, v.stderr)
+	if v.code != 2 || !strings.Contains(v.stderr, file+":68: operations[2].oracle: missing required field") {
+		t.Errorf("validate: exit %d, want 2 naming operations[2].oracle\n%s", v.code, v.stderr)
 	}
 	// A field left out for want of anything to draft from is missing.
 	file = filepath.Join(dir, "payment.yaml")
@@ -78,28 +79,29 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 	}
 	// A file whose only TODOs are warnings validates, and lists them
 	// with their lines: the file's own once, each operation's under it.
-	file = filepath.Join(dir, "refund.yaml")
-	if r := idemspec(t, "init", "--openapi", doc, "--operation", "createOrder", "--operation", "refundOrder", "--url", "http://127.0.0.1:9", "--out", file); r.code != 0 {
+	// (A wishlist has no POST to make it: its id is put in by hand.)
+	file = filepath.Join(dir, "wishlist.yaml")
+	if r := idemspec(t, "init", "--openapi", doc, "--operation", "createOrder", "--operation", "addWishlistItem", "--url", "http://127.0.0.1:9", "--out", file); r.code != 0 {
 		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "/orders/{order_id}/", "/orders/ord_1/")), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "/wishlists/{wishlist_id}/", "/wishlists/wl_1/")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	v = idemspecEnv(t, token, "validate", file)
 	if v.code != 0 || strings.Count(v.stderr, "warning: ") != 3 ||
 		!strings.Contains(v.stderr, file+":9: TODO: headers: ") ||
-		!strings.Contains(v.stderr, file+":41: TODO: operations[1].create.path: {order_id} ") ||
+		!strings.Contains(v.stderr, file+":41: TODO: operations[1].create.path: {wishlist_id} ") ||
 		!strings.Contains(v.stderr, file+":53: TODO: operations[1].oracle.list.path: ") ||
-		!strings.Contains(v.stdout, "operation refund-order: POST /orders/ord_1/refunds") {
+		!strings.Contains(v.stdout, "operation add-wishlist-item: POST /wishlists/wl_1/items") {
 		t.Errorf("validate: exit %d, want 0 with the three TODOs as warnings\n%s%s", v.code, v.stdout, v.stderr)
 	}
 
 	// In a directory, the file is named after what it holds.
-	if r := idemspec(t, "init", "--openapi", doc, "--all", "--out", dir); r.code != 0 || !strings.HasPrefix(r.stdout, "wrote "+filepath.Join(dir, "shop-3.1-target.yaml")+" (4 operations: ") {
+	if r := idemspec(t, "init", "--openapi", doc, "--all", "--out", dir); r.code != 0 || !strings.HasPrefix(r.stdout, "wrote "+filepath.Join(dir, "shop-3.1-target.yaml")+" (5 operations: ") {
 		t.Errorf("--out DIR, several: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := idemspec(t, "init", "--openapi", doc, "--out", dir); r.code != 0 || !strings.HasPrefix(r.stdout, "wrote "+filepath.Join(dir, "createOrder.yaml")+" (POST /orders); 2 TODOs") {
@@ -183,5 +185,50 @@ func TestInitFromOpenAPIRunsTwoOperations(t *testing.T) {
 		if got := strings.Join(passed, " "); got != "S1 S2 S3 S4" {
 			t.Errorf("%s passed %q, want S1 to S4\n%s", op, got, run.stdout)
 		}
+	}
+}
+
+// The reference server's action on a resource, POST
+// /resources/{id}/events, drafts with a setup: the POST on /resources
+// makes each marker's parent. Beside the create, it validates with no
+// warning, passes against the server it describes, and fails against
+// the mutant that does not deduplicate, whose action appends twice.
+func TestInitFromOpenAPIRunsAnAction(t *testing.T) {
+	for _, mutant := range []string{"reference", "nodedup"} {
+		t.Run(mutant, func(t *testing.T) {
+			server, err := fakes.Start(fakes.Options{Mutant: mutant}, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer server.Close()
+			file := filepath.Join(t.TempDir(), "action.yaml")
+			r := idemspec(t, "init", "--openapi", "../../targets/openapi/testdata/reference.yaml", "--all", "--url", server.URL, "--out", file)
+			if r.code != 0 || !strings.Contains(r.stdout, " (2 operations: create-resource POST /resources, append-event POST /resources/{id}/events)\n") {
+				t.Fatalf("init: exit %d, want 0 and no TODO\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), "\n      path: /resources/{{.Setup.resource.id}}/events\n") {
+				t.Fatalf("no create.path naming the setup's parent in:\n%s", data)
+			}
+			if v := idemspec(t, "validate", file); v.code != 0 || v.stderr != "" {
+				t.Fatalf("validate: exit %d, want 0 with no warning\n%s%s", v.code, v.stdout, v.stderr)
+			}
+			run := run(t, "--target", file, "--label-filter", "S1 || S2 || S3 || S4", "--wait", "30s")
+			for _, op := range []string{"create-resource", "append-event"} {
+				verdicts := map[check.Status][]string{}
+				for _, c := range run.report.ChecksOf(op) {
+					verdicts[c.Verdict] = append(verdicts[c.Verdict], c.ID)
+				}
+				switch passed := strings.Join(verdicts[check.PASS], " "); {
+				case mutant == "reference" && (run.code != 0 || passed != "S1 S2 S3 S4"):
+					t.Errorf("%s: exit %d, passed %q, want 0 and S1 to S4\n%s%s", op, run.code, passed, run.stdout, run.stderr)
+				case mutant != "reference" && len(verdicts[check.FAIL]) == 0:
+					t.Errorf("%s: verdicts %v, want a FAIL\n%s%s", op, verdicts, run.stdout, run.stderr)
+				}
+			}
+		})
 	}
 }

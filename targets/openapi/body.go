@@ -60,25 +60,14 @@ func mediaType(rb *openapi3.RequestBodyRef) (string, *openapi3.MediaType) {
 // the list can filter by, when there is one: filters; never in one that
 // refers to another resource: refs), the variant and a body key.
 func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []string, refs func(string) bool) body {
-	b := body{contentType: contentType}
-	switch {
-	case mt == nil:
+	if mt == nil {
 		p.todo("create.body", "the operation declares no request body: write one that holds {{.Marker}} and {{.Variant}} in fields your API stores")
-		return b
-	case contentType != formType && !strings.Contains(contentType, "json"):
-		p.todo("create.body", "the request body is %s: only JSON and form bodies are drafted; write one that holds {{.Marker}} and {{.Variant}}", contentType)
-		return b
+		return body{contentType: contentType}
 	}
-	b.schema = flatten(mt.Schema)
-	if mt.Schema != nil && kind(b.schema) != openapi3.TypeObject {
-		p.todo("create.body", "the request body is not a JSON object: write one that holds {{.Marker}} and {{.Variant}}")
+	b, fields, why := startBody(contentType, mt)
+	if why != "" {
+		p.todo("create.body", "%s: write one that holds {{.Marker}} and {{.Variant}}", why)
 		return b
-	}
-	fields := map[string]any{}
-	if ex, ok := mediaExample(mt).(map[string]any); ok {
-		maps.Copy(fields, ex)
-	} else if s, ok := sample(mt.Schema, 0).(map[string]any); ok {
-		fields = s
 	}
 	if p.key.in == "body" {
 		if contentType == formType {
@@ -102,14 +91,39 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 			fields[path[0]] = v
 		}
 	}
-	if contentType == formType {
-		b.text = formBody(fields)
-	} else {
-		var w strings.Builder
-		writeJSON(&w, fields)
-		b.text = w.String()
-	}
+	b.text = render(contentType, fields)
 	return b
+}
+
+// startBody is the fields of a body of the media type: its example, else
+// the schema's required properties. why, when set, says why no body can
+// be drafted (a body that is neither JSON nor a form, or not an object).
+func startBody(contentType string, mt *openapi3.MediaType) (b body, fields map[string]any, why string) {
+	b = body{contentType: contentType}
+	if contentType != formType && !strings.Contains(contentType, "json") {
+		return b, nil, fmt.Sprintf("the request body is %s: only JSON and form bodies are drafted", contentType)
+	}
+	b.schema = flatten(mt.Schema)
+	if mt.Schema != nil && kind(b.schema) != openapi3.TypeObject {
+		return b, nil, "the request body is not a JSON object"
+	}
+	fields = map[string]any{}
+	if ex, ok := mediaExample(mt).(map[string]any); ok {
+		maps.Copy(fields, ex)
+	} else if s, ok := sample(mt.Schema, 0).(map[string]any); ok {
+		fields = s
+	}
+	return b, fields, ""
+}
+
+// render writes a body's fields as a form or as JSON.
+func render(contentType string, fields map[string]any) string {
+	if contentType == formType {
+		return formBody(fields)
+	}
+	var w strings.Builder
+	writeJSON(&w, fields)
+	return w.String()
 }
 
 // mediaExample is the media type's example, or its first named one.

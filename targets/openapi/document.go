@@ -68,9 +68,9 @@ func (d *Document) Draft(o Options) (Draft, error) {
 	plans := make([]*Plan, 0, len(ops))
 	taken := map[string]bool{}
 	for _, op := range ops {
-		p := plan(op.path, op.method, op.item, op.op, o.KeyHeader, d.refersToResource)
+		p := d.plan(op, o.KeyHeader)
 		if len(ops) > 1 {
-			p.Name = uniqueName(operationName(p.ID), taken)
+			p.Name = uniqueName(operationName(p.ID), "-", taken)
 		}
 		plans = append(plans, p)
 	}

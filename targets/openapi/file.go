@@ -48,7 +48,17 @@ func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []
 	default:
 		w.field("", "base_url", base)
 	}
-	d.writeCredentials(&w, ops)
+	// Setup requests go with the file's headers too: they hold the
+	// credentials of the POSTs that make the parents.
+	withParents := slices.Clone(ops)
+	for _, p := range plans {
+		for _, s := range p.setup {
+			if !slices.ContainsFunc(withParents, func(o operation) bool { return o.op == s.parent.op }) {
+				withParents = append(withParents, s.parent)
+			}
+		}
+	}
+	d.writeCredentials(&w, withParents)
 	w.blank()
 	if len(plans) == 1 {
 		writeOperation(&w, plans[0], "")
@@ -190,10 +200,11 @@ func writeOperation(w *writer, p *Plan, at string) {
 			}
 		}
 	}
+	writeSetup(w, p.setup)
 	w.line("", "create:")
 	w.field("  ", "method", p.Method)
 	todos("  ", "create.path")
-	w.field("  ", "path", p.Path)
+	w.field("  ", "path", p.path)
 	if p.body.contentType != "" {
 		w.field("  ", "content_type", p.body.contentType)
 	}

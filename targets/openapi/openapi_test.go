@@ -71,6 +71,20 @@ func TestReferenceServerDocumentDraftsAFileWithNoTODO(t *testing.T) {
 	if len(d.TODOs) != 0 {
 		t.Errorf("TODOs %q, want none", d.TODOs)
 	}
+	// The action on a resource: createResource makes its parent.
+	d = draft(t, doc, openapi.Options{Operations: []string{"appendEvent"}}, []string{
+		"name: appendEvent",
+		"  - name: resource",
+		"    path: /resources",
+		`    body: '{"amount":10,"marker":"{{.Marker}}"}'`,
+		"      Idempotency-Key: '{{.Key}}'",
+		"  path: /resources/{{.Setup.resource.id}}/events",
+		`  body: '{"amount":{{.Variant}},"marker":"{{.Marker}}"}'`,
+		"    path: /resources/{{.Setup.resource.id}}/events?marker={{.Marker}}",
+	}, "")
+	if len(d.TODOs) != 0 {
+		t.Errorf("TODOs %q, want none", d.TODOs)
+	}
 }
 
 func TestShop31(t *testing.T) {
@@ -97,16 +111,44 @@ func TestShop31(t *testing.T) {
 			t.Errorf("TODOs %q, want base_url (not loopback) and headers", d.TODOs)
 		}
 	})
-	t.Run("an action under a path parameter, a custom key header", func(t *testing.T) {
-		draft(t, doc, openapi.Options{Operations: []string{"refundOrder"}, BaseURL: "http://127.0.0.1:9"}, []string{
+	t.Run("an action under a path parameter, its parent made by setup, a custom key header", func(t *testing.T) {
+		d := draft(t, doc, openapi.Options{Operations: []string{"refundOrder"}, BaseURL: "http://127.0.0.1:9"}, []string{
 			"base_url: http://127.0.0.1:9",
-			"  # TODO: create.path: {order_id} is a path parameter: put the id of a resource that exists in its place (the oracle's path too)",
+			// createOrder, POST /orders, makes the order: its body as a
+			// create's, the marker in reference, its key header.
+			"setup:",
+			"  # {order_id} is the id of a parent made for each marker by createOrder (POST /orders): its answer's order_id.",
+			"  - name: order",
+			"    method: POST",
+			"    path: /orders",
+			"    content_type: application/json",
+			`    body: '{"currency":"EUR","customer_email":"idemspec@example.com","quantity":1,"reference":"{{.Marker}}"}'`,
+			"    headers:",
+			"      Idempotency-Key: '{{.Key}}'",
+			"  path: /orders/{{.Setup.order.order_id}}/refunds",
 			`  body: '{"amount":{{.Variant}},"note":"{{.Marker}}","reason":"damaged"}'`,
 			"  id_field: refund_id",
 			"  name: PayPal-Request-Id",
+			// The order's own refunds: read whole, they are the marker's alone.
+			"    path: /orders/{{.Setup.order.order_id}}/refunds",
 			`    items: ""`,
 			"    marker_field: note",
-		}, `create.path: "/orders/{order_id}/refunds" holds the path parameter {order_id}`)
+		}, "")
+		if len(d.TODOs) != 1 || !strings.HasPrefix(d.TODOs[0], "headers: ") {
+			t.Errorf("TODOs %q, want only the token's", d.TODOs)
+		}
+	})
+	t.Run("an action whose parent no POST makes", func(t *testing.T) {
+		d := draft(t, doc, openapi.Options{Operations: []string{"addWishlistItem"}, BaseURL: "http://127.0.0.1:9"}, []string{
+			"  # TODO: create.path: {wishlist_id} is a path parameter, and the document has no POST /wishlists to make its parent: " +
+				"put the id of a resource that exists in its place (the oracle's path too), or add a setup: request that makes one " +
+				"and write its id as {{.Setup.NAME.FIELD}} (docs/TARGET-FILE.md#actions-on-a-parent)",
+			"  path: /wishlists/{wishlist_id}/items",
+			"    path: /wishlists/{wishlist_id}/items",
+		}, `create.path: "/wishlists/{wishlist_id}/items" holds the path parameter {wishlist_id}`)
+		if strings.Contains(string(d.Text), "\nsetup:") {
+			t.Errorf("a setup with no POST to draft it from:\n%s", d.Text)
+		}
 	})
 	t.Run("a body key, a media example, a nested amount", func(t *testing.T) {
 		draft(t, doc, openapi.Options{Operations: []string{"createPayment"}}, []string{
@@ -135,13 +177,17 @@ func TestShop31(t *testing.T) {
 			"      path: /orders",
 			"        path: /orders?reference={{.Marker}}",
 			"  - name: refund-order",
-			"      # TODO: operations[1].create.path: {order_id} is a path parameter: put the id of a resource that exists in its place (the oracle's path too)",
+			"    setup:", // in the operation's item
+			"      - name: order",
+			"        path: /orders",
+			"      path: /orders/{{.Setup.order.order_id}}/refunds",
 			"      name: PayPal-Request-Id",
 			"  - name: create-payment",
 			"    # TODO: operations[2].oracle: the document has no GET on this path to list what the create made: describe how to count what exists (oracle: list, sql, command or lookup)",
 			"  - name: create-webhook",
 			"    # TODO: operations[3].key: the operation declares no idempotency key: idemspec sends it in the Idempotency-Key header; say where your API takes it (in: header, body or query)",
-		}, `operations[1].create.path: "/orders/{order_id}/refunds" holds the path parameter {order_id}`)
+			"  - name: add-wishlist-item",
+		}, "operations[2].oracle: missing required field")
 		// What the API shares is said once, at the top level.
 		text := string(d.Text)
 		for _, field := range []string{"\nbase_url:", "\nheaders:", "\n# TODO: base_url:", "\n# TODO: headers:"} {
@@ -153,8 +199,8 @@ func TestShop31(t *testing.T) {
 		for _, p := range d.Plans {
 			names = append(names, p.Name)
 		}
-		if got := strings.Join(names, " "); got != "create-order refund-order create-payment create-webhook" {
-			t.Errorf("operations %s, want the 4 POSTs by path", got)
+		if got := strings.Join(names, " "); got != "create-order refund-order create-payment create-webhook add-wishlist-item" {
+			t.Errorf("operations %s, want the 5 POSTs by path", got)
 		}
 		// Each TODO of an operation names its field under operations[i].
 		for _, todo := range d.TODOs {
@@ -162,8 +208,11 @@ func TestShop31(t *testing.T) {
 				t.Errorf("TODO %q names no operation", todo)
 			}
 		}
+		if !strings.Contains(strings.Join(d.TODOs, "\n"), "operations[4].create.path: {wishlist_id} is a path parameter") {
+			t.Errorf("no TODO for add-wishlist-item's path in %q", d.TODOs)
+		}
 	})
-	if _, err := doc.Draft(openapi.Options{Operations: []string{"createOrdr"}}); err == nil || !strings.Contains(err.Error(), "createOrder, refundOrder, createPayment, createWebhook") {
+	if _, err := doc.Draft(openapi.Options{Operations: []string{"createOrdr"}}); err == nil || !strings.Contains(err.Error(), "createOrder, refundOrder, createPayment, createWebhook, addWishlistItem") {
 		t.Errorf("an unknown operation: %v, want the POSTs listed", err)
 	}
 }
@@ -240,6 +289,104 @@ func TestLoadRefusesWhatIsNotOpenAPI3(t *testing.T) {
 	} {
 		if _, err := openapi.Load(name, []byte(data)); err == nil || !strings.HasPrefix(err.Error(), name+": ") {
 			t.Errorf("%s: %v, want an error naming the file", name, err)
+		}
+	}
+}
+
+// Each path parameter's parent is made by the POST on the collection
+// before it, the outermost first: its key where that POST declares it
+// (the body, the query), its id where its answer has it, its name the
+// parameter's without the id suffix, else the collection's. A parameter
+// without such a POST keeps its place and a TODO saying why, and so does
+// every parameter after it.
+func TestActionsOnParents(t *testing.T) {
+	created := func(schema string) string {
+		return "      responses: {'201': {description: made, content: {application/json: {schema: " + schema + "}}}}\n"
+	}
+	const id = "{properties: {id: {type: string}}}"
+	doc, err := openapi.Load("parents.yaml", []byte("openapi: 3.0.3\ninfo: {title: parents, version: '1'}\nservers: [{url: 'http://127.0.0.1:8080'}]\n"+
+		"components: {securitySchemes: {key: {type: apiKey, in: header, name: X-Shop-Key}}}\npaths:\n"+
+		"  /shops:\n    post:\n      operationId: createShop\n      security: [{key: []}]\n"+
+		"      requestBody: {content: {application/json: {schema: {required: [name, idempotency_key], properties: {name: {type: string}, idempotency_key: {type: string}}}}}}\n"+
+		created("{properties: {data: {properties: {id: {type: string}}}}}")+
+		"  /shops/{shopId}/carts:\n    post:\n      operationId: createCart\n"+
+		"      parameters: [{name: shopId, in: path, required: true}, {name: idempotency_key, in: query}]\n"+
+		created("{properties: {cart_id: {type: string}}}")+
+		"  /shops/{shopId}/carts/{cart_id}/lines:\n"+
+		"    post:\n      operationId: addLine\n      parameters: [{name: Idempotency-Key, in: header}]\n"+
+		"      requestBody: {content: {application/json: {schema: {properties: {note: {type: string}, quantity: {type: integer}}}}}}\n"+
+		created(id)+
+		"    get:\n      parameters: [{name: note, in: query, schema: {type: string}}]\n"+
+		"      responses: {'200': {description: lines, content: {application/json: {schema: {properties: {items: {type: array, items: "+id+"}}}}}}}\n"+
+		"  /bins:\n    post:\n"+created(id)+
+		"  /bins/{id}/bins:\n    post:\n"+created(id)+
+		"  /bins/{id}/bins/{bin_id}/tags:\n    post:\n      operationId: tagBin\n"+created(id)+
+		"  /tills/{till_id}/sales/{sale_id}/voids:\n    post:\n      operationId: voidSale\n"+created(id)+
+		"  /tills/{till_id}/sales:\n    post:\n"+created(id)+
+		"  /vaults:\n    post:\n      responses: {'201': {description: made}}\n"+
+		"  /vaults/{vault_id}/deposits:\n    post:\n      operationId: deposit\n"+created(id)+
+		"  /{region}/stores:\n    post:\n      operationId: openStore\n"+created(id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("API_KEY", "a-shop-key-long-enough-to-redact")
+	d := draft(t, doc, openapi.Options{Operations: []string{"addLine"}}, []string{
+		// The setup goes with the file's headers: they hold the key
+		// createShop needs, though addLine needs none.
+		"  X-Shop-Key: ${API_KEY}",
+		"setup:",
+		"  # {shopId} is the id of a parent made for each marker by createShop (POST /shops): its answer's data.id.",
+		"  - name: shop",
+		"    path: /shops",
+		`    body: '{"idempotency_key":"{{.Key}}","name":"{{.Marker}}"}'`,
+		"  # {cart_id} is the id of a parent made for each marker by createCart (POST /shops/{shopId}/carts): its answer's cart_id.",
+		"  - name: cart",
+		// No body, the key in the query: the parent's path is the
+		// action's, with the shop's id in its place.
+		"    path: /shops/{{.Setup.shop.data.id}}/carts?idempotency_key={{.Key}}",
+		"  path: /shops/{{.Setup.shop.data.id}}/carts/{{.Setup.cart.cart_id}}/lines",
+		"    path: /shops/{{.Setup.shop.data.id}}/carts/{{.Setup.cart.cart_id}}/lines?note={{.Marker}}",
+	}, "")
+	if len(d.TODOs) != 2 || !strings.HasPrefix(d.TODOs[0], "headers: the operations do not all take the same credentials") ||
+		strings.Count(string(d.Text), "\n    body: ") != 1 || strings.Contains(string(d.Text), "    headers:\n") {
+		t.Errorf("TODOs %q; want the headers' alone, one setup body, no setup header:\n%s", d.TODOs, d.Text)
+	}
+	// Two parents of one collection's name.
+	draft(t, doc, openapi.Options{Operations: []string{"tagBin"}, KeyHeader: "Idempotency-Key"}, []string{
+		"  - name: bin",
+		"    path: /bins",
+		"  - name: bin_2",
+		"    path: /bins/{{.Setup.bin.id}}/bins",
+		"  path: /bins/{{.Setup.bin.id}}/bins/{{.Setup.bin_2.id}}/tags",
+	}, "create.body: missing required field")
+
+	todo := func(param, why string) string {
+		return "create.path: {" + param + "} is a path parameter, and " + why + ": put the id of a resource that exists in its place"
+	}
+	for op, whys := range map[string][]string{
+		"voidSale": {todo("till_id", "the document has no POST /tills to make its parent"),
+			todo("sale_id", "its parent's path holds {till_id}, whose parent could not be drafted")},
+		"deposit":   {todo("vault_id", "POST /vaults, which would make its parent, declares no id in its 2xx answer")},
+		"openStore": {todo("region", "no collection precedes it whose POST would make its parent")},
+	} {
+		d, err := doc.Draft(openapi.Options{Operations: []string{op}, KeyHeader: "Idempotency-Key"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, todo := range d.TODOs {
+			if strings.HasPrefix(todo, "create.path: ") {
+				got = append(got, todo)
+			}
+		}
+		if len(got) != len(whys) || strings.Contains(string(d.Text), "\nsetup:") {
+			t.Errorf("%s: path TODOs %q, want %d and no setup:\n%s", op, got, len(whys), d.Text)
+			continue
+		}
+		for i, why := range whys {
+			if !strings.HasPrefix(got[i], why) {
+				t.Errorf("%s: TODO %q, want it to start %q", op, got[i], why)
+			}
 		}
 	}
 }

@@ -18,7 +18,9 @@ type Plan struct {
 	Name    string // its name under operations: ("" when the file holds it alone)
 	Summary string
 	Method  string
-	Path    string
+	Path    string      // as the document writes it
+	path    string      // create.path: Path, each parameter whose parent setup makes replaced by its id
+	setup   []setupPlan // the requests that make its parents
 	key     keyPlace
 	body    body
 	idField string
@@ -41,15 +43,13 @@ func (p *Plan) todo(field, format string, args ...any) {
 
 var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
-// plan drafts the operation method on path. keyHeader, when set, is the
-// header the API takes its key in when the operation declares none.
-// refs says whether a property refers to another resource (customer,
-// order_id): no place for a marker.
-func plan(path, method string, item *openapi3.PathItem, op *openapi3.Operation, keyHeader string, refs func(string) bool) *Plan {
+// plan drafts an operation. keyHeader, when set, is the header the API
+// takes its key in when the operation declares none.
+func (d *Document) plan(o operation, keyHeader string) *Plan {
+	path, method, item, op := o.path, o.method, o.item, o.op
+	refs := d.refersToResource // a property that refers to another resource (customer, order_id) is no place for a marker
 	p := &Plan{ID: operationID(method, path, op), Summary: op.Summary, Method: method, Path: path}
-	for _, m := range pathParam.FindAllStringSubmatch(path, -1) {
-		p.todo("create.path", "{%s} is a path parameter: put the id of a resource that exists in its place (the oracle's path too)", m[1])
-	}
+	p.path = d.parents(p)
 	resource := resourceName(path)
 	contentType, mt := mediaType(op.RequestBody)
 	var jsonBody *openapi3.Schema
@@ -80,15 +80,17 @@ func plan(path, method string, item *openapi3.PathItem, op *openapi3.Operation, 
 // searches by the marker's field when the GET filters by it, else reads
 // the whole list and picks the marker out of each item.
 func listOracle(p *Plan, l listing, resource string) *listPlan {
-	lp := &listPlan{path: p.Path, items: l.items, pages: l.pages}
+	lp := &listPlan{path: p.path, items: l.items, pages: l.pages}
 	marker := p.body.marker
 	inItems := marker != "" && property(l.item, marker) != nil
 	switch {
 	case marker != "" && slices.Contains(l.filters, marker):
-		lp.path = p.Path + "?" + marker + "={{.Marker}}"
+		lp.path = p.path + "?" + marker + "={{.Marker}}"
 		if inItems {
 			lp.markerField = marker
 		}
+	case inItems && p.ownParent():
+		lp.markerField = marker
 	case inItems:
 		lp.markerField = marker
 		p.todo("oracle.list.path", "the list cannot be searched by %s: it reads the whole collection, which grows with every run; add a filter by {{.Marker}} if the API has one", marker)
@@ -106,6 +108,13 @@ func listOracle(p *Plan, l listing, resource string) *listPlan {
 		p.todo("oracle.list.pages", "the list takes %s: if it answers a page at a time, say how to reach the next page", l.sized)
 	}
 	return lp
+}
+
+// ownParent says whether each marker's creates act on parents of their
+// own, which setup makes: then a list under the parent holds that
+// marker's effects alone, and reading it whole is no burden.
+func (p *Plan) ownParent() bool {
+	return len(p.setup) > 0 && len(p.setup) == len(pathParam.FindAllString(p.Path, -1))
 }
 
 // operationID is the operation's id, or one made of its method and path.
@@ -141,12 +150,12 @@ func operationName(id string) string {
 	return "operation"
 }
 
-// uniqueName is name, or name-2, name-3, ... when taken already; it
-// marks the one it returns taken.
-func uniqueName(name string, taken map[string]bool) string {
+// uniqueName is name, or name-2, name-3, ... (with sep "-") when taken
+// already; it marks the one it returns taken.
+func uniqueName(name, sep string, taken map[string]bool) string {
 	out := name
 	for i := 2; taken[out]; i++ {
-		out = fmt.Sprintf("%s-%d", name, i)
+		out = fmt.Sprintf("%s%s%d", name, sep, i)
 	}
 	taken[out] = true
 	return out

@@ -92,3 +92,21 @@ func TestStripePaymentIntents(t *testing.T) {
 		t.Errorf("TODOs %q, want the unfiltered list's and the remote base_url's", d.TODOs)
 	}
 }
+
+// Stripe's action on a customer: POST /v1/customers makes the parent,
+// with a form body and no key, since that POST declares none (a setup
+// sends only the key its POST declares, whatever --key-header says).
+func TestStripeActionOnACustomer(t *testing.T) {
+	t.Setenv("API_TOKEN", "sk_test_a-token-long-enough-to-redact")
+	d := draft(t, stripeDocument(t), openapi.Options{Operations: []string{"PostCustomersCustomerSources"}, KeyHeader: "Idempotency-Key", BaseURL: "http://127.0.0.1:12111"}, []string{
+		"  - name: customer",
+		"    path: /v1/customers",
+		"    content_type: application/x-www-form-urlencoded",
+		"    body: email={{.Marker}}",
+		"  path: /v1/customers/{{.Setup.customer.id}}/sources",
+		"    path: /v1/customers/{{.Setup.customer.id}}/sources",
+	}, "create.body: must depend on {{.Variant}}")
+	if strings.Contains(string(d.Text), "    headers:\n") || strings.Contains(strings.Join(d.TODOs, "\n"), "create.path") {
+		t.Errorf("a setup key or a path TODO in:\n%s", d.Text)
+	}
+}

@@ -1,0 +1,174 @@
+package openapi
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// An action on a parent (POST /orders/{order_id}/refunds) needs a parent
+// that exists. When the document has the POST that creates it (POST
+// /orders), init drafts a setup: request of it, which idemspec sends once
+// per marker, and writes {{.Setup.order.ID_FIELD}} where the path
+// parameter stood. A parameter whose parent cannot be drafted keeps its
+// place in the path, with a TODO.
+
+// setupPlan is a drafted item of setup:.
+type setupPlan struct {
+	name   string
+	param  string    // the path parameter it stands for
+	parent operation // the POST that makes the parent
+	path   string    // the collection's path, earlier parameters replaced, a query key added
+	body   body      // text "": no body
+	header string    // the header that takes {{.Key}}, "" for none
+	id     string    // the JSON path of the parent's id in the answer
+}
+
+// setupName is what a setup request may be called (targets' rule): a
+// template field.
+var setupName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// templateField is a name {{.Setup.NAME.FIELD}} can hold as FIELD.
+var templateField = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// parents drafts a setup request for each of p's path parameters, the
+// outermost first, and returns the create path with each parameter whose
+// parent was drafted replaced by the parent's id. A parameter whose
+// parent cannot be drafted gets a TODO saying why, and so does every
+// parameter after it, whose parent's path holds it.
+func (d *Document) parents(p *Plan) string {
+	path := p.Path
+	taken := map[string]bool{}
+	blocked := ""
+	for _, m := range pathParam.FindAllStringSubmatchIndex(p.Path, -1) {
+		param := p.Path[m[2]:m[3]]
+		why := "its parent's path holds {" + blocked + "}, whose parent could not be drafted"
+		if blocked == "" {
+			// The collection is the path before the parameter's segment.
+			collection := p.Path[:strings.LastIndex(p.Path[:m[0]], "/")]
+			var s *setupPlan
+			if s, why = d.parentOf(param, collection, taken); s != nil {
+				// The parent's path is the action's up to the collection,
+				// with the parameters before it already replaced: only
+				// the part before it has changed.
+				s.path = path[:len(path)-len(p.Path)+len(collection)] + s.path
+				p.setup = append(p.setup, *s)
+				path = strings.Replace(path, "{"+param+"}", "{{.Setup."+s.name+"."+s.id+"}}", 1)
+				continue
+			}
+			blocked = param
+		}
+		p.todo("create.path", "{%s} is a path parameter, and %s: put the id of a resource that exists in its place (the oracle's path too), "+
+			"or add a setup: request that makes one and write its id as {{.Setup.NAME.FIELD}} (docs/TARGET-FILE.md#actions-on-a-parent)", param, why)
+	}
+	return path
+}
+
+// parentOf drafts the setup request of the parameter param, whose
+// collection is the document's path collection: the collection's POST,
+// its body built as a create's (the marker in a free string when there
+// is one, the key where the POST declares it), and the id in its answer.
+// Its path is only the query a key adds; why says what is missing when
+// there is no setup.
+func (d *Document) parentOf(param, collection string, taken map[string]bool) (*setupPlan, string) {
+	if collection == "" || strings.HasSuffix(collection, "}") {
+		return nil, "no collection precedes it whose POST would make its parent"
+	}
+	post, ok := d.postOn(collection)
+	if !ok {
+		return nil, "the document has no POST " + collection + " to make its parent"
+	}
+	what := "POST " + collection + ", which would make its parent,"
+	resource := resourceName(collection)
+	id := idField(success(post.op), resource)
+	if id == "" {
+		return nil, what + " declares no id in its 2xx answer"
+	}
+	for _, f := range strings.Split(id, ".") {
+		if !templateField.MatchString(f) {
+			return nil, what + " answers its id in " + id + ", which a template cannot name"
+		}
+	}
+	s := &setupPlan{param: param, parent: post, id: id}
+	contentType, mt := mediaType(post.op.RequestBody)
+	var fields map[string]any
+	if mt != nil {
+		var why string
+		if s.body, fields, why = startBody(contentType, mt); why != "" {
+			return nil, what + " has a body init cannot draft (" + why + ")"
+		}
+	}
+	key, _ := declaredKey(parameters(post.item, post.op), s.body.schema)
+	switch key.in {
+	case openapi3.ParameterInHeader:
+		s.header = key.name
+	case openapi3.ParameterInQuery:
+		s.path = "?" + key.name + "={{.Key}}"
+	case "body":
+		fields[key.name] = keySlot
+	}
+	if mt != nil {
+		l, _ := readListing(post.item.Get, post.item, resource)
+		if s.body.marker = pickMarker(s.body.schema, key, l.filters, d.refersToResource); s.body.marker != "" {
+			fields[s.body.marker] = markerSlot
+		}
+		s.body.text = render(contentType, fields)
+	}
+	s.name = uniqueSetupName(param, resource, taken)
+	return s, ""
+}
+
+// postOn is the POST on the document's path that matches path, whatever
+// the names of their parameters.
+func (d *Document) postOn(path string) (operation, bool) {
+	shape := func(p string) string { return pathParam.ReplaceAllString(strings.TrimSuffix(p, "/"), "{}") }
+	for _, op := range d.operations() {
+		if op.method == "POST" && shape(op.path) == shape(path) {
+			return op, true
+		}
+	}
+	return operation{}, false
+}
+
+// uniqueSetupName names the setup of a path parameter: the parameter
+// without its id suffix (order_id, orderId: order), else the
+// collection's singular name, else "parent"; _2, _3 added when taken.
+func uniqueSetupName(param, resource string, taken map[string]bool) string {
+	name := ""
+	for _, suffix := range []string{"_id", "Id", "ID"} {
+		if n, ok := strings.CutSuffix(param, suffix); ok && setupName.MatchString(n) {
+			name = n
+			break
+		}
+	}
+	if name == "" && setupName.MatchString(resource) {
+		name = resource
+	}
+	return uniqueName(or(name, "parent"), "_", taken)
+}
+
+// writeSetup writes setup:, each request with a comment naming the
+// operation it drafts.
+func writeSetup(w *writer, setup []setupPlan) {
+	if len(setup) == 0 {
+		return
+	}
+	w.line("", "setup:")
+	for _, s := range setup {
+		w.comment("  ", "{%s} is the id of a parent made for each marker by %s (POST %s): its answer's %s.",
+			s.param, operationID(s.parent.method, s.parent.path, s.parent.op), s.parent.path, s.id)
+		w.field("  - ", "name", s.name)
+		w.field("    ", "method", "POST")
+		w.field("    ", "path", s.path)
+		if s.body.text != "" {
+			w.field("    ", "content_type", s.body.contentType)
+			w.line("    ", "body: "+quote(s.body.text))
+		}
+		if s.header != "" {
+			w.line("    ", "headers:")
+			w.field("      ", s.header, "{{.Key}}")
+		}
+	}
+	w.blank()
+}
