@@ -132,6 +132,7 @@ func TestCIExamplesAcceptedByDryRun(t *testing.T) {
 // they name. The run writes the four reports and the step summary gets
 // report.md.
 func TestGitHubExampleByHand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	url := serve(t, "--db", filepath.Join(dir, "api.db"))
 	target := strings.Replace(ciTarget, "http://api:8080", url, 1)

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -34,9 +35,25 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build idemspec:", err)
 		os.Exit(1)
 	}
+	flag.Parse()
+	if testing.Short() && !flagGiven("test.parallel") {
+		// The fast tier's tests mostly wait on the processes they start
+		// (a target's work delay, a crash's grace period), not on CPU:
+		// GOMAXPROCS at a time would leave two cores idle half the run.
+		// The full tier keeps the default, so its timing-sensitive checks
+		// (races, shrinking) never share the machine with more.
+		flag.Set("test.parallel", "4")
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// flagGiven says whether the command line set a flag.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // long marks a test the fast tier leaves out: it runs whole suites
@@ -189,6 +206,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 func TestRunDefaultPassesAndWritesReports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := idemspec(t, "run", "--report-dir", dir)
 	if r.code != 0 {

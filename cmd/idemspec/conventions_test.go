@@ -24,6 +24,7 @@ var commandNames = []string{"agent", "client", "init", "list", "mcp", "report", 
 // TestHelpGoesToStdoutAndExitsZero: -h, --help and `help CMD` print the
 // command's usage, GNU-style flags included, on stdout and exit 0.
 func TestHelpGoesToStdoutAndExitsZero(t *testing.T) {
+	t.Parallel()
 	for _, name := range commandNames {
 		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
 			r := idemspec(t, args...)

@@ -33,6 +33,7 @@ func xmllintValidate(t *testing.T, xmllint, file string) (bool, string) {
 }
 
 func TestJUnitValidatesAgainstSchema(t *testing.T) {
+	t.Parallel()
 	xmllint := requireTool(t, "xmllint", "libxml2-utils")
 
 	real := filepath.Join(runInto(t, "fake:nodedup", 1), "junit.xml")

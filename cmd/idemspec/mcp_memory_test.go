@@ -108,10 +108,15 @@ func TestServerMemoryCreatesAreIdempotentInEffect(t *testing.T) {
 	}
 	entity := map[string]any{"entities": []any{map[string]any{"name": "idm-e", "entityType": "t", "observations": []any{}}}}
 	seen := map[string]any{"observations": []any{map[string]any{"entityName": "idm-e", "contents": []any{"idm-o"}}}}
+	// In order: an observation needs its entity.
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{{"create_entities", entity}, {"add_observations", seen}}
 	for range 3 {
-		for tool, args := range map[string]map[string]any{"create_entities": entity, "add_observations": seen} {
-			if a, err := session.Call(ctx, tool, args); err != nil || a.IsError {
-				t.Fatalf("%s: %+v, %v", tool, a, err)
+		for _, c := range calls {
+			if a, err := session.Call(ctx, c.tool, c.args); err != nil || a.IsError {
+				t.Fatalf("%s: %+v, %v", c.tool, a, err)
 			}
 		}
 	}

@@ -16,11 +16,13 @@ import (
 // PASS and WARN verdicts, exit 0, and the four reports with the per-tool
 // table; a mutant exits 1 with its check failed on its tool.
 func TestMCPAuditOfTheReference(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mutant string
 		code   int
 	}{{mcpserver.Reference, 0}, {"keyed-races", 1}} {
 		t.Run(c.mutant, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			state := filepath.Join(dir, "state.json")
 			r := idemspec(t, "mcp", "--cmd", binary+" serve --mcp --mutant "+c.mutant+" --state "+state, "--report-dir", dir)
@@ -52,11 +54,13 @@ func TestMCPAuditOfTheReference(t *testing.T) {
 // `idemspec serve --mcp --addr` as a managed process behind the lanes;
 // the reference gets the designed verdicts, a mutant fails its checks.
 func TestMCPAuditOverHTTP(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mutant string
 		code   int
 	}{{mcpserver.Reference, 0}, {"idempotent-appends", 1}} {
 		t.Run(c.mutant, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			file := filepath.Join(dir, "mcp.yaml")
 			os.WriteFile(file, []byte(`name: notes over HTTP

@@ -158,6 +158,7 @@ func TestPropertiesAttributeSharedViews(t *testing.T) {
 }
 
 func TestPropertySeedIsPrintedAndStored(t *testing.T) {
+	t.Parallel()
 	r := run(t, "--label-filter", "property", "--seed", "4242", "--checks", "3", "--steps", "5")
 	if r.code != 0 || r.report.Run.Seed != 4242 || !strings.Contains(r.stdout, "seed 4242") {
 		t.Fatalf("exit %d, report seed %d\n%s", r.code, r.report.Run.Seed, r.stdout)
@@ -171,6 +172,7 @@ func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 }
 
 func TestPropertyBudgetCapsCreateRequests(t *testing.T) {
+	t.Parallel()
 	r := run(t, "--label-filter", "property", "--property-budget", "30")
 	p1 := checkResult(t, r, scenarios.P1.ID)
 	if r.code != 0 || p1.Verdict != check.PASS {

@@ -408,6 +408,7 @@ func mustRead(t *testing.T, path string) string {
 // promises: the cleanup command (here one that ignores SIGTERM) is
 // stopped with everything it started, and idemspec exits at once.
 func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
+	t.Parallel()
 	began := filepath.Join(t.TempDir(), "began")
 	h := proctest.Hostiles()[0]
 	_, _, file := countingTarget(t, fmt.Sprintf("cleanup:\n  command: %q\n", "touch "+began+"; "+h.Line))

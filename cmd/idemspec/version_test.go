@@ -14,6 +14,8 @@ import (
 // (as `go install` from a module proxy records the module's version);
 // with -ldflags -X main.version, that version.
 func TestVersionFromBuildInfo(t *testing.T) {
+	long(t) // three builds of the binary
+	t.Parallel()
 	version := func(flags ...string) string {
 		t.Helper()
 		bin := filepath.Join(t.TempDir(), "idemspec")
