@@ -18,6 +18,8 @@ func TestExampleTargetsValidate(t *testing.T) {
 		"stripe.yaml": "key in header Idempotency-Key",
 		"square.yaml": "key in body field idempotency_key",
 		"paypal.yaml": "key in header PayPal-Request-Id",
+		// validate says what an action sends before its creates
+		"action-with-setup.yaml": "    setup order: POST /resources, once per marker\n",
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {

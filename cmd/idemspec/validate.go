@@ -36,11 +36,22 @@ func validate(file string, allowRemote bool, stdout, stderr io.Writer) int {
 	warn(stderr, t)
 	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key in %s)\n",
 		file, t.Name, t.Redact(t.BaseURL.Redacted()), t.Oracle.Kind(), t.Profile.Name, t.Key.Place())
+	if len(t.Operations) == 0 {
+		printSetup(stdout, "  ", t)
+	}
 	for _, o := range t.Operations {
 		fmt.Fprintf(stdout, "  operation %s: %s %s (oracle %s, profile %s, key in %s)\n",
 			o.Operation, o.Create.Method, t.Redact(o.Create.Path), o.Oracle.Kind(), o.Profile.Name, o.Key.Place())
+		printSetup(stdout, "    ", o)
 	}
 	return exitOK
+}
+
+// printSetup lists the requests an action on a parent sends first.
+func printSetup(stdout io.Writer, indent string, t *targets.Target) {
+	for _, r := range t.Setup {
+		fmt.Fprintf(stdout, "%ssetup %s: %s %s, once per marker\n", indent, r.Name, r.Method, t.Redact(r.Path.Root.String()))
+	}
 }
 
 // warn prints what loading the target found questionable (run and
