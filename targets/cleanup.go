@@ -59,8 +59,11 @@ func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
 		return d.errorf("cleanup", "give either delete: (a request per resource) or command:, exactly one")
 	case s.Delete != nil:
 		c.Method = strings.ToUpper(or(s.Delete.Method, http.MethodDelete))
-		var err error
-		if c.Path, _, err = d.pathTemplate("cleanup.delete.path", s.Delete.Path, cleanupItem{ID: probeID, Marker: probeMarker}, "{{.ID}}, {{.Marker}}", probeID); err != nil {
+		probe, err := d.probeSetup("cleanup.delete.path", s.Delete.Path, t.Setup)
+		if err != nil {
+			return err
+		}
+		if c.Path, _, err = d.pathTemplate("cleanup.delete.path", s.Delete.Path, cleanupItem{ID: probeID, Marker: probeMarker, Setup: probe}, "{{.ID}}, "+markerFields(t), probeID); err != nil {
 			return err
 		}
 	default:
@@ -76,7 +79,7 @@ func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
 
 type cleanupItem struct {
 	ID, Marker string
-	Setup      map[string]any // the oracle.lookup of an action on a parent
+	Setup      map[string]any // an action's parent, in oracle.lookup and cleanup.delete
 }
 
 // RunCleanup removes what the run with runID created under markers. A
@@ -102,13 +105,17 @@ func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string,
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	for _, m := range markers {
+		setup, ok := t.setupMade(m)
+		if !ok {
+			continue // its setup never ran, so no create was sent for it
+		}
 		obs, err := observe(ctx, m)
 		if err != nil {
 			res.Failed = append(res.Failed, fmt.Sprintf("marker %s: %v", m, err))
 			continue
 		}
 		for _, id := range obs.IDs {
-			if err := t.deleteOne(ctx, cleanupItem{ID: id, Marker: m}); err != nil {
+			if err := t.deleteOne(ctx, cleanupItem{ID: id, Marker: m, Setup: setup}); err != nil {
 				res.Failed = append(res.Failed, fmt.Sprintf("resource %s: %v", id, err))
 				continue
 			}

@@ -267,6 +267,27 @@ func (t *Target) SetupFor(ctx context.Context, marker string) (map[string]any, e
 	}
 }
 
+// setupMade is the setup answers of marker when its setup ran and
+// answered (true with nil for an operation without setup); it never
+// sends one.
+func (t *Target) setupMade(marker string) (map[string]any, bool) {
+	if len(t.Setup) == 0 {
+		return nil, true
+	}
+	t.setups.mu.Lock()
+	once, ok := t.setups.done[marker]
+	t.setups.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	select {
+	case <-once.ready:
+		return once.data, once.err == nil
+	default:
+		return nil, false // still running: the run is over, its creates were not sent
+	}
+}
+
 // runSetup sends the setup requests for marker, in order, as the target
 // itself: a tenant's credentials in ctx are left out, so a parent made
 // for T1 is the target's own, as for every other check.

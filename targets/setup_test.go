@@ -213,3 +213,52 @@ oracle: {field: {path: '/orders/{{.Setup.order.id}}', field: data.captures}}
 		t.Errorf("a delete cleanup with a count: %v", err)
 	}
 }
+
+// A delete cleanup may name the parent an action acted on; a marker
+// whose setup never ran made nothing, and cleanup sends nothing for it.
+func TestCleanupDeletesUnderTheParent(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		switch r.Method {
+		case http.MethodPost:
+			io.WriteString(w, `{"id":"o1"}`)
+		case http.MethodGet:
+			io.WriteString(w, `{"items":[{"id":"c1"}]}`)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer srv.Close()
+	tg, err := targets.Parse("t.yaml", file(`
+base_url: `+srv.URL+`
+setup: [{name: order, path: /orders}]
+create: {path: '/orders/{{.Setup.order.id}}/capture', body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/orders/{{.Setup.order.id}}/captures?m={{.Marker}}', items: items}}
+cleanup: {delete: {path: '/orders/{{.Setup.order.id}}/captures/{{.ID}}'}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	used, unused := targets.NewMarker("0a1b2c3d", "S1", 1), targets.NewMarker("0a1b2c3d", "S2", 2)
+	if _, err := tg.Body(targets.Payload{Marker: used, Variant: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tg.RunCleanup(context.Background(), "0a1b2c3d", []string{used, unused}, tg.Oracle.Observe)
+	want := []string{"POST /orders", "GET /orders/o1/captures", "DELETE /orders/o1/captures/c1"}
+	if err != nil || res.Deleted != 1 || strings.Join(seen, ", ") != strings.Join(want, ", ") {
+		t.Errorf("cleanup: %+v, %v; the API saw %v, want %v", res, err, seen, want)
+	}
+	if _, err := targets.Parse("t.yaml", file(`
+base_url: http://127.0.0.1:1
+create: {path: /c, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/c?m={{.Marker}}'}}
+cleanup: {delete: {path: '/orders/{{.Setup.order.id}}/c/{{.ID}}'}}
+`)); err == nil || !strings.Contains(err.Error(), `t.yaml:4: cleanup.delete.path: {{.Setup.order.id}}: no setup request "order"`) {
+		t.Errorf("a cleanup naming a setup the file lacks: %v", err)
+	}
+}
