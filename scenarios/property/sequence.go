@@ -24,10 +24,13 @@ var (
 	payloads = []string{"100", "200"}
 )
 
-// MarkersPerSequence is how many markers a sequence makes: one per pool
-// key, one for the keyless requests and one for the malformed keys (each
-// a setup, for an action on a parent).
-var MarkersPerSequence = len(keyNames) + 2
+// pool names what a sequence makes a marker for: each pool key, the
+// keyless requests and the malformed keys.
+var pool = append(slices.Clone(keyNames), model.NoKey, model.OddKeys)
+
+// MarkersPerSequence is how many markers a sequence makes (each sends a
+// setup, for an action on a parent).
+var MarkersPerSequence = len(pool)
 
 // poolKey is one key of a sequence: its name in the pool, the real key,
 // its marker, and the exact bytes of each payload (retries resend them).
@@ -132,7 +135,7 @@ func (r *pass) newSequence() (*sequence, error) {
 		counts: map[string]int{}, readings: map[string]check.Reading{}, notedAt: map[int][]string{},
 		crashedAt: map[string]time.Time{}, crashed: map[string]string{},
 	}
-	for _, name := range append(slices.Clone(keyNames), model.NoKey, model.OddKeys) {
+	for _, name := range pool {
 		k := &poolKey{name: name, marker: r.env.NewMarker("P"), bodies: map[string][]byte{}}
 		if slices.Contains(keyNames, name) {
 			k.key = r.env.NewKey()
