@@ -140,10 +140,11 @@ func TestActionOnAParent(t *testing.T) {
 			for _, e := range events {
 				distinct[string(e[1])] = true
 			}
-			// Every check's resource has a parent of its own, made once;
-			// the parents never acted on are the preflight's, which only
-			// reads the oracle.
-			if len(events) < 20 || len(distinct) < 10 || len(parents) < len(distinct) || len(parents) > len(distinct)+2 {
+			// Every check's resource has a parent of its own, made once
+			// (a parent per request would make several times as many);
+			// a parent never acted on is the preflight's, whose marker
+			// only reads the oracle, or a check's that stopped early.
+			if len(events) < 20 || len(distinct) < 10 || len(parents) < len(distinct) || len(parents) > len(distinct)+5 {
 				t.Errorf("%d events on %d parents, %d parents created: want the creates to act on parents made once each\n%s", len(events), len(distinct), len(parents), r.stdout)
 			}
 		})
