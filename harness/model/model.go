@@ -115,12 +115,26 @@ func (m *Model) Restarted() {
 func (m *Model) Durable(name string) bool { return m.key(name).durable }
 
 // attributed is a reading for k without its twin's resource: the id the
-// twin's answers (or its own readings) named. Counts without ids cannot
-// be attributed; the properties draw twins only for oracles that list.
+// twin's answers (or its own readings) named. A twin that may hold a
+// resource no answer named yet (its answer was lost, and the request may
+// still be running when the reading lands) may own one id of the reading
+// that is not k's own: one such id is set aside, so only a second one
+// counts against k. Counts without ids cannot be attributed; the
+// properties draw twins only for oracles that list.
 func (m *Model) attributed(k *key, count int, ids []string) (int, []string) {
 	o, ok := m.keys[k.twin]
-	if !ok || o.id == "" || ids == nil {
+	if !ok || ids == nil {
 		return count, ids
+	}
+	if o.id == "" {
+		if len(o.bound) == 0 {
+			return count, ids // the twin cannot hold a resource
+		}
+		i := slices.IndexFunc(ids, func(id string) bool { return id != k.id })
+		if i < 0 {
+			return count, ids
+		}
+		return count - 1, slices.Delete(slices.Clone(ids), i, i+1)
 	}
 	out := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == o.id && id != k.id })
 	return count - (len(ids) - len(out)), out

@@ -146,6 +146,17 @@ func TestCheck(t *testing.T) {
 		{name: "a shared view after a lost answer: the twin's acknowledged resource is not the key's",
 			events: []model.Event{twin, lost("k1", "100"), answer("k1@t2", "100", 201, "r2"),
 				oracle("k1", "r1", "r2"), oracle("k1@t2", "r1", "r2"), final("k1", "r1", "r2")}},
+		// The key's answer was lost and its request still ran when the
+		// twin's reading landed: the unnamed resource may be the key's.
+		{name: "a shared view before the key's resource is named: an unnamed resource may be the key's",
+			events: []model.Event{twin, lost("k1", "100"), answer("k1@t2", "100", 201, "r2"),
+				oracle("k1@t2", "r2", "r1"), oracle("k1", "r2", "r1"), final("k1@t2", "r1", "r2")}},
+		{name: "a shared view before the key's resource is named still shows the twin's own duplicate",
+			events: []model.Event{twin, lost("k1", "100"), answer("k1@t2", "100", 201, "r2"), oracle("k1@t2", "r2", "r1", "r3")},
+			want:   []string{"MUST k1@t2: more than one resource"}},
+		{name: "a shared view when the key was never sent: every other resource counts",
+			events: []model.Event{twin, answer("k1@t2", "100", 201, "r2"), oracle("k1@t2", "r2", "r1")},
+			want:   []string{"MUST k1@t2: more than one resource"}},
 		{name: "a shared view still shows a key's own duplicate",
 			events: []model.Event{twin, answer("k1", "100", 201, "r1"), answer("k1@t2", "100", 201, "r2"), oracle("k1", "r1", "r3", "r2")},
 			want:   []string{"MUST k1: more than one resource"}},
@@ -361,6 +372,24 @@ func TestExpect(t *testing.T) {
 	}
 	if !m.MayMismatch("k1", "200") || m.MayMismatch("k1", "100") || m.MayMismatch("k3", "100") {
 		t.Error("MayMismatch: only another payload than the bound one may meet a mismatch")
+	}
+}
+
+// A key found bound by a mismatch refused while its lost request ran
+// must end with one resource: the reconciliation resends the payload that
+// bound it (waiting the request out) until a reading or an answer shows
+// the resource.
+func TestUnseenListsKeysFoundBoundButNotShown(t *testing.T) {
+	m := model.New(ietf)
+	for _, e := range []model.Event{lost("k1", "100"), answer("k1", "200", 422, ""), lost("k2", "100"), answer("k3", "100", 201, "r3"), failing("k4", "100", 503)} {
+		m.Answer(*e.Answer)
+	}
+	if got, want := m.Unseen(), []model.Pending{{Key: "k1", Payload: "100"}}; !slices.Equal(got, want) {
+		t.Errorf("unseen %v, want %v", got, want)
+	}
+	m.Oracle("k1", 1, []string{"r1"})
+	if got := m.Unseen(); len(got) != 0 {
+		t.Errorf("unseen %v after the oracle listed k1's resource, want none", got)
 	}
 }
 

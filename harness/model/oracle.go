@@ -56,6 +56,25 @@ func (m *Model) Unsettled() []Pending {
 	return out
 }
 
+// Unseen lists the keys found bound (a request with the key took effect
+// or is still running, so the key must end with one resource) whose
+// resource no answer acknowledged and no reading listed yet, each with
+// the payload that bound it: the reconciliation resends it, which waits
+// out a request still running, before the final count.
+func (m *Model) Unseen() []Pending {
+	var out []Pending
+	for _, name := range m.Keys() {
+		k := m.keys[name]
+		if k.free || k.exists || len(k.failed) > 0 || len(k.bound) != 1 {
+			continue
+		}
+		for payload := range k.bound {
+			out = append(out, Pending{Key: name, Payload: payload})
+		}
+	}
+	return out
+}
+
 // Final judges the oracle's count for a key after the reconciliation: a
 // key acknowledged or found has exactly one resource, a key no request
 // can have bound has none, and a key still open may have either.

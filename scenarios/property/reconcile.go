@@ -100,15 +100,23 @@ func (s *sequence) reconcile() ([]model.Finding, error) {
 	return fs, s.r.ctx.Err()
 }
 
-// toReconcile is every key a lost answer left open, and every key a crash
-// hit (retried, as S5b does, once the claim it abandoned has expired),
-// each with the payload to resend.
+// toReconcile is every key a lost answer left open, every key found
+// bound whose resource nothing showed yet (its request may still be
+// running: a mismatch refused while it ran binds the key), and every key
+// a crash hit (retried, as S5b does, once the claim it abandoned has
+// expired), each with the payload to resend.
 func (s *sequence) toReconcile() []model.Pending {
 	out := s.model.Unsettled()
-	for _, name := range slices.Sorted(maps.Keys(s.crashed)) {
-		if !slices.ContainsFunc(out, func(p model.Pending) bool { return p.Key == name }) {
-			out = append(out, model.Pending{Key: name, Payload: s.crashed[name]})
+	add := func(p model.Pending) {
+		if !slices.ContainsFunc(out, func(q model.Pending) bool { return q.Key == p.Key }) {
+			out = append(out, p)
 		}
+	}
+	for _, p := range s.model.Unseen() {
+		add(p)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.crashed)) {
+		add(model.Pending{Key: name, Payload: s.crashed[name]})
 	}
 	return out
 }
