@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -59,11 +58,8 @@ func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
 		return d.errorf("cleanup", "give either delete: (a request per resource) or command:, exactly one")
 	case s.Delete != nil:
 		c.Method = strings.ToUpper(or(s.Delete.Method, http.MethodDelete))
-		probe, err := d.probeSetup("cleanup.delete.path", s.Delete.Path, t.Setup)
-		if err != nil {
-			return err
-		}
-		if c.Path, _, err = d.pathTemplate("cleanup.delete.path", s.Delete.Path, cleanupItem{ID: probeID, Marker: probeMarker, Setup: probe}, "{{.ID}}, "+markerFields(t), probeID); err != nil {
+		var err error
+		if c.Path, _, err = d.markerPath("cleanup.delete.path", s.Delete.Path, t, true); err != nil {
 			return err
 		}
 	default:
@@ -129,11 +125,11 @@ func (t *Target) RunCleanup(ctx context.Context, runID string, markers []string,
 }
 
 func (t *Target) deleteOne(ctx context.Context, it cleanupItem) error {
-	var p bytes.Buffer
-	if err := t.Cleanup.Path.Execute(&p, it); err != nil {
+	path, err := execute(t.Cleanup.Path, it)
+	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, t.Cleanup.Method, t.resolve(p.String()), nil)
+	req, err := http.NewRequestWithContext(ctx, t.Cleanup.Method, t.resolve(path), nil)
 	if err != nil {
 		return err
 	}
@@ -145,7 +141,7 @@ func (t *Target) deleteOne(ctx context.Context, it cleanupItem) error {
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound {
-		return fmt.Errorf("%s %s: status %d", t.Cleanup.Method, p.String(), resp.StatusCode)
+		return fmt.Errorf("%s %s: status %d", t.Cleanup.Method, path, resp.StatusCode)
 	}
 	return nil
 }

@@ -160,7 +160,7 @@ func FakeTarget(baseURL, name string) *Target {
 	}
 	t.Oracle = &ListOracle{
 		target:  t,
-		path:    template.Must(template.New("oracle").Parse(`/resources?marker={{.Marker}}`)),
+		path:    template.Must(template.New("oracle.list.path").Parse(`/resources?marker={{.Marker}}`)),
 		Items:   "items",
 		IDField: "id",
 	}

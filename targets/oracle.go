@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -71,11 +70,7 @@ func (o *ListOracle) render(ctx context.Context, marker string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	var p bytes.Buffer
-	if err := o.path.Execute(&p, markerData{Marker: marker, Setup: setup}); err != nil {
-		return "", fmt.Errorf("oracle.list.path: %w", err)
-	}
-	return p.String(), nil
+	return execute(o.path, markerData{Marker: marker, Setup: setup})
 }
 
 // Read counts the items carrying marker in one list answer.
@@ -171,11 +166,8 @@ func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expand
 		if _, err := d.jsonPathField("oracle.lookup.marker_field", o.MarkerField); err != nil {
 			return nil, err
 		}
-		probe, err := d.probeSetup("oracle.lookup.path", s.Lookup.Path, t.Setup)
-		if err != nil {
-			return nil, err
-		}
-		if o.path, _, err = d.pathTemplate("oracle.lookup.path", s.Lookup.Path, cleanupItem{ID: probeID, Marker: probeMarker, Setup: probe}, "{{.ID}}, "+markerFields(t), probeID); err != nil {
+		var err error
+		if o.path, _, err = d.markerPath("oracle.lookup.path", s.Lookup.Path, t, true); err != nil {
 			return nil, err
 		}
 		return o, nil
@@ -218,11 +210,8 @@ func (d *document) listOracle(l *listSpec, idField string, t *Target) (*ListOrac
 	if l.MarkerField == "" {
 		mustHold = []string{probeMarker}
 	}
-	probe, err := d.probeSetup("oracle.list.path", l.Path, t.Setup)
-	if err != nil {
-		return nil, err
-	}
-	if o.path, _, err = d.pathTemplate("oracle.list.path", l.Path, markerData{Marker: probeMarker, Setup: probe}, markerFields(t), mustHold...); err != nil {
+	var err error
+	if o.path, _, err = d.markerPath("oracle.list.path", l.Path, t, false, mustHold...); err != nil {
 		return nil, err
 	}
 	idAt := "oracle.list.id_field"

@@ -69,11 +69,7 @@ func (d *document) fieldOracle(s *fieldSpec, t *Target) (*FieldOracle, error) {
 	if _, err := d.jsonPathField("oracle.field.field", s.Field); err != nil {
 		return nil, err
 	}
-	probe, err := d.probeSetup("oracle.field.path", s.Path, t.Setup)
-	if err != nil {
-		return nil, err
-	}
-	tmpl, rendered, err := d.pathTemplate("oracle.field.path", s.Path, markerData{Marker: probeMarker, Setup: probe}, markerFields(t))
+	tmpl, rendered, err := d.markerPath("oracle.field.path", s.Path, t, false)
 	if err != nil {
 		return nil, err
 	}

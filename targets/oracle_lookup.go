@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,24 +49,24 @@ func (o *LookupOracle) ObserveIDs(ctx context.Context, marker string, ids []stri
 		return Observation{}, err
 	}
 	for _, id := range ids {
-		var p bytes.Buffer
-		if err := o.path.Execute(&p, cleanupItem{ID: id, Marker: marker, Setup: setup}); err != nil {
-			return Observation{}, fmt.Errorf("oracle.lookup.path: %w", err)
-		}
-		status, body, err := o.target.get(ctx, p.String())
+		path, err := execute(o.path, cleanupItem{ID: id, Marker: marker, Setup: setup})
 		if err != nil {
-			return Observation{}, fmt.Errorf("oracle lookup %s: %w", p.String(), err)
+			return Observation{}, err
+		}
+		status, body, err := o.target.get(ctx, path)
+		if err != nil {
+			return Observation{}, fmt.Errorf("oracle lookup %s: %w", path, err)
 		}
 		switch {
 		case status == http.StatusNotFound || status == http.StatusGone:
 			continue
 		case status != http.StatusOK:
-			return Observation{}, fmt.Errorf("oracle lookup %s: status %d", p.String(), status)
+			return Observation{}, fmt.Errorf("oracle lookup %s: status %d", path, status)
 		}
 		if o.MarkerField != "" {
 			doc, err := decodeJSON(body)
 			if err != nil {
-				return Observation{}, errors.Join(fmt.Errorf("oracle lookup %s: answer is not JSON", p.String()), err)
+				return Observation{}, errors.Join(fmt.Errorf("oracle lookup %s: answer is not JSON", path), err)
 			}
 			if fmt.Sprint(dig(doc, o.MarkerField)) != marker {
 				continue

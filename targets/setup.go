@@ -418,10 +418,20 @@ func runOf(marker string) string {
 	return strings.Split(marker, "-")[1]
 }
 
-// markerFields names what an oracle path may use, for its errors.
-func markerFields(t *Target) string {
-	if len(t.Setup) > 0 {
-		return "{{.Marker}}, {{.Setup.NAME.FIELD}}"
+// markerPath checks a path that reads or removes one marker's
+// resources (the oracle's, cleanup's): it may name the marker and the
+// marker's setup answers, and with id, must name one resource's {{.ID}}.
+func (d *document) markerPath(field, text string, t *Target, id bool, mustHold ...string) (*template.Template, string, error) {
+	probe, err := d.probeSetup(field, text, t.Setup)
+	if err != nil {
+		return nil, "", err
 	}
-	return "{{.Marker}}"
+	fields := "{{.Marker}}"
+	if len(t.Setup) > 0 {
+		fields += ", {{.Setup.NAME.FIELD}}"
+	}
+	if id {
+		return d.pathTemplate(field, text, cleanupItem{ID: probeID, Marker: probeMarker, Setup: probe}, "{{.ID}}, "+fields, append(mustHold, probeID)...)
+	}
+	return d.pathTemplate(field, text, markerData{Marker: probeMarker, Setup: probe}, fields, mustHold...)
 }

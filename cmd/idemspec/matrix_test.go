@@ -153,6 +153,16 @@ func actionEntries() []matrixEntry {
 	return entries
 }
 
+// serverMutant is the registry's server fake called name.
+func serverMutant(t *testing.T, name string) fakes.Mutant {
+	t.Helper()
+	m, err := fakes.LookupMutant(fakes.OfServer, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // entryName names a matrix entry's subtest.
 func entryName(m matrixEntry) string { return strings.TrimPrefix(m.target, "fake:") }
 
@@ -290,10 +300,7 @@ func TestEveryCheckHasAMutant(t *testing.T) {
 func TestStrictTurnsWarnIntoFailure(t *testing.T) {
 	long(t)
 	const mutant = "fake:first-of-duplicate-keys"
-	m, err := fakes.LookupMutant(fakes.OfServer, strings.TrimPrefix(mutant, "fake:"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := serverMutant(t, strings.TrimPrefix(mutant, "fake:"))
 	for _, id := range m.Catches {
 		if c, _ := check.Get(id); c.Level == check.MUST {
 			t.Fatalf("%s breaks the MUST check %s: it cannot show strict mode", mutant, id)

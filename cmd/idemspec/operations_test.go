@@ -25,10 +25,7 @@ var operationsExample = filepath.Join("..", "..", "examples", "targets", "operat
 func TestOperationsDetection(t *testing.T) {
 	long(t)
 	for _, name := range []string{fakes.Reference, "ignore-payload"} {
-		m, err := fakes.LookupMutant(fakes.OfServer, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := serverMutant(t, name)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + name}, "--target", operationsExample, "--report-dir", t.TempDir(), "--label-filter", "!property")
@@ -118,10 +115,7 @@ var actionExample = filepath.Join("..", "..", "examples", "targets", "action-wit
 func TestActionOnAParent(t *testing.T) {
 	long(t)
 	for _, name := range []string{fakes.Reference, "ignore-payload"} {
-		m, err := fakes.LookupMutant(fakes.OfServer, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := serverMutant(t, name)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()

@@ -116,10 +116,7 @@ func TestTwoPostgresInstances(t *testing.T) {
 	dsn := postgresDSN(t)
 	for _, name := range []string{fakes.Reference, "per-process-lock"} {
 		t.Run(name, func(t *testing.T) {
-			m, err := fakes.LookupMutant(fakes.OfServer, name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := serverMutant(t, name)
 			m.Catches = append(slices.Clone(m.Catches), m.Multi...)
 			store := freshDatabase(t, dsn)
 			first := serveOn(t, store, name)
@@ -158,10 +155,7 @@ func TestPostgresAction(t *testing.T) {
 	dsn := postgresDSN(t)
 	for _, name := range []string{fakes.Reference, "ignore-payload"} {
 		t.Run(name, func(t *testing.T) {
-			m, err := fakes.LookupMutant(fakes.OfServer, name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := serverMutant(t, name)
 			store := freshDatabase(t, dsn)
 			first, second := serveOn(t, store, name), serveOn(t, store, name)
 			file := writeFile(t, "pg-action.yaml", fmt.Sprintf(`

@@ -30,10 +30,7 @@ var processExample = filepath.Join("..", "..", "examples", "targets", "process-r
 func TestProcessTargetDetection(t *testing.T) {
 	long(t)
 	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight", "record-after-answer"} {
-		m, err := fakes.LookupMutant(fakes.OfServer, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := serverMutant(t, name)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			runs := matrixRuns(t, 5)
