@@ -129,7 +129,11 @@ func (t *Target) deleteOne(ctx context.Context, it cleanupItem) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, t.Cleanup.Method, t.resolve(path), nil)
+	u, err := t.pathURL(path)
+	if err != nil {
+		return fmt.Errorf("cleanup.delete.path: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, t.Cleanup.Method, u, nil)
 	if err != nil {
 		return err
 	}

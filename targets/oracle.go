@@ -47,7 +47,11 @@ func (o *ListOracle) Observe(ctx context.Context, marker string) (Observation, e
 	if err != nil {
 		return Observation{}, err
 	}
-	return o.readPages(ctx, o.target.resolve(path), marker)
+	u, err := o.target.pathURL(path)
+	if err != nil {
+		return Observation{}, fmt.Errorf("oracle.list.path: %w", err)
+	}
+	return o.readPages(ctx, u, marker)
 }
 
 // Request builds the list request for marker, for a client that
@@ -57,7 +61,11 @@ func (o *ListOracle) Request(ctx context.Context, marker string) (*http.Request,
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.target.resolve(path), nil)
+	u, err := o.target.pathURL(path)
+	if err != nil {
+		return nil, fmt.Errorf("oracle.list.path: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("oracle.list.path: %w", err)
 	}

@@ -167,11 +167,11 @@ func (t *Target) Body(p Payload) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := t.Create.Body.Execute(&b, bodyData{p, keySlot, setup}); err != nil {
-		return nil, fmt.Errorf("render create.body: %w", err)
+	b, err := execute(t.Create.Body, bodyData{p, keySlot, setup})
+	if err != nil {
+		return nil, fmt.Errorf("render %w", err)
 	}
-	return b.Bytes(), nil
+	return []byte(b), nil
 }
 
 // NewCreate builds one create attempt. A key of "" sends no key.
@@ -232,7 +232,11 @@ func (t *Target) addHeaders(req *http.Request) {
 
 // get sends a GET straight to the target (for oracles and look-ups).
 func (t *Target) get(ctx context.Context, path string) (int, []byte, error) {
-	status, _, b, err := t.getURL(ctx, t.resolve(path))
+	u, err := t.pathURL(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	status, _, b, err := t.getURL(ctx, u)
 	return status, b, err
 }
 

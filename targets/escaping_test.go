@@ -1,0 +1,163 @@
+package targets_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idemspec/idemspec/targets"
+)
+
+// hostileAPI answers a setup, a list and deletes with the values it is
+// given, and records what it was sent (the request line as written).
+type hostileAPI struct {
+	parentID, itemID, note string
+	mu                     sync.Mutex
+	seen                   []string
+	bodies                 []string
+}
+
+func (a *hostileAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	a.mu.Lock()
+	a.seen = append(a.seen, r.Method+" "+r.RequestURI)
+	a.bodies = append(a.bodies, string(b))
+	a.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch r.Method {
+	case http.MethodPost:
+		json.NewEncoder(w).Encode(map[string]any{"id": a.parentID, "note": a.note})
+	case http.MethodGet:
+		json.NewEncoder(w).Encode(map[string]any{"items": []map[string]string{{"id": a.itemID}}})
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (a *hostileAPI) requests() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.seen...)
+}
+
+const hostileFile = `
+base_url: BASE/api
+setup: [{name: order, path: /orders, body: '{"m":"{{.Marker}}","ref":"{{.Key}}"}'}]
+create: {path: '/p/{{.Setup.order.id}}', body: '{"m":"{{.Marker}}","v":{{.Variant}},"note":"{{.Setup.order.note}}","n":{{.Setup.order.note}}}', id_field: id}
+oracle: {list: {path: '/v1/r?parent={{.Setup.order.id}}&m={{.Marker}}', items: items}}
+cleanup: {delete: {path: '/v1/r/{{.ID}}'}}
+`
+
+// Values the target answers (a setup answer's field, a listed id) stay
+// where the file puts them: a path segment is escaped as one segment, a
+// query value as one value, a JSON body's value as one JSON value. The
+// probe's answers used to send POST /api/p/../../../admin/drop?all=1 and
+// DELETE /api/v1/r/../../../admin/users?all=true, and a quote in a value
+// added members to the body.
+func TestAnsweredValuesStayInTheirPlace(t *testing.T) {
+	api := &hostileAPI{
+		parentID: "../../../admin/drop?all=1#",
+		itemID:   "../../../admin/users?all=true",
+		note:     `x","v":999,"admin":true,"y":"`,
+	}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	tg, err := targets.Parse("t.yaml", file(strings.Replace(hostileFile, "BASE", srv.URL, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	marker := targets.NewMarker("0a1b2c3d", "S1", 1)
+	body, err := tg.Body(targets.Payload{Marker: marker, Variant: "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The body is one JSON object with the members the file wrote, each
+	// value the answer's value.
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	var members []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatalf("body %s: %v", body, err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatalf("body %s: %v", body, err)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("body %s: %v", body, err)
+		}
+		members = append(members, k.(string))
+		if (k == "note" || k == "n") && v != api.note {
+			t.Errorf("body %s: %s is %v, want the answer's value", body, k, v)
+		}
+	}
+	if strings.Join(members, ",") != "m,v,note,n" {
+		t.Errorf("body %s has the members %v, want m,v,note,n", body, members)
+	}
+	req, err := tg.NewCreate(context.Background(), "k", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := req.URL.RequestURI(), "/api/p/..%2F..%2F..%2Fadmin%2Fdrop%3Fall=1%23"; got != want {
+		t.Errorf("create sent to %s, want %s (one segment under /api/p)", got, want)
+	}
+	if _, err := tg.RunCleanup(context.Background(), "0a1b2c3d", []string{marker}, tg.Oracle.Observe); err != nil {
+		t.Fatal(err)
+	}
+	seen := api.requests()
+	want := []string{
+		"POST /api/orders",
+		"GET /api/v1/r?parent=..%2F..%2F..%2Fadmin%2Fdrop%3Fall%3D1%23&m=" + marker,
+		"DELETE /api/v1/r/..%2F..%2F..%2Fadmin%2Fusers%3Fall=true",
+	}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the API saw\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A value that is a whole dot segment would still move the path once
+// escaped (.. needs no escaping): a request whose path would leave
+// base_url's path, or name another resource, is refused, saying why; so
+// is such a path written in the file.
+func TestDotSegmentsAreRefused(t *testing.T) {
+	api := &hostileAPI{parentID: "..", itemID: "."}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	tg, err := targets.Parse("t.yaml", file(strings.Replace(hostileFile, "BASE", srv.URL, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	marker := targets.NewMarker("0a1b2c3d", "S1", 1)
+	body, err := tg.Body(targets.Payload{Marker: marker, Variant: "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.NewCreate(context.Background(), "k", body); err == nil || !strings.Contains(err.Error(), `create.path: "/p/.." has the segment "..": refused, it would leave base_url's path`) {
+		t.Errorf("create under a parent ..: %v", err)
+	}
+	api.parentID = "o1"
+	second := targets.NewMarker("0a1b2c3d", "S1", 2)
+	if _, err := tg.Body(targets.Payload{Marker: second, Variant: "7"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.RunCleanup(context.Background(), "0a1b2c3d", []string{second}, tg.Oracle.Observe); err == nil || !strings.Contains(err.Error(), `cleanup.delete.path: "/v1/r/." has the segment "."`) {
+		t.Errorf("cleanup of an item .: %v", err)
+	}
+	for _, seen := range api.requests() {
+		if strings.HasPrefix(seen, "DELETE") || strings.Contains(seen, "/p/") {
+			t.Errorf("sent %s", seen)
+		}
+	}
+	written := strings.Replace(hostileFile, "/v1/r/{{.ID}}", "/v1/../r/{{.ID}}", 1)
+	if _, err := targets.Parse("t.yaml", file(strings.Replace(written, "BASE", srv.URL, 1))); err == nil || !strings.Contains(err.Error(), `t.yaml:5: cleanup.delete.path: "/v1/../r/idemspec-id-probe" has the segment ".."`) {
+		t.Errorf("a written ..: %v", err)
+	}
+}
