@@ -148,7 +148,10 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	defer sig.stop()
 	ctx := sig.first
 	started := time.Now()
-	target, err := targets.Load(f.target)
+	target, err := loadTarget(ctx, f.target, f.timeout)
+	if _, ok := err.(errLoadAbandoned); ok {
+		return fail(stderr, err)
+	}
 	if err != nil {
 		return f.notRun(nil, "", started, err, stdout, stderr)
 	}
