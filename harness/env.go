@@ -201,6 +201,10 @@ func (e *Env) Cleanup(ctx context.Context) (targets.CleanupResult, error) {
 	if c := e.Target.Cleanup; c == nil || c.Command != "" {
 		return e.Target.RunCleanup(ctx, e.RunID, e.Markers(), e.observe)
 	}
+	// One bound for all the operations' deletes together, so a file of
+	// many operations holds the run's end no longer than one.
+	ctx, cancel := context.WithTimeout(ctx, e.Target.Cleanup.Timeout)
+	defer cancel()
 	var total targets.CleanupResult
 	for _, o := range e.owners() {
 		res, err := o.Target.RunCleanup(ctx, e.RunID, e.markersOf(o), o.observe)
