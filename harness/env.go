@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -326,9 +329,23 @@ func (e *Env) AwaitCommit(ctx context.Context, marker string) (targets.Observati
 // scenario runs, so an unreachable target is one plain error.
 func (e *Env) Preflight(ctx context.Context) error {
 	if _, err := e.Observe(ctx, e.NewMarker("preflight")); err != nil {
-		return fmt.Errorf("target %s is not reachable: %w", e.Target.BaseURL.Redacted(), err)
+		if unreachable(err) {
+			return fmt.Errorf("target %s is not reachable: %w", e.Target.BaseURL.Redacted(), err)
+		}
+		// It answered: what went wrong is in the answer or the file (a
+		// setup answer's value that no header can carry, say).
+		return fmt.Errorf("target %s: the oracle's first read failed: %w", e.Target.BaseURL.Redacted(), err)
 	}
 	return nil
+}
+
+// unreachable says whether err is a failure to reach the target at all:
+// no connection, a name that does not resolve, no answer in time.
+func unreachable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.As(err, &op) || errors.As(err, &dns) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || os.IsTimeout(err)
 }
 
 // NewRunID names a run: eight hex digits, in every marker and key the

@@ -87,3 +87,19 @@ func TestLoadingHonoursTimeoutAndSignals(t *testing.T) {
 		}
 	}
 }
+
+// --rate must be a number of requests per second: NaN passed the check
+// for negatives and switched pacing off.
+func TestRateMustBeANumber(t *testing.T) {
+	for rate, want := range map[string]string{
+		"NaN":  "--rate NaN: must be a number of requests per second",
+		"Inf":  "--rate +Inf: must be a number of requests per second",
+		"-Inf": "must not be negative",
+		"-1":   "must not be negative",
+	} {
+		r := idemspec(t, "run", "--dry-run", "--target", "fake:reference", "--rate="+rate)
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("--rate %s: exit %d, stderr %s", rate, r.code, r.stderr)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,6 +117,10 @@ func (f *runFlags) validate() error {
 	}
 	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
 		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
+	}
+	if r := f.settings.Limits.Rate; math.IsNaN(r) || math.IsInf(r, 0) {
+		// NaN passed every comparison above and switched pacing off.
+		return fmt.Errorf("--rate %g: must be a number of requests per second (0: no limit)", r)
 	}
 	if r := f.tuning.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
 		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
