@@ -50,3 +50,40 @@ oracle: {list: {path: '/c?m={{.Marker}}', items: items}}
 		t.Errorf("a target that is down: %v", err)
 	}
 }
+
+// An id_field the 2xx answers lack is the file's mistake: the first
+// create says so, naming the field, where every check used to read no
+// id and S1 FAILed the API.
+func TestWrongIDFieldIsAConfigurationError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, `{"uuid":"r1"}`)
+			return
+		}
+		io.WriteString(w, `{"items":[]}`)
+	}))
+	defer srv.Close()
+	for field, want := range map[string]string{
+		"id":   `create.id_field "id" is not in the target's answer to the harness's first create, a 201: check create.id_field (POST /r answered: "{\"uuid\":\"r1\"}")`,
+		"uuid": "",
+	} {
+		target, err := targets.Parse("t.yaml", []byte(`base_url: `+srv.URL+`
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: `+field+`}
+oracle: {list: {path: '/r?m={{.Marker}}', items: items}}
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := harness.New(target, harness.DefaultSettings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = env.PreflightCreate(context.Background())
+		env.Close()
+		target.Close()
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("id_field %s: %v, want %q", field, err, want)
+		}
+	}
+}
