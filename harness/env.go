@@ -295,7 +295,7 @@ func (e *Env) noteID(digest, id string) {
 
 // Reading is what the oracle said about marker, as checks record it.
 func (e *Env) Reading(marker, when string, obs targets.Observation) check.Reading {
-	return check.Reading{Marker: marker, Count: obs.Count, IDs: obs.IDs, Oracle: e.Target.Oracle.Kind(), When: when}
+	return check.Reading{Marker: marker, Count: obs.Count, IDs: obs.IDs, IDsOmitted: obs.Omitted, Oracle: e.Target.Oracle.Kind(), When: when}
 }
 
 // CommitPoll is how often AwaitCommit reads the oracle.

@@ -253,9 +253,18 @@ func (t *Target) getURL(ctx context.Context, u string) (int, http.Header, []byte
 		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxReadAnswer+1))
+	if err == nil && len(b) > MaxReadAnswer {
+		// Cut, it would be read as a short list or as JSON that ends
+		// too soon: say what happened instead.
+		return resp.StatusCode, resp.Header, nil, fmt.Errorf("the answer is longer than %d MiB, the most idemspec reads of an oracle's answer: narrow the path (a filter, a smaller page)", MaxReadAnswer>>20)
+	}
 	return resp.StatusCode, resp.Header, b, err
 }
+
+// MaxReadAnswer bounds what is read of an answer to the oracle, a
+// look-up or a next page.
+const MaxReadAnswer = 16 << 20
 
 // Start starts a target idemspec manages (a process: section); dir is
 // where its log goes. Other targets are already running.
