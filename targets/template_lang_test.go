@@ -110,3 +110,18 @@ oracle: {list: {path: '/c?m={{.Marker}}'}}
 		t.Errorf("a body of twice the setup's answer: %v", err)
 	}
 }
+
+// {{index}} (the probe's out-of-range index said only "create.body: 99")
+// is not part of the language: the error says which construct, and
+// where.
+func TestIndexIsNamedWhereItStands(t *testing.T) {
+	_, err := targets.Parse("t.yaml", file(`
+base_url: http://127.0.0.1:1
+setup: [{name: order, path: /orders}]
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}},"x":"{{index .Setup.order.items 99}}"}', id_field: id}
+oracle: {list: {path: '/r?m={{.Marker}}'}}
+`))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:3: create.body: {{index .Setup.order.items 99}} is not part of a target file's templates") {
+		t.Errorf("index: %v", err)
+	}
+}
