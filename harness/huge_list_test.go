@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets"
 )
@@ -44,19 +43,10 @@ func TestHugeListsKeepABoundedSample(t *testing.T) {
 		w.Write(answer)
 	}))
 	defer srv.Close()
-	target, err := targets.Parse("t.yaml", []byte(`base_url: `+srv.URL+`
+	env := envOf(t, `base_url: `+srv.URL+`
 create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
 oracle: {list: {path: '/r?m={{.Marker}}', items: items}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
-	env, err := harness.New(target, harness.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
+`)
 	obs, err := env.Observe(context.Background(), "m1")
 	if err != nil {
 		t.Fatal(err)

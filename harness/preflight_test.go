@@ -12,6 +12,22 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
+// envOf is an Env of the target file text, closed when the test ends.
+func envOf(t *testing.T, text string) *harness.Env {
+	t.Helper()
+	target, err := targets.Parse("t.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.Close() })
+	env, err := harness.New(target, harness.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	return env
+}
+
 // A target that answers is not "not reachable": a CRLF in a setup
 // answer's value, which no header can carry, is reported as what it is
 // (it was "target ... is not reachable"); a target that does not answer
@@ -22,23 +38,13 @@ func TestPreflightSaysWhatFailed(t *testing.T) {
 	}))
 	defer srv.Close()
 	preflight := func(base string) error {
-		target, err := targets.Parse("t.yaml", []byte(`base_url: `+base+`
+		return envOf(t, `base_url: `+base+`
 setup:
   - {name: order, path: /orders}
   - {name: line, path: /lines, headers: {X-Team: '{{.Setup.order.team}}'}}
 create: {path: '/orders/{{.Setup.order.id}}/c', body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
 oracle: {list: {path: '/c?m={{.Marker}}', items: items}}
-`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer target.Close()
-		env, err := harness.New(target, harness.DefaultSettings())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer env.Close()
-		return env.Preflight(context.Background())
+`).Preflight(context.Background())
 	}
 	err := preflight(srv.URL)
 	if err == nil || strings.Contains(err.Error(), "not reachable") || !strings.Contains(err.Error(), "setup[1].headers.X-Team: the value of X-Team holds a control character (CR, LF or NUL)") {
@@ -68,20 +74,10 @@ func TestWrongIDFieldIsAConfigurationError(t *testing.T) {
 		"id":   `create.id_field "id" is not in the target's answer to the harness's first create, a 201: check create.id_field (POST /r answered: "{\"uuid\":\"r1\"}")`,
 		"uuid": "",
 	} {
-		target, err := targets.Parse("t.yaml", []byte(`base_url: `+srv.URL+`
+		err := envOf(t, `base_url: `+srv.URL+`
 create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: `+field+`}
 oracle: {list: {path: '/r?m={{.Marker}}', items: items}}
-`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		env, err := harness.New(target, harness.DefaultSettings())
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = env.PreflightCreate(context.Background())
-		env.Close()
-		target.Close()
+`).PreflightCreate(context.Background())
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("id_field %s: %v, want %q", field, err, want)
 		}

@@ -45,6 +45,27 @@ func (a *hostileAPI) requests() []string {
 	return append([]string(nil), a.seen...)
 }
 
+// hostileTarget is hostileFile against api, served by the test.
+func hostileTarget(t *testing.T, api *hostileAPI) (*targets.Target, *httptest.Server) {
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	tg, err := targets.Parse("t.yaml", file(strings.Replace(hostileFile, "BASE", srv.URL, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg, srv
+}
+
+// render is the create body of marker, sending its setup.
+func render(t *testing.T, tg *targets.Target, marker string) []byte {
+	body, err := tg.Body(targets.Payload{Marker: marker, Variant: "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
 const hostileFile = `
 base_url: BASE/api
 setup: [{name: order, path: /orders, body: '{"m":"{{.Marker}}","ref":"{{.Key}}"}'}]
@@ -65,18 +86,9 @@ func TestAnsweredValuesStayInTheirPlace(t *testing.T) {
 		itemID:   "../../../admin/users?all=true",
 		note:     `x","v":999,"admin":true,"y":"`,
 	}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	tg, err := targets.Parse("t.yaml", file(strings.Replace(hostileFile, "BASE", srv.URL, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg, _ := hostileTarget(t, api)
 	marker := targets.NewMarker("0a1b2c3d", "S1", 1)
-	body, err := tg.Body(targets.Payload{Marker: marker, Variant: "7"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := render(t, tg, marker)
 	// The body is one JSON object with the members the file wrote, each
 	// value the answer's value.
 	dec := json.NewDecoder(strings.NewReader(string(body)))
@@ -128,26 +140,15 @@ func TestAnsweredValuesStayInTheirPlace(t *testing.T) {
 // is such a path written in the file.
 func TestDotSegmentsAreRefused(t *testing.T) {
 	api := &hostileAPI{parentID: "..", itemID: "."}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	tg, err := targets.Parse("t.yaml", file(strings.Replace(hostileFile, "BASE", srv.URL, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg, srv := hostileTarget(t, api)
 	marker := targets.NewMarker("0a1b2c3d", "S1", 1)
-	body, err := tg.Body(targets.Payload{Marker: marker, Variant: "7"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := render(t, tg, marker)
 	if _, err := tg.NewCreate(context.Background(), "k", body); err == nil || !strings.Contains(err.Error(), `create.path: "/p/.." has the segment "..": refused, it would leave base_url's path`) {
 		t.Errorf("create under a parent ..: %v", err)
 	}
 	api.parentID = "o1"
 	second := targets.NewMarker("0a1b2c3d", "S1", 2)
-	if _, err := tg.Body(targets.Payload{Marker: second, Variant: "7"}); err != nil {
-		t.Fatal(err)
-	}
+	render(t, tg, second)
 	if _, err := tg.RunCleanup(context.Background(), "0a1b2c3d", []string{second}, tg.Oracle.Observe); err == nil || !strings.Contains(err.Error(), `cleanup.delete.path: "/v1/r/." has the segment "."`) {
 		t.Errorf("cleanup of an item .: %v", err)
 	}
