@@ -295,3 +295,15 @@ func (w *cappedBuffer) Write(p []byte) (int, error) {
 	}
 	return w.b.Write(p)
 }
+
+// JSONTemplate parses a template of JSON text of a target file
+// elsewhere (an MCP tool's args): the same language, its values JSON.
+func JSONTemplate(name, text string) (*template.Template, error) {
+	return parseTemplate(name, text, inJSON)
+}
+
+// Render renders a template of the target file's language, capped at
+// MaxRendered bytes.
+func Render(tmpl *template.Template, data any) (string, error) {
+	return render(tmpl, data)
+}
