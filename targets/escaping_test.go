@@ -162,3 +162,36 @@ func TestDotSegmentsAreRefused(t *testing.T) {
 		t.Errorf("a written ..: %v", err)
 	}
 }
+
+// The lookup and field oracles render answered values through the same
+// escaping: an id a create answered, a parent's id from setup.
+func TestOraclePathsEscapeAnsweredValues(t *testing.T) {
+	api := &hostileAPI{parentID: "../admin?all=1"}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	field, err := targets.Parse("t.yaml", file(`
+base_url: `+srv.URL+`/api
+setup: [{name: order, path: /orders}]
+create: {path: '/orders/{{.Setup.order.id}}/c', body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: {field: {path: '/orders/{{.Setup.order.id}}', field: n}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer field.Close()
+	field.Oracle.Observe(context.Background(), targets.NewMarker("0a1b2c3d", "S1", 1))
+	lookup, err := targets.Parse("t.yaml", file(`
+base_url: `+srv.URL+`/api
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: {lookup: {path: '/r/{{.ID}}'}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lookup.Close()
+	lookup.Oracle.(*targets.LookupOracle).ObserveIDs(context.Background(), "m", []string{"../../admin/users?all=true"})
+	want := []string{"POST /api/orders", "GET /api/orders/..%2Fadmin%3Fall=1", "GET /api/r/..%2F..%2Fadmin%2Fusers%3Fall=true"}
+	if got := api.requests(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the API saw\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
