@@ -45,7 +45,12 @@ func StartHTTP(ctx context.Context, t *targets.Target, dir string, s Settings) (
 		return nil, err
 	}
 	h := &HTTP{target: t, env: env, timeout: s.callTimeout()}
-	if err := h.reconnect(ctx); err != nil {
+	cctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
+	if err := h.reconnect(cctx); err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("the server did not answer initialize within %s: %w", StartTimeout, err)
+		}
 		h.Close()
 		return nil, err
 	}
@@ -147,11 +152,12 @@ func (h *HTTP) Restart(ctx context.Context) error {
 	return h.reconnect(ctx)
 }
 
-// CrashDuring sends a call and, once its request is written, waits the
-// target's crash window's least delay and kills the server (SIGKILL),
+// CrashDuring sends a call and, once its request is written, waits
+// after (at least the target's crash window's least delay) and kills the
+// server (SIGKILL),
 // which starts again; then a new session. If the call is answered first,
 // the crash comes after it, said in the returned note.
-func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any) (string, error) {
+func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error) {
 	s := h.Session()
 	if s == nil {
 		return "", errors.New("no session with the MCP server")
@@ -172,7 +178,7 @@ func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any
 		defer close(done)
 		s.Call(callCtx, tool, args)
 	}()
-	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, h.target.CrashWindow.Min)
+	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, max(after, h.target.CrashWindow.Min))
 	if err != nil {
 		cancel()
 		<-done

@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idemspec/idemspec/harness/check"
@@ -33,14 +34,44 @@ func TestSameEffect(t *testing.T) {
 	}
 }
 
-func TestNoChange(t *testing.T) {
-	same := &Trace{Readings: []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":1}`, nil)}}
-	changed := &Trace{Readings: []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":2}`, nil)}}
-	if v := NoChange("M4", same); v.Status != check.PASS {
-		t.Errorf("same state: %s", v.Status)
+// TestSameEffectNeedsAnAnsweredCall: a first call that the tool refused
+// is no measure of one call, even when its marker shows (a server that
+// logs what it refuses): ERROR, never PASS.
+func TestSameEffectNeedsAnAnsweredCall(t *testing.T) {
+	for _, o := range []Outcome{ToolError, Refused, Unknown, Lost} {
+		tr := &Trace{Tool: "put", Calls: []Call{{Seq: 1, Step: "call 1", Outcome: o, Answer: "no such file"}}, Readings: []Reading{
+			reading(whenOnce, "", map[string]int{"m": 1}),
+			reading(whenAfter, "", map[string]int{"m": 1}),
+		}}
+		if v := SameEffect("M1", tr, probe{whenOnce, "m"}, probe{whenAfter, "m"}); v.Status != check.ERROR || !strings.Contains(v.Reason, "no such file") {
+			t.Errorf("first call %s: %s (%s), want ERROR quoting its answer", o, v.Status, v.Reason)
+		}
 	}
-	if v := NoChange("M4", changed); v.Status != check.FAIL {
-		t.Errorf("changed state: %s", v.Status)
+	if v := SameEffect("M1", &Trace{Tool: "put"}, probe{whenOnce, "m"}); v.Status != check.ERROR {
+		t.Errorf("no call at all: %s, want ERROR", v.Status)
+	}
+}
+
+func TestNoChange(t *testing.T) {
+	answered := []Call{{Seq: 1, Outcome: ToolError}, {Seq: 2, Outcome: Answered}}
+	refused := []Call{{Seq: 1, Outcome: ToolError, Answer: "ENOENT"}, {Seq: 2, Outcome: Lost}}
+	same := []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":1}`, nil)}
+	changed := []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":2}`, nil)}
+	for _, c := range []struct {
+		name     string
+		calls    []Call
+		readings []Reading
+		want     check.Status
+	}{
+		{"same state, a call answered", answered, same, check.PASS},
+		{"changed state", answered, changed, check.FAIL},
+		{"changed state, every call refused", refused, changed, check.FAIL},
+		{"same state, every call refused: no evidence", refused, same, check.ERROR},
+		{"same state, no call", nil, same, check.ERROR},
+	} {
+		if v := NoChange("M4", &Trace{Tool: "read", Calls: c.calls, Readings: c.readings}); v.Status != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, v.Status, v.Reason, c.want)
+		}
 	}
 }
 

@@ -20,6 +20,12 @@ type Settings struct {
 	// (shrinking included).
 	Sequences, Steps int
 	PropertyTime     time.Duration
+	// Seed is rapid's base seed for M9 on every tool (0: a random one per
+	// search); the same seed draws the same sequences again. Replay, if
+	// set, is the command line that runs the audit again from a seed,
+	// for M9's notes.
+	Seed   uint64
+	Replay func(seed uint64) string
 }
 
 func (s Settings) burst() int                  { return orDefault(s.Burst, DefaultBurst) }

@@ -34,10 +34,10 @@ func (s *Stdio) CallLost(ctx context.Context, tool string, args map[string]any) 
 }
 
 // CrashDuring starts a call, kills the server (SIGKILL to its group)
-// CrashAfter after the call was written to its input, and starts it
-// again. The call's outcome is unknown; the description says where the
+// after (at least CrashAfter) once the call was written to its input,
+// and starts it again. The call's outcome is unknown; the description says where the
 // crash landed.
-func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]any) (string, error) {
+func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error) {
 	s.mu.Lock()
 	session, in := s.session, s.in // this server's, not its successor's
 	s.mu.Unlock()
@@ -50,7 +50,7 @@ func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]an
 		defer close(done)
 		session.Call(ctx, tool, args)
 	}()
-	where, err := AwaitCrashPoint(ctx, written, done, CrashAfter)
+	where, err := AwaitCrashPoint(ctx, written, done, max(after, CrashAfter))
 	if err != nil {
 		return "", err
 	}
