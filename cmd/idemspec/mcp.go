@@ -143,3 +143,12 @@ func (a *mcpAudit) replay(seed uint64) string {
 	}
 	return cmd + fmt.Sprintf(" --seed %d", seed)
 }
+
+// notMCP is the error of run and validate on a target file that
+// describes an MCP server, which only idemspec mcp reads.
+func notMCP(file string) error {
+	if !mcp.IsMCP(file) {
+		return nil
+	}
+	return fmt.Errorf("%s describes an MCP server (mcp:): audit it with idemspec mcp --target %s (docs/MCP.md)", file, shellQuote(file))
+}

@@ -39,6 +39,9 @@ func Prepare(tools []mcp.Tool, s Settings) ([]Audited, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if len(s.Oracle.Args) > 0 && oracle == s.Oracle.Tool {
+		how += ", called with " + compact(s.Oracle.Args)
+	}
 	var out []Audited
 	for _, t := range tools {
 		ts := s.Tools[t.Name]

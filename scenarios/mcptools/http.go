@@ -45,11 +45,11 @@ func StartHTTP(ctx context.Context, t *targets.Target, dir string, s Settings) (
 		return nil, err
 	}
 	h := &HTTP{target: t, env: env, timeout: s.callTimeout()}
-	cctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	cctx, cancel := context.WithTimeout(ctx, s.startTimeout())
 	defer cancel()
 	if err := h.reconnect(cctx); err != nil {
 		if cctx.Err() != nil && ctx.Err() == nil {
-			err = fmt.Errorf("the server did not answer initialize within %s: %w", StartTimeout, err)
+			err = fmt.Errorf("the server did not answer initialize within %s: %w", s.startTimeout(), err)
 		}
 		h.Close()
 		return nil, err

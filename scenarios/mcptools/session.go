@@ -28,12 +28,6 @@ type Options struct {
 	Dir string
 }
 
-// StartTimeout bounds each of the two answers the audit needs before it
-// can plan anything, initialize and tools/list: a server that never
-// gives one gets ERROR verdicts and the reports once it has passed, not
-// the audit's whole --timeout.
-const StartTimeout = 30 * time.Second
-
 // Audit starts the server (a stdio command, or the process: of a server
 // at a URL, behind the lanes), lists its tools, prints the plan, and
 // unless it is a dry run audits every tool; what it started is stopped
@@ -110,18 +104,18 @@ func (o Options) meta(tools []Audited) reports.Meta {
 }
 
 // discover starts the server and lists its tools, each answer bounded by
-// StartTimeout. The server is returned whenever it was started, so that
+// Settings.StartTimeout. The server is returned whenever it was started, so that
 // the caller stops it.
 func discover(ctx context.Context, o Options) (closer, []mcp.Tool, error) {
 	srv, session, err := start(ctx, o)
 	if err != nil {
 		return srv, nil, err
 	}
-	lctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	lctx, cancel := context.WithTimeout(ctx, o.Settings.startTimeout())
 	defer cancel()
 	list, err := session.Tools(lctx)
 	if err != nil && lctx.Err() != nil && ctx.Err() == nil {
-		err = fmt.Errorf("the server did not answer tools/list within %s: %w", StartTimeout, err)
+		err = fmt.Errorf("the server did not answer tools/list within %s: %w", o.Settings.startTimeout(), err)
 	}
 	return srv, list, err
 }
@@ -179,7 +173,7 @@ type closer interface {
 }
 
 // start starts the server the file describes and opens its session
-// (initialize bounded by StartTimeout). The server is returned whenever
+// (initialize bounded by Settings.StartTimeout). The server is returned whenever
 // it was started, so that the caller stops it.
 func start(ctx context.Context, o Options) (closer, *mcp.Session, error) {
 	if t := o.File.HTTP; t != nil {
@@ -193,12 +187,12 @@ func start(ctx context.Context, o Options) (closer, *mcp.Session, error) {
 		return srv, srv.Session(), nil
 	}
 	srv := &mcp.Stdio{Command: o.File.MCP.Command, Env: o.File.MCP.EnvList(), Dir: o.File.MCP.Dir}
-	sctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	sctx, cancel := context.WithTimeout(ctx, o.Settings.startTimeout())
 	defer cancel()
 	session, err := srv.Start(sctx)
 	if err != nil {
 		if sctx.Err() != nil && ctx.Err() == nil {
-			err = fmt.Errorf("the server did not answer initialize within %s: %w", StartTimeout, err)
+			err = fmt.Errorf("the server did not answer initialize within %s: %w", o.Settings.startTimeout(), err)
 		}
 		return srv, nil, err
 	}

@@ -13,8 +13,9 @@ type Settings struct {
 	// Burst is how many identical calls a burst makes at once; Lost how
 	// many retries lose their answer.
 	Burst, Lost int
-	// CallTimeout bounds one call; CheckTimeout one check on one tool.
-	CallTimeout, CheckTimeout time.Duration
+	// CallTimeout bounds one call; CheckTimeout one check on one tool;
+	// StartTimeout each of initialize and tools/list.
+	CallTimeout, CheckTimeout, StartTimeout time.Duration
 	// Sequences, Steps and PropertyTime bound M9's search: how many
 	// random sequences, of at most how many steps, within what time
 	// (shrinking included).
@@ -32,6 +33,7 @@ func (s Settings) burst() int                  { return orDefault(s.Burst, Defau
 func (s Settings) lost() int                   { return orDefault(s.Lost, DefaultLost) }
 func (s Settings) callTimeout() time.Duration  { return orDefault(s.CallTimeout, DefaultCallTimeout) }
 func (s Settings) checkTimeout() time.Duration { return orDefault(s.CheckTimeout, DefaultCheckTimeout) }
+func (s Settings) startTimeout() time.Duration { return orDefault(s.StartTimeout, DefaultStartTimeout) }
 func (s Settings) sequences() int              { return orDefault(s.Sequences, DefaultSequences) }
 func (s Settings) steps() int                  { return orDefault(s.Steps, DefaultSteps) }
 func (s Settings) propertyTime() time.Duration { return orDefault(s.PropertyTime, DefaultPropertyTime) }
