@@ -120,3 +120,33 @@ func TestRetrySafe(t *testing.T) {
 		})
 	}
 }
+
+// TestUnverified: an audit verified something only if a check that
+// calls a tool reached PASS or FAIL; M8, judged from the declaration,
+// verifies no hint.
+func TestUnverified(t *testing.T) {
+	tool := Audited{Tool: mcp.Tool{Name: "t", Annotated: true, ReadOnly: true}}
+	result := func(c *Check, s check.Status, reason string) Result {
+		return Result{Tool: tool.Tool, Check: c.Entry(), Verdict: check.Verdict{Check: c.ID, Status: s, Reason: reason}}
+	}
+	for _, c := range []struct {
+		name     string
+		results  []Result
+		tools    []Audited
+		verified bool
+	}{
+		{"M4 skipped for want of an oracle, M8 passed", []Result{result(M4, check.SKIP, "no oracle"), result(M8, check.PASS, "")}, []Audited{tool}, false},
+		{"M4 in error", []Result{result(M4, check.ERROR, "no call was answered")}, []Audited{tool}, false},
+		{"M4 passed", []Result{result(M4, check.PASS, ""), result(M8, check.PASS, "")}, []Audited{tool}, true},
+		{"M4 failed", []Result{result(M4, check.FAIL, "")}, []Audited{tool}, true},
+		{"no tool", nil, nil, false},
+	} {
+		why := Unverified(c.results, c.tools)
+		if (why == "") != c.verified {
+			t.Errorf("%s: %q, want verified %v", c.name, why, c.verified)
+		}
+		if why != "" && len(c.tools) > 0 && !strings.Contains(why, "name an oracle") {
+			t.Errorf("%s: %q gives no advice", c.name, why)
+		}
+	}
+}
