@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets/mcp"
@@ -45,6 +46,13 @@ func SameEffect(id string, t *Trace, one probe, others ...probe) check.Verdict {
 		if err != nil {
 			return check.Errored(id, err)
 		}
+		if got == 0 && o.Marker != one.Marker && !answeredWith(t, o.Marker) {
+			// No call of these arguments was answered, and none shows: the
+			// oracle saw nothing to judge (a burst refused whole, a retry
+			// after a crash that failed), which is no violation either.
+			return check.Errored(id, fmt.Errorf("%s: no call carrying marker %s was answered and none shows, so there is nothing to compare with one call: %s",
+				o.When, o.Marker, lastAnswer(t, o.Marker)))
+		}
 		if got != want {
 			vs = append(vs, check.Violation{
 				What:     fmt.Sprintf("%s: %s changed the state more than one call does", o.When, t.Tool),
@@ -68,6 +76,21 @@ func unanswered(t *Trace) string {
 			t.Tool, c.Outcome, clip(c.Answer), t.Tool)
 	}
 	return ""
+}
+
+// answeredWith says whether a call carrying marker was answered.
+func answeredWith(t *Trace, marker string) bool {
+	return slices.ContainsFunc(t.Calls, func(c Call) bool { return c.Outcome == Answered && strings.Contains(c.Args, marker) })
+}
+
+// lastAnswer says how the last call carrying marker ended.
+func lastAnswer(t *Trace, marker string) string {
+	for i := len(t.Calls) - 1; i >= 0; i-- {
+		if c := t.Calls[i]; strings.Contains(c.Args, marker) {
+			return fmt.Sprintf("the last ended %s (%s)", c.Outcome, clip(c.Answer))
+		}
+	}
+	return "no call carried it"
 }
 
 // NoChange judges a read-only tool: the oracle's whole answer after the

@@ -150,3 +150,26 @@ func TestUnverified(t *testing.T) {
 		}
 	}
 }
+
+// TestSameEffectOfFreshArguments: a burst (or a retry after a crash) of
+// fresh arguments that left no effect is no FAIL when none of its calls
+// was answered (nothing to judge: ERROR), and a FAIL when one was.
+func TestSameEffectOfFreshArguments(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		outcome Outcome
+		want    check.Status
+	}{
+		{"every call of the burst refused", ToolError, check.ERROR},
+		{"a call of the burst answered, no effect", Answered, check.FAIL},
+	} {
+		tr := &Trace{Tool: "put", Calls: []Call{
+			{Seq: 1, Step: "one call", Args: `{"name":"idm-one"}`, Outcome: Answered},
+			{Seq: 2, Step: "burst 1/2", Args: `{"name":"idm-burst"}`, Outcome: ToolError, Answer: "busy"},
+			{Seq: 3, Step: "burst 2/2", Args: `{"name":"idm-burst"}`, Outcome: c.outcome},
+		}, Readings: []Reading{reading(whenBurst, "", map[string]int{"idm-one": 1, "idm-burst": 0})}}
+		if v := SameEffect("M2", tr, probe{whenBurst, "idm-one"}, probe{whenBurst, "idm-burst"}); v.Status != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, v.Status, v.Reason, c.want)
+		}
+	}
+}
