@@ -152,9 +152,9 @@ func (h *HTTP) Restart(ctx context.Context) error {
 	return h.reconnect(ctx)
 }
 
-// CrashDuring sends a call and, once its request is written, waits
-// after (at least the target's crash window's least delay) and kills the
-// server (SIGKILL),
+// CrashDuring sends a call and, once its request is written, waits the
+// target's crash window's least delay (and until after has passed since
+// the call was sent) and kills the server (SIGKILL),
 // which starts again; then a new session. If the call is answered first,
 // the crash comes after it, said in the returned note.
 func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error) {
@@ -173,12 +173,12 @@ func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any
 			}
 		},
 	})
-	done := make(chan struct{})
+	done, sent := make(chan struct{}), time.Now()
 	go func() {
 		defer close(done)
 		s.Call(callCtx, tool, args)
 	}()
-	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, max(after, h.target.CrashWindow.Min))
+	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, h.target.CrashWindow.Min, sent.Add(after))
 	if err != nil {
 		cancel()
 		<-done

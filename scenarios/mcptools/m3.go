@@ -27,8 +27,8 @@ const whenRepeatCrash = "after a crash mid-repeat and a retry"
 // tool may take another path once its effect exists (a replace through a
 // temporary file, say), and a crash there may leave what a first call's
 // crash never does. The repeat's crash lands halfway through the time
-// the answered repeat after the restart took: in the middle of the
-// tool's work, whatever the machine's speed.
+// the answered repeat after the restart took, counted from when it is
+// sent: in the middle of the call, whatever the machine's speed.
 func restarts(ctx context.Context, tr *trial) check.Verdict {
 	const id = "M3"
 	v, c := fresh(), fresh()
@@ -64,8 +64,9 @@ func restarts(ctx context.Context, tr *trial) check.Verdict {
 	return SameEffect(id, tr.trace, probe{whenOnce, v.Marker}, probe{whenRestart, v.Marker}, probe{whenRepeatCrash, v.Marker}, probe{whenCrash, c.Marker})
 }
 
-// crash calls the tool, kills the server after (at least) once the call
-// is delivered, and records the call as maybe applied.
+// crash calls the tool, kills the server once the call is delivered and
+// after has passed since it was sent, and records the call as maybe
+// applied.
 func (tr *trial) crash(ctx context.Context, step string, args map[string]any, after time.Duration) error {
 	where, err := tr.srv.CrashDuring(ctx, tr.tool.Name, args, after)
 	if err != nil {
