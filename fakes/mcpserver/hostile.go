@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -22,7 +23,8 @@ const (
 	// HostileNoList answers initialize and never tools/list.
 	HostileNoList = "hostile-no-list"
 	// HostileDeepSchema lists one read-only tool whose input schema is
-	// nested DeepSchemaDepth objects deep, and answers every call.
+	// nested DeepSchemaDepth objects deep (DepthVar, set, says how many),
+	// and answers every call.
 	HostileDeepSchema = "hostile-deep-schema"
 	// HostileEcho lists one read-only tool, echo_env, that answers with
 	// the value of the environment variable EchoVar and the command line
@@ -30,8 +32,12 @@ const (
 	HostileEcho = "hostile-echo"
 )
 
-// DeepSchemaDepth is how deep HostileDeepSchema nests its schema.
-const DeepSchemaDepth = 1000
+// DeepSchemaDepth is how deep HostileDeepSchema nests its schema, unless
+// DepthVar says otherwise.
+const (
+	DeepSchemaDepth = 1000
+	DepthVar        = "IDEMSPEC_TEST_MCP_DEPTH"
+)
 
 // EchoVar is the variable HostileEcho echoes.
 const EchoVar = "IDEMSPEC_TEST_ECHOED"
@@ -79,7 +85,11 @@ func hostileAnswer(name, method, version string) any {
 	case method == "tools/list" && name == HostileNoList:
 		return nil
 	case method == "tools/list" && name == HostileDeepSchema:
-		return map[string]any{"tools": []any{readOnlyTool("deep_read", deepSchema(DeepSchemaDepth))}}
+		depth, err := strconv.Atoi(os.Getenv(DepthVar))
+		if err != nil {
+			depth = DeepSchemaDepth
+		}
+		return map[string]any{"tools": []any{readOnlyTool("deep_read", deepSchema(depth))}}
 	case method == "tools/list":
 		return map[string]any{"tools": []any{readOnlyTool("echo_env", map[string]any{"type": "object"})}}
 	case method == "tools/call" && name == HostileEcho:

@@ -84,26 +84,39 @@ func TestSilentServersGetBoundedErrors(t *testing.T) {
 	}
 }
 
-// TestDeepSchemaEndsInAReport: a tool whose input schema is nested 1000
-// objects deep makes tools/list an answer deeper than the SDK reads: the
-// audit ends at once with every check ERROR saying so, and a report
-// that every writer renders, not an abort with none.
-func TestDeepSchemaEndsInAReport(t *testing.T) {
+// TestDeepSchemas: a tool whose input schema nests 400 objects deep is
+// audited like any other (its top-level properties read, the rest left
+// alone). At 1000 objects deep, tools/list is an answer deeper than the
+// SDK reads (1000 levels): the audit ends at once with every check
+// ERROR saying so, and a report that every writer renders, not an abort
+// with none.
+func TestDeepSchemas(t *testing.T) {
 	t.Parallel()
-	r, err := auditFile(t, hostileFile(t, mcpserver.HostileDeepSchema, "", nil), mcptools.Settings{})
-	if err == nil || !strings.Contains(err.Error(), "tools/list") {
-		t.Errorf("the audit's error %v, want one naming tools/list", err)
-	}
-	if r == nil {
-		t.Fatal("no report")
-	}
-	for _, c := range r.Checks {
-		if c.Verdict != check.ERROR || !strings.Contains(c.Reason, "nesting depth") {
-			t.Errorf("%s: %s %q, want ERROR naming the depth", c.ID, c.Verdict, c.Reason)
-		}
-	}
-	if _, err := reports.WriteAll(t.TempDir(), *r); err != nil {
-		t.Error(err)
+	for _, c := range []struct {
+		depth   string
+		errored bool
+	}{{"400", false}, {"1000", true}} {
+		t.Run(c.depth, func(t *testing.T) {
+			t.Parallel()
+			r, err := auditFile(t, hostileFile(t, mcpserver.HostileDeepSchema, "", map[string]string{mcpserver.DepthVar: c.depth}), mcptools.Settings{})
+			if c.errored != (err != nil) || (err != nil && !strings.Contains(err.Error(), "tools/list")) {
+				t.Errorf("the audit's error %v, want one naming tools/list: %v", err, c.errored)
+			}
+			if r == nil {
+				t.Fatal("no report")
+			}
+			for _, ch := range r.Checks {
+				switch {
+				case c.errored && (ch.Verdict != check.ERROR || !strings.Contains(ch.Reason, "nesting depth")):
+					t.Errorf("%s: %s %q, want ERROR naming the depth", ch.ID, ch.Verdict, ch.Reason)
+				case !c.errored && ch.Verdict != check.PASS:
+					t.Errorf("%s %s: %s %q, want PASS", ch.ID, ch.Subject, ch.Verdict, ch.Reason)
+				}
+			}
+			if _, err := reports.WriteAll(t.TempDir(), *r); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 
