@@ -3,15 +3,14 @@ package mcptools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
-
-	"fmt"
-	"github.com/idemspec/idemspec/harness/check"
-	"io"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
@@ -103,9 +102,9 @@ func (o Options) meta(tools []Audited) reports.Meta {
 	}}
 }
 
-// discover starts the server and lists its tools, each answer bounded by
-// Settings.StartTimeout. The server is returned whenever it was started, so that
-// the caller stops it.
+// discover starts the server and lists its tools, each answer bounded
+// by Settings.StartTimeout. The server is returned whenever it was
+// started, so that the caller stops it.
 func discover(ctx context.Context, o Options) (closer, []mcp.Tool, error) {
 	srv, session, err := start(ctx, o)
 	if err != nil {
@@ -173,8 +172,8 @@ type closer interface {
 }
 
 // start starts the server the file describes and opens its session
-// (initialize bounded by Settings.StartTimeout). The server is returned whenever
-// it was started, so that the caller stops it.
+// (initialize bounded by Settings.StartTimeout). The server is returned
+// whenever it was started, so that the caller stops it.
 func start(ctx context.Context, o Options) (closer, *mcp.Session, error) {
 	if t := o.File.HTTP; t != nil {
 		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
