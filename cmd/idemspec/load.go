@@ -23,6 +23,13 @@ func loadTarget(ctx context.Context, name string, timeout time.Duration) (*targe
 	done := make(chan loaded, 1)
 	go func() {
 		t, err := targets.Load(name)
+		if err != nil {
+			// An MCP server's file says where it belongs (it reads the
+			// file again, so it is bounded here too).
+			if mcpErr := notMCP(name); mcpErr != nil {
+				err = mcpErr
+			}
+		}
 		done <- loaded{t, err}
 	}()
 	timer := time.NewTimer(timeout)
