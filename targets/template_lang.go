@@ -282,7 +282,7 @@ func execute(tmpl *template.Template, data any) (string, error) {
 }
 
 // errTooLarge ends a rendering past MaxRendered.
-var errTooLarge = fmt.Errorf("renders to more than %d bytes (MaxRendered): refused", MaxRendered)
+var errTooLarge = fmt.Errorf("renders to more than %d MiB, the most one template may render: refused", MaxRendered>>20)
 
 type cappedBuffer struct {
 	b   bytes.Buffer

@@ -106,7 +106,7 @@ oracle: {list: {path: '/c?m={{.Marker}}'}}
 	}
 	defer tg.Close()
 	_, err = tg.Body(targets.Payload{Marker: targets.NewMarker("0a1b2c3d", "S1", 1), Variant: "1"})
-	if err == nil || !strings.Contains(err.Error(), "create.body: renders to more than 1048576 bytes") {
+	if err == nil || !strings.Contains(err.Error(), "create.body: renders to more than 1 MiB, the most one template may render") {
 		t.Errorf("a body of twice the setup's answer: %v", err)
 	}
 }
