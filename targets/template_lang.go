@@ -93,7 +93,7 @@ func parseTemplate(name, text string, esc escaping) (*template.Template, error) 
 			}
 			esc, err := state.escaper()
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v", n, err)
+				return nil, fmt.Errorf("%s: %v", construct(n), err)
 			}
 			if esc != nil {
 				// One function per field, so its error names the field.
@@ -130,7 +130,7 @@ func onlyAField(n *tparse.ActionNode) (*tparse.StringNode, error) {
 			return a, nil
 		}
 	}
-	return nil, fmt.Errorf("%s is not part of a target file's templates: %s", n, onlyFields)
+	return nil, fmt.Errorf("%s is not part of a target file's templates: %s", construct(n), onlyFields)
 }
 
 // construct names a node of the tree for an error: {{range ...}}.
