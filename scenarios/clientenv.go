@@ -65,9 +65,16 @@ type trial struct {
 	ce     *ClientEnv
 	in     agent.Inputs
 	offset int
-	lost   map[int]bool // creates (by log index) whose answers were lost
+	lost   map[int]bool // requests (by log index) whose answers were lost
 	rec    ClientTrial
 	ev     *check.Evidence
+	// job is the workflow shape's job (nil: one create); holds are the
+	// holds the trial armed at the server, and jobRec what it recorded.
+	job    *jobState
+	holds  []*fakes.Held
+	jobRec *JobTrial
+	// siblings are further operations of the same check (W4's second job).
+	siblings []*trial
 }
 
 // clientRun is a client spec body's wrapper: outside client mode the
@@ -81,7 +88,7 @@ func trialSpec(c *Check) func(SpecContext) {
 			return
 		}
 		start := time.Now()
-		t, err := newTrial(ce, c.ID)
+		t, err := newTrial(ce, c.ID, c.Group == workflowGroup)
 		var v check.Verdict
 		if err == nil {
 			v, err = c.Trial(ctx, t)
@@ -93,15 +100,20 @@ func trialSpec(c *Check) func(SpecContext) {
 		}
 		var ev check.Evidence
 		if t != nil {
+			t.releaseHolds()
 			ev = *t.ev
-			ev.Tables = append(ev.Tables, t.logTable())
+			if t.jobRec != nil {
+				ev.Tables = append(ev.Tables, t.jobRec.table())
+			} else {
+				ev.Tables = append(ev.Tables, t.logTable())
+			}
 		}
 		ev.Elapsed = time.Since(start)
 		conclude(check.Result{Verdict: v, Evidence: ev})
 	}
 }
 
-func newTrial(ce *ClientEnv, scope string) (*trial, error) {
+func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 	e := ce.Env
 	marker := e.NewMarker(scope)
 	body, err := e.Body(marker, "100")
@@ -124,7 +136,33 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
+	if workflow {
+		steps, err := jobSteps(e, marker)
+		if err != nil {
+			return nil, err
+		}
+		t.job = &jobState{steps: steps}
+	}
 	return t, nil
+}
+
+// releaseHolds disarms the holds nothing reached, and lets go of any
+// request still held.
+func (t *trial) releaseHolds() {
+	for _, h := range t.holds {
+		h.Release(true)
+	}
+	for _, u := range t.siblings {
+		u.releaseHolds()
+	}
+}
+
+// environ is the program's environment: one create's, or a job's.
+func (t *trial) environ() []string {
+	if t.job != nil {
+		return agent.Job{Inputs: t.in, Steps: t.job.steps}.Environ()
+	}
+	return t.in.Environ()
 }
 
 // keyHeader is the contract's IDEMSPEC_KEY_HEADER: the key's header, or
@@ -138,7 +176,7 @@ func keyHeader(k targets.Key) string {
 
 // start runs the client command once for the trial's operation.
 func (t *trial) start() (*harness.ClientProcess, error) {
-	return harness.StartClient(t.ce.Command, t.in.Environ())
+	return harness.StartClient(t.ce.Command, t.environ())
 }
 
 // finish waits for a client run (killing it at the deadline plus slack)
