@@ -40,7 +40,7 @@ const (
 	OfClient = "client" // the reference client: `idemspec agent --bug NAME`
 	// OfWorkflow: the reference agent of the workflow shape, `idemspec
 	// agent --bug NAME` run by `idemspec client --workflow`.
-	OfWorkflow = "workflow"
+	OfWorkflow = "workflow agent"
 )
 
 // Reference is the name of the correct server and of the correct client.
