@@ -12,7 +12,7 @@ import (
 // stays finished, and what it had begun goes on under the same key.
 var W2 = define(Check{
 	ID: "W2", Group: workflowGroup, Level: check.MUST, Clause: "core (a resumed job redoes no finished step and resends an unfinished one with its key)",
-	Title: "should not redo a finished step after a restart, and should resend an unfinished step with its original key",
+	Title: "should resend an unfinished step with its original key after a restart, and never a finished one",
 	Trial: resumedBetweenSteps,
 })
 

@@ -265,7 +265,11 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
 		buildVersion(), r.banner, env.RunID, suiteConfig.RandomSeed)
-	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	if r.workflow {
+		fmt.Fprintln(stdout, "oracle: the reference server's database (every resource and event carrying the job's marker, of every tenant)")
+	} else {
+		fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	}
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 	shown.Close()
 
