@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -51,14 +52,11 @@ func jobSteps(e *harness.Env, marker string) ([]agent.Step, error) {
 	}, nil
 }
 
-// stepPattern is the path.Match pattern of a step's requests.
-func stepPattern(s agent.Step) string {
-	p := s.Path
-	for _, name := range []string{stepRecord, stepLink} {
-		p = strings.ReplaceAll(p, "{"+name+"}", "*")
-	}
-	return p
-}
+// stepPattern is the path.Match pattern of a step's requests: its path
+// with each {NAME} (an earlier step's id) a wildcard.
+func stepPattern(s agent.Step) string { return stepRef.ReplaceAllString(s.Path, "*") }
+
+var stepRef = regexp.MustCompile(`\{[^{}/]+\}`)
 
 // jobState is a workflow trial's own record.
 type jobState struct {
@@ -249,7 +247,7 @@ func (t *trial) runOf(i int) int {
 	return run
 }
 
-// jobTable is the server's log for a workflow trial, as evidence.
+// table is the server's log of a workflow trial, as evidence.
 func (jt JobTrial) table() check.Table {
 	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "run", "step", "request", "key", "tenant", "status", "answer"}}
 	for _, r := range jt.Requests {

@@ -197,3 +197,32 @@ func TestClientNeedsACommand(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A job's program that never ends is killed at the deadline plus slack
+// in every run, every W check judges it (it sent no step: FAIL), and it
+// does not hold idemspec up.
+func TestHangingJobAgentIsKilledAndJudged(t *testing.T) {
+	long(t)
+	t.Parallel()
+	r := client(t, "--workflow", "--cmd", "sleep 120", "--deadline", "1s", "--attempt-timeout", "200ms", "--slack", "500ms")
+	if r.elapsed > 90*time.Second {
+		t.Errorf("idemspec took %v with a hanging program", r.elapsed)
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d for a program that never sent a step, want 1\n%s", r.code, r.stdout)
+	}
+	for _, c := range clientChecks(true) {
+		found := false
+		for _, got := range r.report.Checks {
+			if got.ID == c.ID {
+				found = true
+				if got.Verdict != check.FAIL {
+					t.Errorf("%s: %s (%s) for a program that never sent a step", got.ID, got.Verdict, got.Reason)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s missing from the report", c.ID)
+		}
+	}
+}
