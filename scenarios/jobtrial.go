@@ -24,6 +24,13 @@ import (
 // it means whatever the timing, and judges the log, the program's exits
 // and the server's database.
 
+// MaxJobRun bounds one run of a job's program (its deadline plus the
+// slack): a W check runs it at most three times, within jobTimeout.
+const MaxJobRun = 2 * time.Minute
+
+// jobTimeout bounds a W check's spec.
+const jobTimeout = 4 * MaxJobRun
+
 // The job's steps.
 const (
 	stepUpload = "upload"

@@ -12,8 +12,9 @@ import (
 // stays finished, and what it had begun goes on under the same key.
 var W2 = define(Check{
 	ID: "W2", Group: workflowGroup, Level: check.MUST, Clause: "core (a resumed job redoes no finished step and resends an unfinished one with its key)",
-	Title: "should resend an unfinished keyed step with its original key after a restart, and never a finished one",
-	Trial: resumedBetweenSteps,
+	Title:   "should resend an unfinished keyed step with its original key after a restart, and never a finished one",
+	Timeout: jobTimeout,
+	Trial:   resumedBetweenSteps,
 })
 
 // W2: the program is killed between the record and the link (the link's

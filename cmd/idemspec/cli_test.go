@@ -281,6 +281,7 @@ func TestBadFlagsExitTwo(t *testing.T) {
 		{"run", "--retry-attempts", "0"},
 		{"run", "--retry-timeout", "0s"},
 		{"run", "--target", "fake:no-such-mutant"},
+		{"client", "--workflow", "--cmd", "true", "--deadline", "2m"},
 		{"frobnicate"},
 	} {
 		if r := idemspec(t, args...); r.code != 2 {
