@@ -122,7 +122,7 @@ func clientChecks(workflow bool) []check.Check {
 
 func TestClientDetectionMatrix(t *testing.T) {
 	t.Parallel()
-	forEach(t, shortClientFanOut, clientEntries(t), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
+	forEach(t, matrixClientFanOut, clientEntries(t), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
 		wantCode := 0
 		if len(e.catches) > 0 {
 			wantCode = 1

@@ -187,7 +187,7 @@ func caught(c check.Check) check.Status {
 
 func TestDetectionMatrix(t *testing.T) {
 	t.Parallel()
-	forEach(t, shortFanOut, matrixEntries(), entryName, func(t *testing.T, m matrixEntry) {
+	forEach(t, serverFanOut(t), matrixEntries(), entryName, func(t *testing.T, m matrixEntry) {
 		runs := entryRuns(t, m)
 		m.Mutant = withoutProperties(m.Mutant)
 		wantCode := wantExit(t, m.Mutant)
