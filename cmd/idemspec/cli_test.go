@@ -112,16 +112,18 @@ func serverFanOut(t *testing.T) int {
 // forEach runs fn as one subtest per item, fanOut at a time from
 // goroutines, beside the package's other tests. t.Parallel would hold
 // them to -parallel (GOMAXPROCS: two on CI), and a matrix's processes
-// would leave the cores idle most of its run.
+// would leave the cores idle most of its run. Items start in their
+// order (a slot is taken before an item's goroutine starts), so a
+// caller can put its longest first.
 func forEach[T any](t *testing.T, fanOut int, items []T, name func(T) string, fn func(*testing.T, T)) {
 	t.Helper()
 	slots := make(chan struct{}, fanOut)
 	var wg sync.WaitGroup
 	for _, it := range items {
+		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slots <- struct{}{}
 			defer func() { <-slots }()
 			t.Run(name(it), func(t *testing.T) { fn(t, it) })
 		}()

@@ -27,7 +27,7 @@ const maxShrunk = 4
 // counterexample and the line that replays it.
 func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 	t.Parallel()
-	forEach(t, serverFanOut(t), matrixEntries(), entryName, func(t *testing.T, m matrixEntry) {
+	forEach(t, serverFanOut(t), longestFirst(t, matrixEntries()), entryName, func(t *testing.T, m matrixEntry) {
 		runs := entryRuns(t, m)
 		for i := 0; i < runs; i++ {
 			r := run(t, "--target", m.target, "--label-filter", "property")
