@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,6 +86,12 @@ type Server struct {
 	life   sync.RWMutex
 	killed bool
 	dead   chan struct{} // closed by kill
+	// stopping is set by a graceful stop, the SIGTERM; busy counts the
+	// handlers running. Once stopping, a write outside every handler (a
+	// background task's) is refused: a stopping process gives such a
+	// task no time beyond its requests in flight.
+	stopping atomic.Bool
+	busy     atomic.Int64
 }
 
 // Arrival is one create request as the server saw it.
@@ -209,9 +216,9 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "server": s.mutant.Name})
 	})
 	if s.opts.Log == nil {
-		return mux
+		return s.counted(mux)
 	}
-	return s.logged(mux)
+	return s.counted(s.logged(mux))
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
