@@ -19,7 +19,7 @@ var S5a = define(Check{
 	Plan: func(Planning) Planned {
 		return Planned{Requests: 3 * restartRounds, MaxRequests: 3 * restartRounds, Restarts: restartRounds, Markers: restartRounds}
 	},
-	Run:   restartRecovery,
+	Run: restartRecovery,
 })
 
 // restartRounds bounds S5a's rounds. A server that answers first and
