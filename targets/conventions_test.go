@@ -73,7 +73,7 @@ fail_trigger:
 	if p.Name != "stripe" || p.Mismatch != 409 || p.InFlight != 409 || p.MissingKey != 428 {
 		t.Errorf("profile %+v: want stripe with mismatch 409 and missing_key 428 overridden, in_flight kept", p)
 	}
-	if tg.Key != (targets.Key{In: targets.KeyInHeader, Name: "X-Request-Id", Format: targets.FormatPattern, Pattern: "req_[a-z0-9]{20}", Required: true}) {
+	if tg.Key != (targets.Key{In: targets.KeyInHeader, Name: "X-Request-Id", Format: targets.FormatPattern, Pattern: "req_[a-z0-9]{20}", Declared: true, Required: true}) {
 		t.Errorf("Key = %+v", tg.Key)
 	}
 	if tg.FailTrigger == nil || *tg.FailTrigger != (targets.FailTrigger{Header: "X-Test-Fail", Value: "503"}) {
@@ -105,9 +105,9 @@ func TestKeyFormats(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.pattern, func(t *testing.T) {
-			k := targets.Key{Format: targets.FormatUUID}
+			k := targets.Key{Format: targets.FormatUUID, Declared: true}
 			if tc.pattern != "" {
-				k = targets.Key{Format: targets.FormatPattern, Pattern: tc.pattern}
+				k = targets.Key{Format: targets.FormatPattern, Pattern: tc.pattern, Declared: true}
 			}
 			for _, s := range tc.good {
 				if !k.Matches(s) {

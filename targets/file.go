@@ -53,8 +53,9 @@ type keySpec struct {
 	In       string `yaml:"in"`
 	Name     string `yaml:"name"`
 	Header   string `yaml:"header"` // the older spelling of in: header, name: ...
-	Format   string `yaml:"format"`
-	Pattern  string `yaml:"pattern"`
+	Format    string `yaml:"format"`
+	Pattern   string `yaml:"pattern"`
+	MaxLength *int   `yaml:"max_length"`
 	Required *bool  `yaml:"required"`
 }
 
