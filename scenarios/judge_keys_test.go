@@ -338,7 +338,7 @@ func TestInFlightConflict(t *testing.T) {
 			want: check.PASS, note: "(Retry-After: none ×1, Fri, 31 Dec 1999 23:59:59 GMT ×1)",
 		},
 		{
-			name: "serialized: every duplicate replayed",
+			name:   "serialized: every duplicate replayed",
 			rec:    burst(answer(1, "burst", 201, "r1"), answer(2, "burst", 200, "r1"), answer(3, "burst", 200, "r1")),
 			want:   check.SKIP,
 			reason: "no duplicate of the 3 same-key requests in 1 bursts was refused: the answered ones were served one after another (acceptable), so no in-flight answer came to judge",
