@@ -174,3 +174,47 @@ func TestStartFakeProfile(t *testing.T) {
 		t.Errorf("unknown profile: err %v", err)
 	}
 }
+
+// TestDeclaredKeyFormat: a file that declares no format leaves every key
+// in the target's format (uuid is idemspec's default for the keys it
+// makes, not the API's); a declared format or max_length is judged.
+func TestDeclaredKeyFormat(t *testing.T) {
+	tests := []struct {
+		name, key string
+		in, out   []string // keys the declaration takes, and refuses
+		err       string
+	}{
+		{name: "nothing declared", in: []string{"not a uuid", "é", strings.Repeat("k", 1024)}},
+		{name: "uuid declared", key: "key:\n  format: uuid\n", in: []string{"8e03978e-40d5-43e8-bc93-6894a57f9324"}, out: []string{"not a uuid"}},
+		{name: "a length only", key: "key:\n  max_length: 40\n", in: []string{"any key at all", "é"}, out: []string{strings.Repeat("k", 41)}},
+		{name: "a length below the keys idemspec makes", key: "key:\n  max_length: 20\n", err: "key.max_length: 20 is shorter than the keys idemspec makes"},
+		{name: "no length", key: "key:\n  max_length: 0\n", err: "key.max_length: 0 is not a length"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, err := targets.Parse("t.yaml", file(base+tc.key))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tg.Key.Matches(tg.Key.NewKey()) {
+				t.Errorf("the keys idemspec makes are outside the declared format")
+			}
+			for _, k := range tc.in {
+				if !tg.Key.Matches(k) {
+					t.Errorf("%q is refused, want taken", k)
+				}
+			}
+			for _, k := range tc.out {
+				if tg.Key.Matches(k) {
+					t.Errorf("%q is taken, want refused", k)
+				}
+			}
+		})
+	}
+}

@@ -227,7 +227,7 @@ func writeOperation(w *writer, p *Plan, at string) {
 		w.field("  ", "pattern", p.key.pattern)
 	}
 	if p.key.maxLength > 0 {
-		w.field("  ", "max_length", strconv.FormatUint(p.key.maxLength, 10))
+		w.line("  ", "max_length: "+strconv.FormatUint(p.key.maxLength, 10))
 	}
 	w.blank()
 	todos("", "oracle")
