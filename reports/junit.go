@@ -99,7 +99,7 @@ func junitSuiteOf(r Report, op string) junitSuite {
 			{"target", r.Target.Source}, {"base_url", r.Target.BaseURL}, {"profile", r.Target.Profile},
 			{"oracle", r.Target.Oracle}, {"tool_version", r.Tool.Version}, {"schema", r.Schema},
 			{"run_id", r.Run.ID}, {"seed", fmt.Sprint(r.Run.Seed)}, {"strict", fmt.Sprint(r.Run.Strict)},
-			{"complete", fmt.Sprint(r.Run.Complete)},
+			{"complete", fmt.Sprint(r.Run.Complete)}, {"summary", r.Headline()},
 		},
 	}
 	classPrefix := "idemspec."

@@ -302,12 +302,22 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintln(stdout)
-	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error%s\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, warned(rep))
 	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(paths, ", "))
 	if code := rep.ExitCode(); code != exitOK || !cleanupFailed {
 		return code
 	}
 	return exitError
+}
+
+// warned is what the summary line adds to a run that passed over WARNs,
+// so that it never reads as a clean pass: ": passed, with 2 warnings".
+func warned(r reports.Report) string {
+	if r.Verdict() != "PASS" || r.Summary.Warn == 0 {
+		return ""
+	}
+	head, _, _ := strings.Cut(r.Headline(), ":")
+	return ": " + head
 }
 
 // replay is the command line that runs the property alone from a failing
