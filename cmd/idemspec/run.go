@@ -210,7 +210,7 @@ type suiteRun struct {
 	// command line that replays a failing sequence (nil in client mode).
 	tuning   scenarios.Tuning
 	property property.Config
-	replay   func(seed int64, c property.Config) string
+	replay   func(seed int64, c property.Config, operation string) string
 }
 
 // runSuite runs the specs the label filter selects and writes the reports.
@@ -322,9 +322,13 @@ func warned(r reports.Report) string {
 
 // replay is the command line that runs the property alone from a failing
 // sequence's seed, which rapid draws first: one check is enough.
-func (f *runFlags) replay(seed int64, c property.Config) string {
+// A file with several operations replays the one whose search failed.
+func (f *runFlags) replay(seed int64, c property.Config, operation string) string {
 	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d --crashes %d",
 		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
+	if operation != "" {
+		cmd += " --operation " + shellQuote(operation)
+	}
 	if c.Budget > 0 {
 		cmd += fmt.Sprintf(" --property-budget %d", c.Budget)
 	}

@@ -36,8 +36,10 @@ type Config struct {
 	// counted. Negative: none.
 	Crashes int
 	// Replay renders the command line that runs the properties again from
-	// a failing sequence's seed (nil: the report gives the seed alone).
-	Replay func(seed int64, c Config) string
+	// a failing sequence's seed, with the config that reproduces it, on
+	// the operation the search drove ("": the target's only one); nil:
+	// the report gives the seed alone.
+	Replay func(seed int64, c Config, operation string) string
 	// Log gets rapid's own output (nil: discarded).
 	Log io.Writer
 	// Progress is told where the search is at each sequence and step
@@ -183,14 +185,41 @@ func (r *pass) result(id string) Result {
 	res.Evidence = r.best.evidence()
 	res.Evidence.Notes = r.notes()
 	if r.failingSeed != 0 && r.cfg.Replay != nil {
-		// The replay draws the failing sequence first, with the crashes
-		// it had left.
 		replay := r.cfg
-		replay.Crashes = r.best.startCrashes
-		if replay.Crashes == 0 {
-			replay.Crashes = -1
+		replay.Crashes = r.best.replayCrashes()
+		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay, r.env.Target.Operation)
+		if n := r.best.crashSteps(); replay.Crashes < n {
+			res.Evidence.Notes = append(res.Evidence.Notes, fmt.Sprintf("the replay line gives no crashes although the steps show %d: each crashed a request doing no work, which takes none of the budget, and the sequence held a crash that would have landed as its first action for want of one; a budget would land it", n))
 		}
-		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay)
 	}
 	return res
+}
+
+// replayCrashes is the --crashes that draws the sequence again as it
+// ran (negative: none). The budget decides one thing only: whether a
+// crash drawn as the first action that would land in a request's work
+// lands (crashes elsewhere, or on a request doing no work, go anyway).
+// So the line gives as many crashes as the table shows crash steps,
+// which reads true and replays the same, unless the sequence held such
+// an opening crash for want of budget: then it must say none, or the
+// replay would land it.
+func (s *sequence) replayCrashes() int {
+	if s.heldOpening {
+		return -1
+	}
+	if n := max(s.startCrashes, s.crashSteps()); n > 0 {
+		return n
+	}
+	return -1
+}
+
+// crashSteps counts the sequence's steps that crashed the target.
+func (s *sequence) crashSteps() int {
+	n := 0
+	for _, st := range s.steps {
+		if st.Fault == "crash" {
+			n++
+		}
+	}
+	return n
 }
