@@ -47,7 +47,10 @@ const (
 
 // WriteHTML writes the report as a self-contained HTML page.
 func WriteHTML(w io.Writer, r Report) error {
-	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Headline: r.Headline(), Matrix: r.Matrix(), Operations: r.Operations()}
+	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Tone: r.Verdict(), Headline: r.Headline(), Matrix: r.Matrix(), Operations: r.Operations()}
+	if page.Tone == "PASS" && r.Summary.Warn > 0 {
+		page.Tone = "WARN" // a pass over warnings is not coloured as a clean one
+	}
 	// Each operation's checks are a section of their own, FAIL first.
 	for _, op := range r.Operations() {
 		for i, c := range byFinding(r.ChecksOf(op)) {
@@ -63,6 +66,7 @@ type htmlPage struct {
 	Report
 	CSS      template.CSS
 	Overall  string
+	Tone     string // the banner's colour: Overall, but WARN for a pass over warnings
 	Headline string
 	Views    []htmlCheck
 	// Matrix is the operations × checks table (nil: one operation).
