@@ -81,3 +81,19 @@ func TestReplayCrashesMatchTheSteps(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayNotesExplainAHeldCrash: a line that gives fewer crashes than
+// the steps show says why, and only then.
+func TestReplayNotesExplainAHeldCrash(t *testing.T) {
+	crash := history.Step{Action: "submit, crash mid-request", Fault: "crash"}
+	held := &pass{best: &sequence{heldOpening: true, steps: []history.Step{crash}}}
+	if notes := held.replayNotes(Config{Crashes: held.best.replayCrashes()}); len(notes) != 1 {
+		t.Errorf("a held opening crash beside a crash step: notes %q, want one", notes)
+	}
+	for _, s := range []*sequence{{heldOpening: true}, {steps: []history.Step{crash}}, {}} {
+		p := &pass{best: s}
+		if notes := p.replayNotes(Config{Crashes: s.replayCrashes()}); len(notes) != 0 {
+			t.Errorf("%+v: notes %q, want none", *s, notes)
+		}
+	}
+}

@@ -138,7 +138,11 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 	}
 	out.Should = should.result("P2")
 	out.Should.FirstCounterexample, out.Should.FirstSequence = must.shouldAt, must.shouldIndex+1
-	out.Should.Evidence.Notes = append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; %s", must.shouldIndex+1, again))
+	notes := append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; %s", must.shouldIndex+1, again))
+	if out.Should.Evidence.Replay != "" {
+		notes = append(notes, should.replayNotes(Config{Crashes: should.best.replayCrashes()})...)
+	}
+	out.Should.Evidence.Notes = notes
 	return out, nil
 }
 
@@ -188,11 +192,18 @@ func (r *pass) result(id string) Result {
 		replay := r.cfg
 		replay.Crashes = r.best.replayCrashes()
 		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay, r.env.Target.Operation)
-		if n := r.best.crashSteps(); replay.Crashes < n {
-			res.Evidence.Notes = append(res.Evidence.Notes, fmt.Sprintf("the replay line gives no crashes although the steps show %d: each crashed a request doing no work, which takes none of the budget, and the sequence held a crash that would have landed as its first action for want of one; a budget would land it", n))
-		}
+		res.Evidence.Notes = append(res.Evidence.Notes, r.replayNotes(replay)...)
 	}
 	return res
+}
+
+// replayNotes say why a replay line gives fewer crashes than its
+// counterexample shows, when it does.
+func (r *pass) replayNotes(replay Config) []string {
+	if n := r.best.crashSteps(); max(replay.Crashes, 0) < n {
+		return []string{fmt.Sprintf("the replay line gives no crashes although the steps show %d: each crashed a request doing no work, which takes none of the budget, and the sequence held a crash that would have landed as its first action for want of one; a budget would land it", n)}
+	}
+	return nil
 }
 
 // replayCrashes is the --crashes that draws the sequence again as it
