@@ -56,6 +56,25 @@ func (e *Env) RestartOnAnswer(ctx context.Context, h *history.History, a Attempt
 	}
 	done := make(chan restarted, 1)
 	var answered time.Time
+	// The answer's reading waits for the restart, which may take a hook
+	// and a health check (each capped at targets.MaxWait): the attempt's
+	// bound covers them, while an answer that never begins is given up
+	// on after the usual request timeout.
+	timeout := a.Timeout
+	if timeout == 0 {
+		timeout = e.Settings.RequestTimeout
+	}
+	a.Timeout = timeout + 3*targets.MaxWait
+	began, sent, cancel := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	a.Cancel = cancel
+	go func() {
+		select {
+		case <-began:
+		case <-sent:
+		case <-time.After(timeout):
+			close(cancel)
+		}
+	}()
 	// The stop runs on the transport's goroutine, holding the answer's
 	// reading until it returns: a goroutine of its own could wait
 	// hundreds of microseconds for a processor on a busy machine. The
@@ -64,11 +83,13 @@ func (e *Env) RestartOnAnswer(ctx context.Context, h *history.History, a Attempt
 		rec, err := e.cycle(ctx, history.Restart{Mode: Graceful}, r.Restart)
 		done <- restarted{rec, err}
 	})
-	a.Answered = func() {
+	a.Answered = sync.OnceFunc(func() {
 		answered = time.Now()
+		close(began)
 		begin()
-	}
+	})
 	x := e.Send(ctx, h, a)
+	close(sent)
 	begin() // no answer came: the restart follows the attempt
 	res := <-done
 	// The answer's connection went back to the pool after the restart
