@@ -80,5 +80,5 @@ func TestOddKeysWithoutDeclaredFormat(t *testing.T) {
 	expectVerdict(t, scenarios.OddKeysRefused(keys(201)), "K2a", check.WARN, "a key (duplicated header) was accepted")
 	bodyKey := keys(400)
 	bodyKey.Keys = bodyKey.Keys[:2] // a key in a body has no duplicated form
-	expectVerdict(t, scenarios.OddKeysRefused(bodyKey), "K2a", check.SKIP, "takes each of the 2 odd keys sent")
+	expectVerdict(t, scenarios.OddKeysRefused(bodyKey), "K2a", check.SKIP, "each of the 2 odd keys sent is within the target's declared key format")
 }

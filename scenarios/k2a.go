@@ -67,7 +67,7 @@ func OddKeysRefused(rec OddKeyRecord) check.Verdict {
 	}
 	switch {
 	case outside == 0:
-		return check.Skip("K2a", fmt.Sprintf("the target's declared key format takes each of the %d odd keys sent, so none had to be refused", len(rec.Keys)))
+		return check.Skip("K2a", fmt.Sprintf("each of the %d odd keys sent is within the target's declared key format (with none declared, only two key headers break the draft's grammar, and a key in a body or a query has no such form), so none had to be refused", len(rec.Keys)))
 	case judged == 0:
 		return check.Skip("K2a", fmt.Sprintf("K2 fails here: each of the %d keys outside the format got a server error or no answer, so no refusal came to judge", outside))
 	}
