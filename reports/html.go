@@ -47,6 +47,7 @@ const (
 
 // WriteHTML writes the report as a self-contained HTML page.
 func WriteHTML(w io.Writer, r Report) error {
+	r = showControls(r)
 	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Tone: r.Verdict(), Headline: r.Headline(), Matrix: r.Matrix(), Operations: r.Operations()}
 	if page.Tone == "PASS" && r.Summary.Warn > 0 {
 		page.Tone = "WARN" // a pass over warnings is not coloured as a clean one
