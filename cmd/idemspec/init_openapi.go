@@ -33,7 +33,7 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if o.keyHeader != "" && !targets.ValidHeaderName(o.keyHeader) {
 		return fail(stderr, fmt.Sprintf("--key-header %q is not a header name", o.keyHeader))
 	}
-	data, err := os.ReadFile(o.document)
+	data, err := readDocument(o.document)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -67,6 +67,30 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// readDocument reads a document of at most openapi.MaxDocument bytes,
+// and never more than a byte past it: a larger one is refused, at no
+// more cost, with its size.
+func readDocument(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		if err := openapi.CheckSize(info.Size()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, openapi.MaxDocument+1))
+	if err == nil {
+		err = openapi.CheckSize(int64(len(data)))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return data, nil
+}
+
 // drafted says what a file holds: "POST /orders" for one operation,
 // "2 operations: create-order POST /orders, refund ..." for several, up
 // to ten of them.
@@ -97,9 +121,12 @@ func todoCount(n int) string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// fileName makes an operationId or a document's name safe as a file name.
+// fileName makes an operationId or a document's name safe as a file
+// name in DIR: letters, digits, dots, dashes and underscores, never
+// starting with a dot or a dash, and "operation" when nothing is left
+// (an operationId of "..").
 func fileName(id string) string {
-	return strings.Trim(unsafeName.ReplaceAllString(id, "-"), ".-")
+	return or(strings.Trim(unsafeName.ReplaceAllString(id, "-"), ".-"), "operation")
 }
 
 // writeNew writes a file that must not exist yet.

@@ -21,10 +21,15 @@ type Document struct {
 	nouns     map[string]bool // the singular names of the document's path segments
 }
 
-// Load reads an OpenAPI document (JSON or YAML). References within the
-// document are resolved; references to other files or URLs are refused,
-// so drafting never reads beyond the one document.
+// Load reads an OpenAPI document (JSON or YAML) of at most MaxDocument
+// bytes. References within the document are resolved; references to
+// other files or URLs are refused, so drafting never reads beyond the
+// one document, and a chain of references to references longer than
+// a real document's is refused before it is followed.
 func Load(name string, data []byte) (*Document, error) {
+	if err := checkLimits(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
 	t, err := loader.LoadFromData(data)

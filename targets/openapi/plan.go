@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,13 +44,27 @@ func (p *Plan) todo(field, format string, args ...any) {
 
 var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
+// templated says whether a path holds braces besides its parameters'
+// ({{range ...}}, a lone brace): drafted as is, they would be read as
+// template actions.
+func templated(path string) bool {
+	return strings.ContainsAny(pathParam.ReplaceAllString(path, ""), "{}")
+}
+
 // plan drafts an operation. keyHeader, when set, is the header the API
 // takes its key in when the operation declares none.
 func (d *Document) plan(o operation, keyHeader string) *Plan {
 	path, method, item, op := o.path, o.method, o.item, o.op
 	refs := d.refersToResource // a property that refers to another resource (customer, order_id) is no place for a marker
 	p := &Plan{ID: operationID(method, path, op), Summary: op.Summary, Method: method, Path: path}
-	p.path = d.parents(p)
+	if templated(path) {
+		// A path is the template create.path is rendered from: what
+		// the document wrote in it is text, never an action.
+		p.path = escapeActions(path)
+		p.todo("create.path", "the document's path %s holds braces that are not path parameters ({name}): write the path the API takes", path)
+	} else {
+		p.path = d.parents(p)
+	}
 	resource := resourceName(path)
 	contentType, mt := mediaType(op.RequestBody)
 	var jsonBody *openapi3.Schema
@@ -85,7 +100,7 @@ func listOracle(p *Plan, l listing, resource string) *listPlan {
 	inItems := marker != "" && property(l.item, marker) != nil
 	switch {
 	case marker != "" && slices.Contains(l.filters, marker):
-		lp.path = p.path + "?" + marker + "={{.Marker}}"
+		lp.path = p.path + "?" + url.QueryEscape(marker) + "={{.Marker}}"
 		if inItems {
 			lp.markerField = marker
 		}

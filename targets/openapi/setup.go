@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -104,7 +105,7 @@ func (d *Document) parentOf(param, collection string, taken map[string]bool) (*s
 	case openapi3.ParameterInHeader:
 		s.header = key.name
 	case openapi3.ParameterInQuery:
-		s.path = "?" + key.name + "={{.Key}}"
+		s.path = "?" + url.QueryEscape(key.name) + "={{.Key}}"
 	case "body":
 		fields[key.name] = keySlot
 	}
