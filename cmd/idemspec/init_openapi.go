@@ -45,6 +45,9 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	for _, w := range d.Warnings {
+		fmt.Fprintln(stderr, "idemspec: warning: "+w)
+	}
 	if o.out == "" {
 		stdout.Write(d.Text)
 		return exitOK

@@ -19,7 +19,14 @@ type Document struct {
 	t         *openapi3.T
 	nounsOnce sync.Once
 	nouns     map[string]bool // the singular names of the document's path segments
+	dangling  []string        // the $refs that name nothing in the document
+	chosen    *choice         // why the default operation was chosen (nil: it was named, or --all)
+	left      []string        // the POSTs --all left out, and why
 }
+
+// choice is why the default operation is the API's main create, and
+// what else could be.
+type choice struct{ why, next string }
 
 // Load reads an OpenAPI document (JSON or YAML) of at most MaxDocument
 // bytes. References within the document are resolved; references to
@@ -27,7 +34,8 @@ type Document struct {
 // one document, and a chain of references to references longer than
 // a real document's is refused before it is followed.
 func Load(name string, data []byte) (*Document, error) {
-	if err := checkLimits(data); err != nil {
+	data, dangling, err := prescan(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	loader := openapi3.NewLoader()
@@ -42,13 +50,13 @@ func Load(name string, data []byte) (*Document, error) {
 	if t.Paths == nil || t.Paths.Len() == 0 {
 		return nil, fmt.Errorf("%s: the document has no paths", name)
 	}
-	return &Document{name: name, t: t}, nil
+	return &Document{name: name, t: t, dangling: dangling}, nil
 }
 
 // Options choose what to draft.
 type Options struct {
 	Operations []string // operationIds to draft; none: see All
-	All        bool     // every POST; neither: the first POST that declares a key
+	All        bool     // every POST but token, search and session calls; neither: the API's main create
 	KeyHeader  string   // the header the API takes its key in when an operation declares none ("": none assumed)
 	BaseURL    string   // base_url; "": the document's first server
 }
@@ -56,9 +64,10 @@ type Options struct {
 // Draft is a drafted target file: one operation's create:, key: and
 // oracle: at its top level, or several operations under operations:.
 type Draft struct {
-	Plans []*Plan // the operations, in the file's order
-	Text  []byte
-	TODOs []string // what the file leaves to its author, as "field: what to do"
+	Plans    []*Plan // the operations, in the file's order
+	Text     []byte
+	TODOs    []string // what the file leaves to its author, as "field: what to do"
+	Warnings []string // what the document lacks, said once (init prints each)
 }
 
 // Draft drafts one target file of the operations the options choose.
@@ -80,7 +89,7 @@ func (d *Document) Draft(o Options) (Draft, error) {
 		plans = append(plans, p)
 	}
 	text, todos := d.file(ops, plans, o.BaseURL)
-	return Draft{Plans: plans, Text: text, TODOs: todos}, nil
+	return Draft{Plans: plans, Text: text, TODOs: todos, Warnings: d.danglingWarning()}, nil
 }
 
 // refersToResource says whether a property names another resource: an
@@ -124,8 +133,8 @@ func (d *Document) operations() []operation {
 	return out
 }
 
-// choose picks the operations to draft: those named, every POST (All),
-// or the first POST that declares a key (any POST with a KeyHeader).
+// choose picks the operations to draft: those named, every POST that
+// creates or acts (All), or the API's main create (rank.go).
 func (d *Document) choose(o Options) ([]operation, error) {
 	all := d.operations()
 	var posts []operation
@@ -149,20 +158,24 @@ func (d *Document) choose(o Options) ([]operation, error) {
 		return out, nil
 	}
 	if o.All {
-		if len(posts) == 0 {
-			return nil, fmt.Errorf("%s: the document has no POST operation", d.name)
+		// Creates and actions; POSTs that sign in, search or check
+		// make nothing to count, and are named in a comment instead.
+		var kept []operation
+		for _, op := range posts {
+			if w := side(op); w != "" {
+				d.left = append(d.left, fmt.Sprintf("%s (POST %s: %s)", operationID(op.method, op.path, op.op), op.path, w))
+				continue
+			}
+			kept = append(kept, op)
 		}
-		return posts, nil
+		if len(kept) == 0 {
+			return nil, fmt.Errorf("%s: the document has no POST operation that creates or acts (%d token, search or session calls left out)", d.name, len(d.left))
+		}
+		return kept, nil
 	}
-	for _, op := range posts {
-		_, mt := mediaType(op.op.RequestBody)
-		var body *openapi3.Schema
-		if mt != nil {
-			body = flatten(mt.Schema)
-		}
-		if _, ok := declaredKey(parameters(op.item, op.op), body); ok || o.KeyHeader != "" {
-			return []operation{op}, nil
-		}
+	if ranked := d.rank(posts, o.KeyHeader); len(ranked) > 0 && ranked[0].keyed {
+		d.chosen = &choice{why: ranked[0].why(), next: nextCandidates(ranked)}
+		return []operation{ranked[0].op}, nil
 	}
 	return nil, errors.New(d.name + ": no POST declares an idempotency key (a header, query parameter or body field named like Idempotency-Key): " +
 		"name one with --operation (" + idList(posts) + ") or take every POST with --all; " +

@@ -30,10 +30,19 @@ func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []
 	if len(plans) == 1 {
 		p := plans[0]
 		w.comment("", "operation %s: %s %s%s.", p.ID, p.Method, p.Path, summary(p.Summary))
+		if c := d.chosen; c != nil {
+			w.comment("", "Chosen as the API's main create: %s.", c.why)
+			if c.next != "" {
+				w.comment("", "Next candidates (init --operation ID): %s.", c.next)
+			}
+		}
 	} else {
 		w.comment("", "%d operations: each item of operations: is tested as a target of its own", len(plans))
 		w.comment("", "(`idemspec run --operation NAME` runs the one named), all sharing base_url and headers.")
 		name = d.title()
+		for _, l := range d.left {
+			w.comment("", "Left out, as it creates nothing to count: %s.", l)
+		}
 	}
 	w.comment("", "Each TODO needs you; `idemspec validate FILE` names a field still missing.")
 	w.comment("", "Every field is described in idemspec's docs/TARGET-FILE.md.")

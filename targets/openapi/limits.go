@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -34,44 +35,149 @@ const maxAliases = 64
 // widest mapping holds 561 keys, does 0.3% of it.
 const maxWork = 250_000_000
 
-// checkLimits refuses, before kin-openapi reads it, a document larger
-// than MaxDocument, holding a chain of aliases longer than maxAliases,
-// or mappings wider than maxWork allows. It parses the document once
-// and follows each alias once: linear in the document's size.
-func checkLimits(data []byte) error {
+// prescan refuses, before kin-openapi reads it, a document larger than
+// MaxDocument, holding a chain of aliases longer than maxAliases, or
+// mappings wider than maxWork allows. It parses the document once and
+// follows each alias once: linear in the document's size. A $ref that
+// names nothing in the document (kin-openapi would refuse the whole
+// document for it) is replaced by an empty value marked with the
+// extension danglingRef, and returned in dangling: data is then the
+// document written again.
+func prescan(data []byte) (patched []byte, dangling []string, err error) {
 	if err := CheckSize(int64(len(data))); err != nil {
-		return err
+		return nil, nil, err
 	}
-	s := scan{aliases: map[string]string{}}
+	s := scan{aliases: map[string]alias{}}
+	var root any
+	var node yaml.Node
+	isJSON := false
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
-		var doc any
-		if json.Unmarshal(data, &doc) != nil {
-			return nil // kin-openapi says what is wrong with it
+		if json.Unmarshal(data, &root) != nil {
+			return data, nil, nil // kin-openapi says what is wrong with it
 		}
-		s.value(doc, "")
+		isJSON = true
+		s.value(root, "")
 	} else {
 		// A node tree, not maps: decoding into a map is the quadratic
 		// comparison of keys this guards against.
-		var doc yaml.Node
-		if yaml.Unmarshal(data, &doc) != nil {
-			return nil
+		if yaml.Unmarshal(data, &node) != nil {
+			return data, nil, nil
 		}
-		s.node(&doc, "")
+		s.node(&node, "")
 	}
 	if err := s.chains(); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if s.work > maxWork {
-		return fmt.Errorf("%s has %d keys: a document of mappings this wide takes kin-openapi minutes to read; draft from a document trimmed to the paths you test", strings.TrimPrefix(s.widest, "#"), s.width)
+		return nil, nil, fmt.Errorf("%s has %d keys: a document of mappings this wide takes kin-openapi minutes to read; draft from a document trimmed to the paths you test", strings.TrimPrefix(s.widest, "#"), s.width)
 	}
-	return nil
+	for _, at := range slices.Sorted(maps.Keys(s.aliases)) {
+		a := s.aliases[at]
+		if isJSON && resolves(root, a.ref) || !isJSON && resolvesNode(&node, a.ref) {
+			continue
+		}
+		if !slices.Contains(dangling, a.ref) {
+			dangling = append(dangling, a.ref)
+		}
+		if a.m != nil {
+			delete(a.m, "$ref")
+			a.m[danglingRef] = a.ref
+		} else {
+			a.key.Value = danglingRef
+		}
+	}
+	if len(dangling) == 0 {
+		return data, nil, nil
+	}
+	slices.Sort(dangling)
+	if isJSON {
+		patched, err = json.Marshal(root)
+	} else {
+		patched, err = yaml.Marshal(&node)
+	}
+	return patched, dangling, err
+}
+
+// danglingRef is the extension prescan leaves where a $ref named
+// nothing, holding what it named.
+const danglingRef = "x-idemspec-dangling-ref"
+
+// resolves says whether a JSON pointer ("#/components/schemas/A")
+// names a value of a document decoded from JSON.
+func resolves(v any, ref string) bool {
+	for _, token := range pointerTokens(ref) {
+		switch c := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = c[token]; !ok {
+				return false
+			}
+		case []any:
+			i, err := strconv.Atoi(token)
+			if err != nil || i < 0 || i >= len(c) {
+				return false
+			}
+			v = c[i]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// resolvesNode is resolves over a YAML node tree.
+func resolvesNode(n *yaml.Node, ref string) bool {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, token := range pointerTokens(ref) {
+		for n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == token {
+					next = n.Content[i+1]
+				}
+			}
+			if next == nil {
+				return false
+			}
+			n = next
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(token)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return false
+			}
+			n = n.Content[i]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// pointerTokens splits a JSON pointer after its "#" into its unescaped
+// tokens.
+func pointerTokens(ref string) []string {
+	p := strings.TrimPrefix(ref, "#")
+	if p == "" {
+		return nil
+	}
+	tokens := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, t := range tokens {
+		tokens[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+	}
+	return tokens
 }
 
 // scan is what checkLimits finds in a parsed document.
 type scan struct {
-	aliases map[string]string // a JSON pointer ("#/components/schemas/A") to what its $ref names
-	work    int64             // the sum of the squares of the mappings' sizes
-	widest  string            // the widest mapping's pointer, and its number of keys
+	aliases map[string]alias // by the JSON pointer of the object holding the $ref ("#/components/schemas/A")
+	work    int64            // the sum of the squares of the mappings' sizes
+	widest  string           // the widest mapping's pointer, and its number of keys
 	width   int
 }
 
@@ -82,14 +188,22 @@ func (s *scan) mapping(at string, keys int) {
 	}
 }
 
-func (s *scan) ref(at, ref string) {
-	if !strings.HasPrefix(ref, "#") {
+// alias is a $ref within the document: what it names, and the object
+// holding it (a decoded map, or the key node of a YAML mapping).
+type alias struct {
+	ref string
+	m   map[string]any
+	key *yaml.Node
+}
+
+func (s *scan) ref(at string, a alias) {
+	if !strings.HasPrefix(a.ref, "#") {
 		return // another file's: kin-openapi refuses it
 	}
-	if unescaped, err := url.PathUnescape(ref); err == nil {
-		ref = unescaped
+	if unescaped, err := url.PathUnescape(a.ref); err == nil {
+		a.ref = unescaped
 	}
-	s.aliases["#"+at] = ref
+	s.aliases["#"+at] = a
 }
 
 // value walks a document decoded from JSON.
@@ -98,7 +212,7 @@ func (s *scan) value(v any, at string) {
 	case map[string]any:
 		s.mapping(at, len(v))
 		if ref, ok := v["$ref"].(string); ok {
-			s.ref(at, ref)
+			s.ref(at, alias{ref: ref, m: v})
 		}
 		for k, e := range v {
 			s.value(e, at+"/"+pointerEscape.Replace(k))
@@ -122,7 +236,7 @@ func (s *scan) node(n *yaml.Node, at string) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
-				s.ref(at, v.Value)
+				s.ref(at, alias{ref: v.Value, key: k})
 			}
 			s.node(v, at+"/"+pointerEscape.Replace(k.Value))
 		}
@@ -143,10 +257,11 @@ func (s *scan) chains() error {
 	depth := map[string]int{} // links from a pointer to a value that is no alias; -1 while followed
 	var follow func(at string) (int, bool)
 	follow = func(at string) (int, bool) {
-		next, ok := s.aliases[at]
+		a, ok := s.aliases[at]
 		if !ok {
 			return 0, true
 		}
+		next := a.ref
 		switch n := depth[at]; {
 		case n < 0:
 			return 0, false

@@ -57,6 +57,7 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 	path, method, item, op := o.path, o.method, o.item, o.op
 	refs := d.refersToResource // a property that refers to another resource (customer, order_id) is no place for a marker
 	p := &Plan{ID: operationID(method, path, op), Summary: op.Summary, Method: method, Path: path}
+	danglingTODOs(p, op)
 	if templated(path) {
 		// A path is the template create.path is rendered from: what
 		// the document wrote in it is text, never an action.
