@@ -20,13 +20,16 @@ type Document struct {
 	nounsOnce sync.Once
 	nouns     map[string]bool // the singular names of the document's path segments
 	dangling  []string        // the $refs that name nothing in the document
-	chosen    *choice         // why the default operation was chosen (nil: it was named, or --all)
-	left      []string        // the POSTs --all left out, and why
 }
 
-// choice is why the default operation is the API's main create, and
-// what else could be.
-type choice struct{ why, next string }
+// selection is what choose picked: the operations, why the default
+// one is the API's main create and what else could be (why "": they
+// were named, or --all), and the POSTs --all left out.
+type selection struct {
+	ops       []operation
+	why, next string
+	left      []string
+}
 
 // Load reads an OpenAPI document (JSON or YAML) of at most MaxDocument
 // bytes. References within the document are resolved; references to
@@ -75,10 +78,11 @@ type Draft struct {
 // every older idemspec reads; several share the file's base_url and
 // headers, each under its own name in operations:.
 func (d *Document) Draft(o Options) (Draft, error) {
-	ops, err := d.choose(o)
+	sel, err := d.choose(o)
 	if err != nil {
 		return Draft{}, err
 	}
+	ops := sel.ops
 	plans := make([]*Plan, 0, len(ops))
 	taken := map[string]bool{}
 	for _, op := range ops {
@@ -88,7 +92,7 @@ func (d *Document) Draft(o Options) (Draft, error) {
 		}
 		plans = append(plans, p)
 	}
-	text, todos := d.file(ops, plans, o.BaseURL)
+	text, todos := d.file(sel, plans, o.BaseURL)
 	return Draft{Plans: plans, Text: text, TODOs: todos, Warnings: d.danglingWarning()}, nil
 }
 
@@ -135,7 +139,7 @@ func (d *Document) operations() []operation {
 
 // choose picks the operations to draft: those named, every POST that
 // creates or acts (All), or the API's main create (rank.go).
-func (d *Document) choose(o Options) ([]operation, error) {
+func (d *Document) choose(o Options) (selection, error) {
 	all := d.operations()
 	var posts []operation
 	for _, op := range all {
@@ -148,36 +152,35 @@ func (d *Document) choose(o Options) ([]operation, error) {
 		for _, id := range o.Operations {
 			i := slices.IndexFunc(all, func(op operation) bool { return operationID(op.method, op.path, op.op) == id })
 			if i < 0 {
-				return nil, fmt.Errorf("%s: no operation %q (POST operations: %s)", d.name, id, idList(posts))
+				return selection{}, fmt.Errorf("%s: no operation %q (POST operations: %s)", d.name, id, idList(posts))
 			}
 			// Naming one twice still tests it once.
 			if !slices.ContainsFunc(out, func(op operation) bool { return op.op == all[i].op }) {
 				out = append(out, all[i])
 			}
 		}
-		return out, nil
+		return selection{ops: out}, nil
 	}
 	if o.All {
 		// Creates and actions; POSTs that sign in, search or check
 		// make nothing to count, and are named in a comment instead.
-		var kept []operation
+		var sel selection
 		for _, op := range posts {
 			if w := side(op); w != "" {
-				d.left = append(d.left, fmt.Sprintf("%s (POST %s: %s)", operationID(op.method, op.path, op.op), op.path, w))
+				sel.left = append(sel.left, fmt.Sprintf("%s (POST %s: %s)", operationID(op.method, op.path, op.op), op.path, w))
 				continue
 			}
-			kept = append(kept, op)
+			sel.ops = append(sel.ops, op)
 		}
-		if len(kept) == 0 {
-			return nil, fmt.Errorf("%s: the document has no POST operation that creates or acts (%d token, search or session calls left out)", d.name, len(d.left))
+		if len(sel.ops) == 0 {
+			return selection{}, fmt.Errorf("%s: the document has no POST operation that creates or acts (%d token, search or session calls left out)", d.name, len(sel.left))
 		}
-		return kept, nil
+		return sel, nil
 	}
 	if ranked := d.rank(posts, o.KeyHeader); len(ranked) > 0 && ranked[0].keyed {
-		d.chosen = &choice{why: ranked[0].why(), next: nextCandidates(ranked)}
-		return []operation{ranked[0].op}, nil
+		return selection{ops: []operation{ranked[0].op}, why: ranked[0].why(), next: nextCandidates(ranked)}, nil
 	}
-	return nil, errors.New(d.name + ": no POST declares an idempotency key (a header, query parameter or body field named like Idempotency-Key): " +
+	return selection{}, errors.New(d.name + ": no POST declares an idempotency key (a header, query parameter or body field named like Idempotency-Key): " +
 		"name one with --operation (" + idList(posts) + ") or take every POST with --all; " +
 		"if the API takes a key it does not declare (Stripe's Idempotency-Key), say which header with --key-header")
 }

@@ -19,7 +19,7 @@ import (
 // and credentials, then one operation's create:, key: and oracle: at the
 // top level, or several operations under operations:, each with its
 // TODOs under its own operations[i].
-func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []string) {
+func (d *Document) file(sel selection, plans []*Plan, base string) ([]byte, []string) {
 	var w writer
 	title := "the OpenAPI document"
 	if d.t.Info != nil && d.t.Info.Title != "" {
@@ -30,17 +30,17 @@ func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []
 	if len(plans) == 1 {
 		p := plans[0]
 		w.comment("", "operation %s: %s %s%s.", p.ID, p.Method, p.Path, summary(p.Summary))
-		if c := d.chosen; c != nil {
-			w.comment("", "Chosen as the API's main create: %s.", c.why)
-			if c.next != "" {
-				w.comment("", "Next candidates (init --operation ID): %s.", c.next)
+		if sel.why != "" {
+			w.comment("", "Chosen as the API's main create: %s.", sel.why)
+			if sel.next != "" {
+				w.comment("", "Next candidates (init --operation ID): %s.", sel.next)
 			}
 		}
 	} else {
 		w.comment("", "%d operations: each item of operations: is tested as a target of its own", len(plans))
 		w.comment("", "(`idemspec run --operation NAME` runs the one named), all sharing base_url and headers.")
 		name = d.title()
-		for _, l := range d.left {
+		for _, l := range sel.left {
 			w.comment("", "Left out, as it creates nothing to count: %s.", l)
 		}
 	}
@@ -63,7 +63,7 @@ func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []
 	}
 	// Setup requests go with the file's headers too: they hold the
 	// credentials of the POSTs that make the parents.
-	withParents := slices.Clone(ops)
+	withParents := slices.Clone(sel.ops)
 	for _, p := range plans {
 		for _, s := range p.setup {
 			if !slices.ContainsFunc(withParents, func(o operation) bool { return o.op == s.parent.op }) {

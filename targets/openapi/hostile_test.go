@@ -79,7 +79,7 @@ func TestADocumentsStringsAreWrittenAsData(t *testing.T) {
 	}
 	// The example's strings, template delimiters and all, are the body's
 	// text once rendered.
-	want := `{"amount":7,"note\nprocess: {command: sh}\n#":"a\n'\"}}{{range 1000000000}}{{end}}","{{range 1000000000}}x{{end}}":"M"}`
+	want := `{"amount":7,"description":"M","note\nprocess: {command: sh}\n#":"a\n'\"}}{{range 1000000000}}{{end}}","{{range 1000000000}}x{{end}}":"{{.Marker}}"}`
 	if got := render(t, "create.body", file.Create.Body); got != want {
 		t.Errorf("the body renders as\n%s\nwant\n%s", got, want)
 	}

@@ -46,7 +46,12 @@ func readListing(get *openapi3.Operation, item *openapi3.PathItem, resource stri
 	case kind(s) == openapi3.TypeArray:
 		l.item = flatten(s.Items)
 	default:
-		l.items = best(s, func(name string) bool { return kind(property(s, name)) == openapi3.TypeArray }, listNames)
+		// The array named after the collection (Square's payments,
+		// beside its errors) first, then the usual names.
+		array := func(name string) bool {
+			return kind(property(s, name)) == openapi3.TypeArray && !slices.Contains([]string{"errors", "warnings"}, name)
+		}
+		l.items = best(s, array, append([]string{singular(resource) + "s", resource + "s"}, listNames...))
 		if l.items == "" {
 			return l, "the answer of the GET on this path holds no array"
 		}

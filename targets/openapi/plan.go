@@ -55,7 +55,6 @@ func templated(path string) bool {
 // takes its key in when the operation declares none.
 func (d *Document) plan(o operation, keyHeader string) *Plan {
 	path, method, item, op := o.path, o.method, o.item, o.op
-	refs := d.refersToResource // a property that refers to another resource (customer, order_id) is no place for a marker
 	p := &Plan{ID: operationID(method, path, op), Summary: op.Summary, Method: method, Path: path}
 	danglingTODOs(p, op)
 	if templated(path) {
@@ -80,7 +79,10 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 		}
 	}
 	l, noList := readListing(item.Get, item, resource)
-	p.body = draftBody(p, contentType, mt, l.filters, refs)
+	p.body = draftBody(p, contentType, mt, l.filters, d.isParent, func(p *Plan, s *openapi3.Schema, fields map[string]any) {
+		d.useTestValues(fields)
+		d.bodyParents(p, s, fields)
+	})
 	if p.idField = idField(success(op), resource); p.idField == "" {
 		p.todo("create.id_field", "the 2xx answer declares no id: give the JSON path of the new resource's id in it")
 	}
@@ -97,10 +99,10 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 // the whole list and picks the marker out of each item.
 func listOracle(p *Plan, l listing, resource string) *listPlan {
 	lp := &listPlan{path: p.path, items: l.items, pages: l.pages}
-	marker := p.body.marker
-	inItems := marker != "" && property(l.item, marker) != nil
+	marker := jsonPathOf(p.body.marker)
+	inItems := marker != "" && propertyAt(l.item, p.body.marker) != nil
 	switch {
-	case marker != "" && slices.Contains(l.filters, marker):
+	case len(p.body.marker) == 1 && slices.Contains(l.filters, marker):
 		lp.path = p.path + "?" + url.QueryEscape(marker) + "={{.Marker}}"
 		if inItems {
 			lp.markerField = marker

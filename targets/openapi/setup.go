@@ -1,8 +1,10 @@
 package openapi
 
 import (
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -24,6 +26,7 @@ type setupPlan struct {
 	body   body      // text "": no body
 	header string    // the header that takes {{.Key}}, "" for none
 	id     string    // the JSON path of the parent's id in the answer
+	inBody bool      // param is a property of the body, not a path parameter
 }
 
 // setupName is what a setup request may be called (targets' rule): a
@@ -96,7 +99,7 @@ func (d *Document) parentOf(param, collection string, taken map[string]bool) (*s
 	var fields map[string]any
 	if mt != nil {
 		var why string
-		if s.body, fields, why = startBody(contentType, mt); why != "" {
+		if s.body, fields, why = startBody(contentType, mt, func(string) bool { return false }); why != "" {
 			return nil, what + " has a body init cannot draft (" + why + ")"
 		}
 	}
@@ -110,10 +113,9 @@ func (d *Document) parentOf(param, collection string, taken map[string]bool) (*s
 		fields[key.name] = keySlot
 	}
 	if mt != nil {
+		d.useTestValues(fields)
 		l, _ := readListing(post.item.Get, post.item, resource)
-		if s.body.marker = pickMarker(s.body.schema, key, l.filters, d.refersToResource); s.body.marker != "" {
-			fields[s.body.marker] = markerSlot
-		}
+		s.body.marker = placeMarker(s.body.schema, fields, key, l.filters)
 		s.body.text = render(contentType, fields)
 	}
 	s.name = uniqueSetupName(param, resource, taken)
@@ -157,8 +159,12 @@ func writeSetup(w *writer, setup []setupPlan) {
 	}
 	w.line("", "setup:")
 	for _, s := range setup {
-		w.comment("  ", "{%s} is the id of a parent made for each marker by %s (POST %s): its answer's %s.",
-			s.param, operationID(s.parent.method, s.parent.path, s.parent.op), s.parent.path, s.id)
+		param := "{" + s.param + "}"
+		if s.inBody {
+			param = "The body's " + s.param
+		}
+		w.comment("  ", "%s is the id of a parent made for each marker by %s (POST %s): its answer's %s.",
+			param, operationID(s.parent.method, s.parent.path, s.parent.op), s.parent.path, s.id)
 		w.field("  - ", "name", s.name)
 		w.field("    ", "method", "POST")
 		w.field("    ", "path", s.path)
@@ -172,4 +178,79 @@ func writeSetup(w *writer, setup []setupPlan) {
 		}
 	}
 	w.blank()
+}
+
+// parentNoun is the resource a body property names by its id
+// (payment_id, orderId: payment, order), false for another property.
+func parentNoun(name string) (string, bool) {
+	for _, suffix := range []string{"_id", "Id", "ID"} {
+		if n, ok := strings.CutSuffix(name, suffix); ok && n != "" && setupName.MatchString(n) {
+			return strings.ToLower(n), true
+		}
+	}
+	return "", false
+}
+
+// collectionOf is the shortest path of a POST on a collection (no
+// path parameter) of noun: /v2/payments for payment.
+func (d *Document) collectionOf(noun string) (string, bool) {
+	found := ""
+	for _, op := range d.operations() {
+		if op.method == "POST" && !strings.Contains(op.path, "{") && resourceName(op.path) == noun && (found == "" || len(op.path) < len(found)) {
+			found = op.path
+		}
+	}
+	return found, found != ""
+}
+
+// actedOn are the parents an operation acts on when its body names
+// one (a refund's payment_id): a body drafted from an example keeps
+// them, though the schema may not require them. A customer_id or a
+// location_id is context the example made up, and is left out.
+var actedOn = []string{"payment", "order", "charge", "capture", "authorization", "invoice", "subscription", "transfer", "payment_intent"}
+
+// isParent says whether a body property names a parent the operation
+// acts on that a POST of the document makes: the draft keeps it, and
+// bodyParents makes it.
+func (d *Document) isParent(name string) bool {
+	noun, ok := parentNoun(name)
+	if !ok || !slices.Contains(actedOn, noun) {
+		return false
+	}
+	_, ok = d.collectionOf(noun)
+	return ok
+}
+
+// bodyParents drafts a setup request for each property of the body
+// that names a parent a POST on a collection makes (Square's refund's
+// payment_id, made by POST /v2/payments), and puts the parent's id in
+// it, as a path parameter's parent gets.
+func (d *Document) bodyParents(p *Plan, schema *openapi3.Schema, fields map[string]any) {
+	taken := map[string]bool{}
+	for _, s := range p.setup {
+		taken[s.name] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		noun, ok := parentNoun(name)
+		if !ok || p.key.in == "body" && name == p.key.name {
+			continue
+		}
+		collection, ok := d.collectionOf(noun)
+		if !ok || collection == p.Path {
+			continue
+		}
+		s, why := d.parentOf(name, collection, taken)
+		if s == nil {
+			p.todo("create.body", "%s names a parent, and %s: put the id of one that exists", name, why)
+			continue
+		}
+		s.path, s.inBody = collection+s.path, true
+		p.setup = append(p.setup, *s)
+		ref := "{{.Setup." + s.name + "." + s.id + "}}"
+		if k := kind(property(schema, name)); k == openapi3.TypeInteger || k == openapi3.TypeNumber {
+			fields[name] = slot{ref, ref}
+		} else {
+			fields[name] = slot{`"` + ref + `"`, ref}
+		}
+	}
 }
