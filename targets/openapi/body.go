@@ -21,6 +21,7 @@ var (
 	variantNumber  = slot{`{{.Variant}}`, `{{.Variant}}`}
 	variantString  = slot{`"v{{.Variant}}"`, `v{{.Variant}}`}
 	variantDecimal = slot{`"{{.Variant}}.00"`, `{{.Variant}}.00`}
+	variantMinor   = slot{`{{.Variant}}00`, `{{.Variant}}00`}
 	keySlot        = slot{`"{{.Key}}"`, `{{.Key}}`}
 )
 
@@ -102,9 +103,9 @@ func startBody(contentType string, mt *openapi3.MediaType, keep func(string) boo
 		return b, nil, "the request body is not a JSON object"
 	}
 	fields = map[string]any{}
-	if ex, ok := mediaExample(mt).(map[string]any); ok {
-		maps.Copy(fields, ex)
-	} else if s, ok := sample(mt.Schema, 0).(map[string]any); ok {
+	if ex, ok := deepCopy(mediaExample(mt)).(map[string]any); ok {
+		fields = ex
+	} else if s, ok := deepCopy(sample(mt.Schema, 0)).(map[string]any); ok {
 		fields = s
 	}
 	// Of an example, the values of what the schema requires, the amount
@@ -122,6 +123,26 @@ func startBody(contentType string, mt *openapi3.MediaType, keep func(string) boo
 		}
 	}
 	return b, fields, ""
+}
+
+// deepCopy copies a document's example, which the draft then fills: the
+// document's own stays as it was for the next operation drafted from it.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
 }
 
 // render writes a body's fields as a form or as JSON.

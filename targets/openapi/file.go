@@ -238,6 +238,14 @@ func writeOperation(w *writer, p *Plan, at string) {
 	w.field("  ", "name", p.key.name)
 	w.blank()
 	todos("", "oracle")
+	if l := p.lookup; l != nil {
+		w.line("", "oracle:")
+		w.line("  ", "lookup:")
+		w.field("    ", "path", l.path)
+		if l.markerField != "" {
+			w.field("    ", "marker_field", l.markerField)
+		}
+	}
 	if l := p.list; l != nil {
 		w.line("", "oracle:")
 		w.line("  ", "list:")

@@ -94,6 +94,11 @@ func placeVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marke
 			p.Const == nil && !p.ReadOnly && (p.Min == nil || *p.Min <= 1) && (p.Max == nil || *p.Max >= 1000)
 	}
 	if path := place(s, fields, number, variantNames, variantNumber); path != nil {
+		// An amount in cents takes a hundred times the variant: Stripe
+		// refunds a charge under 50 cents.
+		if p := propertyAt(s, path); kind(p) == openapi3.TypeInteger && minorUnits(p) {
+			setAt(fields, path, variantMinor)
+		}
 		return path
 	}
 	decimal := func(name string, p *openapi3.Schema) bool {
@@ -105,6 +110,39 @@ func placeVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marke
 	}
 	text := func(name string, p *openapi3.Schema) bool { return !isMarker(name) && markerFits(key)(name, p) }
 	return place(s, fields, text, textNames, variantString)
+}
+
+// minorUnits says whether an amount's description says it counts the
+// currency's smallest unit (Stripe's and Square's amounts, in cents).
+func minorUnits(p *openapi3.Schema) bool {
+	d := strings.ToLower(p.Description)
+	return strings.Contains(d, "smallest") || strings.Contains(d, "cents")
+}
+
+// setAt replaces the value at a place's path.
+func setAt(fields map[string]any, path []string, v any) {
+	var at any = fields
+	for i, seg := range path {
+		last := i == len(path)-1
+		switch c := at.(type) {
+		case map[string]any:
+			if last {
+				c[seg] = v
+				return
+			}
+			at = c[seg]
+		case []any:
+			n, _ := strconv.Atoi(seg)
+			if n >= len(c) {
+				return
+			}
+			if last {
+				c[n] = v
+				return
+			}
+			at = c[n]
+		}
+	}
 }
 
 // takesDecimal says whether a string schema takes "100.00": its
@@ -204,6 +242,9 @@ func propertyAt(s *openapi3.Schema, path []string) *openapi3.Schema {
 		if _, err := strconv.Atoi(seg); err == nil && kind(s) == openapi3.TypeArray {
 			s = flatten(s.Items)
 			continue
+		}
+		if kind(s) == openapi3.TypeObject && len(s.Properties) == 0 {
+			return &openapi3.Schema{} // a map (metadata): any key
 		}
 		if s = property(s, seg); s == nil {
 			return nil

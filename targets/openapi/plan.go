@@ -26,6 +26,7 @@ type Plan struct {
 	body    body
 	idField string
 	list    *listPlan // nil: no list oracle could be drafted
+	lookup  *lookupPlan
 	todos   []todo
 }
 
@@ -33,6 +34,30 @@ type Plan struct {
 type listPlan struct {
 	path, items, idField, markerField string
 	pages                             *pages
+}
+
+// lookupPlan is a drafted oracle.lookup: the GET of one resource.
+type lookupPlan struct{ path, markerField string }
+
+// lookupOracle drafts oracle.lookup from the GET of one of what the
+// create makes (GET /v2/checkout/orders/{id} beside POST
+// /v2/checkout/orders), nil when the document has none.
+func (d *Document) lookupOracle(p *Plan) *lookupPlan {
+	if templated(p.Path) {
+		return nil
+	}
+	shape := func(s string) string { return pathParam.ReplaceAllString(strings.TrimSuffix(s, "/"), "{}") }
+	for _, o := range d.operations() {
+		if o.method != "GET" || shape(o.path) != shape(p.Path)+"/{}" {
+			continue
+		}
+		l := &lookupPlan{path: strings.TrimSuffix(p.path, "/") + "/{{.ID}}"}
+		if p.body.marker != nil && propertyAt(success(o.op), p.body.marker) != nil {
+			l.markerField = jsonPathOf(p.body.marker)
+		}
+		return l
+	}
+	return nil
 }
 
 // todo is what the user must decide, next to the field it concerns.
@@ -79,7 +104,8 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 		}
 	}
 	l, noList := readListing(item.Get, item, resource)
-	p.body = draftBody(p, contentType, mt, l.filters, d.isParent, func(p *Plan, s *openapi3.Schema, fields map[string]any) {
+	keep := func(name string) bool { return slices.Contains(actions, resource) && d.isParent(name) }
+	p.body = draftBody(p, contentType, mt, l.filters, keep, func(p *Plan, s *openapi3.Schema, fields map[string]any) {
 		d.useTestValues(fields)
 		d.bodyParents(p, s, fields)
 	})
@@ -87,6 +113,10 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 		p.todo("create.id_field", "the 2xx answer declares no id: give the JSON path of the new resource's id in it")
 	}
 	if noList != "" {
+		if p.lookup = d.lookupOracle(p); p.lookup != nil {
+			p.todo("oracle", "%s, so the oracle reads each id the answers named: a duplicate whose answer was lost is invisible to it; count with a list, sql or command oracle if you can", noList)
+			return p
+		}
 		p.todo("oracle", "%s: describe how to count what exists (oracle: list, sql, command or lookup)", noList)
 		return p
 	}

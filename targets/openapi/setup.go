@@ -52,7 +52,7 @@ func (d *Document) parents(p *Plan) string {
 			// The collection is the path before the parameter's segment.
 			collection := p.Path[:strings.LastIndex(p.Path[:m[0]], "/")]
 			var s *setupPlan
-			if s, why = d.parentOf(param, collection, taken); s != nil {
+			if s, why = d.parentOf(param, collection, resourceName(p.Path), taken); s != nil {
 				// The parent's path is the action's up to the collection,
 				// with the parameters before it already replaced: only
 				// the part before it has changed.
@@ -75,7 +75,7 @@ func (d *Document) parents(p *Plan) string {
 // is one, the key where the POST declares it), and the id in its answer.
 // Its path is only the query a key adds; why says what is missing when
 // there is no setup.
-func (d *Document) parentOf(param, collection string, taken map[string]bool) (*setupPlan, string) {
+func (d *Document) parentOf(param, collection, action string, taken map[string]bool) (*setupPlan, string) {
 	if collection == "" || strings.HasSuffix(collection, "}") {
 		return nil, "no collection precedes it whose POST would make its parent"
 	}
@@ -114,6 +114,7 @@ func (d *Document) parentOf(param, collection string, taken map[string]bool) (*s
 	}
 	if mt != nil {
 		d.useTestValues(fields)
+		d.readyFor(action, s.body.schema, fields)
 		l, _ := readListing(post.item.Get, post.item, resource)
 		s.body.marker = placeMarker(s.body.schema, fields, key, l.filters)
 		s.body.text = render(contentType, fields)
@@ -183,6 +184,9 @@ func writeSetup(w *writer, setup []setupPlan) {
 // parentNoun is the resource a body property names by its id
 // (payment_id, orderId: payment, order), false for another property.
 func parentNoun(name string) (string, bool) {
+	if slices.Contains(actedOn, name) {
+		return name, true // Stripe's refund's payment_intent
+	}
 	for _, suffix := range []string{"_id", "Id", "ID"} {
 		if n, ok := strings.CutSuffix(name, suffix); ok && n != "" && setupName.MatchString(n) {
 			return strings.ToLower(n), true
@@ -207,11 +211,16 @@ func (d *Document) collectionOf(noun string) (string, bool) {
 // one (a refund's payment_id): a body drafted from an example keeps
 // them, though the schema may not require them. A customer_id or a
 // location_id is context the example made up, and is left out.
-var actedOn = []string{"payment", "order", "charge", "capture", "authorization", "invoice", "subscription", "transfer", "payment_intent"}
+var actedOn = []string{"payment", "payment_intent", "order", "charge", "capture", "authorization", "invoice", "subscription", "transfer"}
 
-// isParent says whether a body property names a parent the operation
-// acts on that a POST of the document makes: the draft keeps it, and
-// bodyParents makes it.
+// actions are the resources made by acting on a parent named in the
+// body: a refund of a payment, a capture of an authorization.
+var actions = []string{"refund", "capture", "reversal", "void", "cancellation", "dispute"}
+
+// isParent says whether a body property names a parent an action acts
+// on that a POST of the document makes: an action's draft keeps it,
+// and bodyParents makes it. (A payment's order_id is context, not a
+// parent it acts on: only an action, a refund, has one.)
 func (d *Document) isParent(name string) bool {
 	noun, ok := parentNoun(name)
 	if !ok || !slices.Contains(actedOn, noun) {
@@ -226,9 +235,27 @@ func (d *Document) isParent(name string) bool {
 // payment_id, made by POST /v2/payments), and puts the parent's id in
 // it, as a path parameter's parent gets.
 func (d *Document) bodyParents(p *Plan, schema *openapi3.Schema, fields map[string]any) {
+	if !slices.Contains(actions, resourceName(p.Path)) {
+		return
+	}
 	taken := map[string]bool{}
 	for _, s := range p.setup {
 		taken[s.name] = true
+	}
+	// A body that names no parent it acts on, though its schema takes
+	// one (Stripe's refund: charge or payment_intent), gets the first
+	// the document can make.
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(fields)), d.isParent) {
+		for _, noun := range actedOn {
+			for _, name := range []string{noun, noun + "_id"} {
+				if property(schema, name) != nil && d.isParent(name) && len(p.setup) == 0 {
+					fields[name] = "" // made below
+				}
+			}
+			if len(fields) > 0 && slices.ContainsFunc(slices.Collect(maps.Keys(fields)), d.isParent) {
+				break
+			}
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		noun, ok := parentNoun(name)
@@ -239,7 +266,7 @@ func (d *Document) bodyParents(p *Plan, schema *openapi3.Schema, fields map[stri
 		if !ok || collection == p.Path {
 			continue
 		}
-		s, why := d.parentOf(name, collection, taken)
+		s, why := d.parentOf(name, collection, resourceName(p.Path), taken)
 		if s == nil {
 			p.todo("create.body", "%s names a parent, and %s: put the id of one that exists", name, why)
 			continue
@@ -253,4 +280,29 @@ func (d *Document) bodyParents(p *Plan, schema *openapi3.Schema, fields map[stri
 			fields[name] = slot{`"` + ref + `"`, ref}
 		}
 	}
+}
+
+// readyFor makes a parent's body what the action on it needs, where
+// its schema says how: a payment made to be captured waits for it
+// (capture_method=manual), and a payment to capture or refund is
+// confirmed at once (confirm=true, with the API's test payment method),
+// for an amount above any the action sends (each variant up to a few
+// hundred, in cents where the amount is in the smallest unit).
+func (d *Document) readyFor(action string, schema *openapi3.Schema, fields map[string]any) {
+	if action != "capture" && action != "refund" {
+		return
+	}
+	if p := property(schema, "capture_method"); action == "capture" && p != nil && slices.Contains(p.Enum, any("manual")) {
+		fields["capture_method"] = "manual"
+	}
+	if kind(property(schema, "confirm")) == openapi3.TypeBoolean {
+		fields["confirm"] = true
+		if v, ok := d.testValue("payment_method"); ok && property(schema, "payment_method") != nil {
+			fields["payment_method"] = v
+		}
+	}
+	big := func(name string, p *openapi3.Schema) bool {
+		return kind(p) == openapi3.TypeInteger && strings.Contains(strings.ToLower(name), "amount") && minorUnits(p)
+	}
+	place(schema, fields, big, variantNames, slot{"100000", "100000"})
 }

@@ -86,7 +86,7 @@ func TestStripePaymentIntents(t *testing.T) {
 		"base_url: https://api.stripe.com",
 		// amount and currency are required; the list filters by none of
 		// the body's strings, so it is read whole and the marker picked out.
-		"  body: amount={{.Variant}}&currency=usd&description={{.Marker}}",
+		"  body: amount={{.Variant}}00&currency=usd&description={{.Marker}}", // in cents: Stripe takes no less than 50
 		"    path: /v1/payment_intents",
 		"    marker_field: description",
 	}, "")
@@ -111,4 +111,41 @@ func TestStripeActionOnACustomer(t *testing.T) {
 	if strings.Contains(string(d.Text), "    headers:\n") || strings.Contains(strings.Join(d.TODOs, "\n"), "create.path") {
 		t.Errorf("a setup key or a path TODO in:\n%s", d.Text)
 	}
+}
+
+// Stripe's main create, its refund and its capture, each request
+// validated against Stripe's document.
+func TestStripeDrafts(t *testing.T) {
+	doc := stripeDocument(t)
+	t.Run("the default: PostPaymentIntents", func(t *testing.T) {
+		publicDraft(t, doc, openapi.Options{KeyHeader: "Idempotency-Key"}, 2,
+			"name: PostPaymentIntents",
+			"# Next candidates (init --operation ID): PostOrders (POST /v1/orders), PostCharges (POST /v1/charges), PostRefunds (POST /v1/refunds).",
+			"  body: amount={{.Variant}}00&currency=usd&description={{.Marker}}",
+			"    marker_field: description",
+		)
+	})
+	t.Run("PostRefunds: a confirmed PaymentIntent made by setup, the marker in metadata", func(t *testing.T) {
+		publicDraft(t, doc, openapi.Options{Operations: []string{"PostRefunds"}, KeyHeader: "Idempotency-Key"}, 2,
+			"  - name: payment_intent",
+			"    body: amount=100000&confirm=true&currency=usd&description={{.Marker}}&payment_method=pm_card_visa",
+			// Never currency={{.Marker}}: the marker in metadata, which Stripe gives back.
+			"  body: amount={{.Variant}}&metadata%5Bidemspec_marker%5D={{.Marker}}&payment_intent={{.Setup.payment_intent.id}}",
+			"    marker_field: metadata.idemspec_marker",
+		)
+	})
+	t.Run("PostPaymentIntentsIntentCapture: the setup makes a PaymentIntent to capture", func(t *testing.T) {
+		d, err := doc.Draft(openapi.Options{Operations: []string{"PostPaymentIntentsIntentCapture"}, KeyHeader: "Idempotency-Key", BaseURL: "http://127.0.0.1:9"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "\n    body: amount=100000&capture_method=manual&confirm=true&currency=usd&description={{.Marker}}&payment_method=pm_card_visa\n"; !strings.Contains(string(d.Text), want) {
+			t.Errorf("no %q in:\n%s", want, d.Text)
+		}
+		for _, r := range requests(t, d.Text) {
+			if err := validate(doc.Spec(), r); err != nil {
+				t.Errorf("%s %s does not validate against the document: %v\nbody: %s", r.method, r.path, err, r.body)
+			}
+		}
+	})
 }
