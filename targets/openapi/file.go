@@ -72,6 +72,10 @@ func (d *Document) file(sel selection, plans []*Plan, base string) ([]byte, []st
 		}
 	}
 	d.writeCredentials(&w, withParents)
+	if p := d.profile(); p != "" {
+		w.comment("", "The document is %s's: its answers to a reused or refused key are the %s profile's (idemspec list).", p, p)
+		w.field("", "profile", p)
+	}
 	w.blank()
 	if len(plans) == 1 {
 		writeOperation(&w, plans[0], "")

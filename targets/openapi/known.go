@@ -16,6 +16,25 @@ var testValues = map[string]map[string]string{
 	"stripe.com":          {"payment_method": "pm_card_visa"},
 }
 
+// profiles are the status profiles (idemspec list) of the APIs that
+// have one, by host.
+var profiles = map[string]string{"stripe.com": "stripe"}
+
+// profile is the document's API's profile, "" for none known.
+func (d *Document) profile() string {
+	u, err := url.Parse(d.baseURL())
+	if err != nil {
+		return ""
+	}
+	host := u.Hostname()
+	for domain, p := range profiles {
+		if host == domain || strings.HasSuffix(host, "."+domain) {
+			return p
+		}
+	}
+	return ""
+}
+
 // testValue is the test-mode value of a property in the document's API,
 // if it has one.
 func (d *Document) testValue(name string) (string, bool) {

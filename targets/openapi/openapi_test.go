@@ -390,3 +390,36 @@ func TestActionsOnParents(t *testing.T) {
 		}
 	}
 }
+
+// The id in a 2xx answer that has no id: the resource's own, then a
+// name ending like an id, then like a reference.
+func TestIDField(t *testing.T) {
+	for answer, want := range map[string]string{
+		"{properties: {id: {type: string}, order_id: {type: string}}}":              "id",
+		"{properties: {customer_id: {type: string}, payment_id: {type: string}}}":   "payment_id",
+		"{properties: {pspReference: {type: string}, status: {type: string}}}":      "pspReference",
+		"{properties: {payment: {properties: {paymentReference: {type: string}}}}}": "payment.paymentReference",
+		"{properties: {merchantId: {type: integer}, pspReference: {type: string}}}": "merchantId",
+		"{properties: {status: {type: string}, amount: {type: integer}}}":           "",
+	} {
+		doc, err := openapi.Load("ids.yaml", []byte("openapi: 3.0.3\ninfo: {title: ids, version: '1'}\npaths:\n  /payments:\n    post:\n"+
+			"      operationId: pay\n      parameters: [{name: Idempotency-Key, in: header}]\n"+
+			"      responses: {'201': {description: made, content: {application/json: {schema: "+answer+"}}}}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := doc.Draft(openapi.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, line := range strings.Split(string(d.Text), "\n") {
+			if v, ok := strings.CutPrefix(line, "  id_field: "); ok {
+				got = v
+			}
+		}
+		if got != want {
+			t.Errorf("%s: id_field %q, want %q", answer, got, want)
+		}
+	}
+}

@@ -120,6 +120,7 @@ func TestStripeDrafts(t *testing.T) {
 	t.Run("the default: PostPaymentIntents", func(t *testing.T) {
 		publicDraft(t, doc, openapi.Options{KeyHeader: "Idempotency-Key"}, 2,
 			"name: PostPaymentIntents",
+			"profile: stripe",
 			"# Next candidates (init --operation ID): PostOrders (POST /v1/orders), PostCharges (POST /v1/charges), PostRefunds (POST /v1/refunds).",
 			"  body: amount={{.Variant}}00&currency=usd&description={{.Marker}}",
 			"    marker_field: description",
