@@ -82,15 +82,15 @@ func placeMarker(s *openapi3.Schema, fields map[string]any, key keyPlace, filter
 // variantNames are the properties a payload's variant fits best.
 var variantNames = []string{"amount", "value", "quantity", "count", "price", "total"}
 
-// placeVariant puts {{.Variant}} in the body: the shallowest number that
-// takes 1 to a few hundred, else a decimal string named as an amount
+// placeVariant puts {{.Variant}} in the body: the shallowest number
+// named as an amount (amountName) that takes 1 to a few hundred, else a decimal string named as an amount
 // ("{{.Variant}}.00"), else a second free-text string. It returns its
 // path, nil for none.
 func placeVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marker []string) []string {
 	isMarker := func(name string) bool { return len(marker) == 1 && marker[0] == name }
 	number := func(name string, p *openapi3.Schema) bool {
 		k := kind(p)
-		return !isMarker(name) && (k == openapi3.TypeInteger || k == openapi3.TypeNumber) && len(p.Enum) == 0 &&
+		return !isMarker(name) && amountName(name) && (k == openapi3.TypeInteger || k == openapi3.TypeNumber) && len(p.Enum) == 0 &&
 			p.Const == nil && !p.ReadOnly && (p.Min == nil || *p.Min <= 1) && (p.Max == nil || *p.Max >= 1000)
 	}
 	if path := place(s, fields, number, variantNames, variantNumber); path != nil {
@@ -143,6 +143,19 @@ func setAt(fields map[string]any, path []string, v any) {
 			at = c[n]
 		}
 	}
+}
+
+// amountName says whether a number is named as an amount the payload
+// may change: never an unrelated integer (a delay in hours, a version,
+// a page size), which the API may refuse or act on differently.
+func amountName(name string) bool {
+	lower := strings.ToLower(name)
+	for _, w := range []string{"amount", "quantity", "qty", "count", "price", "total", "value", "balance", "sum", "cost", "units"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // takesDecimal says whether a string schema takes "100.00": its
