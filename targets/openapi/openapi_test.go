@@ -436,7 +436,7 @@ func TestMarkerAndVariantPlaces(t *testing.T) {
 		// An enum, a format or a pattern is never the marker: a metadata map is.
 		"{properties: {kind: {type: string, enum: [a, b]}, description: {type: string, pattern: '^[a-z]+$'}, metadata: {type: object, additionalProperties: {type: string}}, quantity: {type: integer}}}": `{"metadata":{"idemspec_marker":"{{.Marker}}"},"quantity":{{.Variant}}}`,
 		// An amount in cents, and a decimal string inside an array item.
-		"{properties: {amount: {type: integer, description: 'in the smallest currency unit'}, note: {type: string}}}": `{"amount":{{.Variant}}00,"note":"{{.Marker}}"}`,
+		"{properties: {amount: {type: integer, description: 'in the smallest currency unit'}, note: {type: string}}}":                                                                                                                                                 `{"amount":{{.Variant}}00,"note":"{{.Marker}}"}`,
 		"{required: [units], properties: {units: {type: array, minItems: 1, items: {required: [price], properties: {price: {required: [value], properties: {value: {type: string, pattern: '^[0-9]+(\\.[0-9]+)?$'}}}, custom_id: {type: string, maxLength: 127}}}}}}": `{"units":[{"custom_id":"{{.Marker}}","price":{"value":"{{.Variant}}.00"}}]}`,
 	} {
 		doc, err := openapi.Load("places.yaml", []byte("openapi: 3.0.3\ninfo: {title: places, version: '1'}\npaths:\n  /payments:\n    post:\n"+
