@@ -280,4 +280,14 @@ func TestPayPal(t *testing.T) {
 			"  name: PayPal-Request-Id",
 		)
 	})
+	t.Run("Orders: a capture of an order that a payer must approve", func(t *testing.T) {
+		d, err := public(t, ordersDoc).Draft(openapi.Options{Operations: []string{"orders.capture"}, BaseURL: "http://127.0.0.1:9"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(d.Text), "\n  path: /v2/checkout/orders/{{.Setup.order.id}}/capture\n") ||
+			!strings.Contains(strings.Join(d.TODOs, "\n"), "create.path: a capture acts on what orders.create makes, and its document does not say how to make one ready to capture") {
+			t.Errorf("TODOs %q, want the order's approval named:\n%s", d.TODOs, d.Text)
+		}
+	})
 }

@@ -27,6 +27,7 @@ type setupPlan struct {
 	header string    // the header that takes {{.Key}}, "" for none
 	id     string    // the JSON path of the parent's id in the answer
 	inBody bool      // param is a property of the body, not a path parameter
+	ready  bool      // its body makes a parent the action can act on at once (a confirmed payment for a refund)
 }
 
 // setupName is what a setup request may be called (targets' rule): a
@@ -58,6 +59,7 @@ func (d *Document) parents(p *Plan) string {
 				// the part before it has changed.
 				s.path = path[:len(path)-len(p.Path)+len(collection)] + s.path
 				p.setup = append(p.setup, *s)
+				notReady(p, s)
 				path = strings.Replace(path, "{"+param+"}", "{{.Setup."+s.name+"."+s.id+"}}", 1)
 				continue
 			}
@@ -114,7 +116,7 @@ func (d *Document) parentOf(param, collection, action string, taken map[string]b
 	}
 	if mt != nil {
 		d.useTestValues(fields)
-		d.readyFor(action, s.body.schema, fields)
+		s.ready = d.readyFor(action, s.body.schema, fields)
 		l, _ := readListing(post.item.Get, post.item, resource)
 		s.body.marker = placeMarker(s.body.schema, fields, key, l.filters)
 		s.body.text = render(contentType, fields)
@@ -273,6 +275,7 @@ func (d *Document) bodyParents(p *Plan, schema *openapi3.Schema, fields map[stri
 		}
 		s.path, s.inBody = collection+s.path, true
 		p.setup = append(p.setup, *s)
+		notReady(p, s)
 		ref := "{{.Setup." + s.name + "." + s.id + "}}"
 		if k := kind(property(schema, name)); k == openapi3.TypeInteger || k == openapi3.TypeNumber {
 			fields[name] = slot{ref, ref}
@@ -288,21 +291,34 @@ func (d *Document) bodyParents(p *Plan, schema *openapi3.Schema, fields map[stri
 // confirmed at once (confirm=true, with the API's test payment method),
 // for an amount above any the action sends (each variant up to a few
 // hundred, in cents where the amount is in the smallest unit).
-func (d *Document) readyFor(action string, schema *openapi3.Schema, fields map[string]any) {
+func (d *Document) readyFor(action string, schema *openapi3.Schema, fields map[string]any) bool {
 	if action != "capture" && action != "refund" {
-		return
+		return true
 	}
 	if p := property(schema, "capture_method"); action == "capture" && p != nil && slices.Contains(p.Enum, any("manual")) {
 		fields["capture_method"] = "manual"
 	}
+	ready := false
 	if kind(property(schema, "confirm")) == openapi3.TypeBoolean {
 		fields["confirm"] = true
 		if v, ok := d.testValue("payment_method"); ok && property(schema, "payment_method") != nil {
 			fields["payment_method"] = v
+			ready = true
 		}
 	}
 	big := func(name string, p *openapi3.Schema) bool {
 		return kind(p) == openapi3.TypeInteger && strings.Contains(strings.ToLower(name), "amount") && minorUnits(p)
 	}
 	place(schema, fields, big, variantNames, slot{"100000", "100000"})
+	return ready
+}
+
+// notReady notes a parent a capture acts on whose POST alone may not
+// make one to capture (PayPal's order waits for a payer's approval),
+// when readyFor found nothing in its schema to make it so. (A payment
+// made as its POST makes it can be refunded: a refund gets no TODO.)
+func notReady(p *Plan, s *setupPlan) {
+	if !s.ready && resourceName(p.Path) == "capture" {
+		p.todo("create.path", "a capture acts on what %s makes, and its document does not say how to make one ready to capture (authorized, approved by a payer): check that the setup's %s can be captured, or make it so in its body", operationID(s.parent.method, s.parent.path, s.parent.op), s.name)
+	}
 }
