@@ -268,7 +268,16 @@ func TestInitFromOpenAPIWritesADocumentsStringsAsData(t *testing.T) {
 		t.Errorf("validate: exit %d\n%s%s", v.code, v.stdout, v.stderr)
 	}
 
-	r := idemspec(t, "init", "--openapi", doc, "--operation", "..", "--out", dir)
+	// A path with escape sequences reaches neither the terminal nor the
+	// file raw.
+	esc := filepath.Join(dir, "esc.yaml")
+	r := idemspec(t, "init", "--openapi", doc, "--operation", "escPath", "--out", esc)
+	data, _ = os.ReadFile(esc)
+	if r.code != 0 || strings.ContainsAny(r.stdout+r.stderr+string(data), "\x1b\a") || !strings.Contains(r.stdout, `(POST /esc\x1b[2J\x1b]0;pwned\a/orders)`) {
+		t.Errorf("init --operation escPath: exit %d, want the path escaped\n%q\n%q", r.code, r.stdout+r.stderr, data)
+	}
+
+	r = idemspec(t, "init", "--openapi", doc, "--operation", "..", "--out", dir)
 	if want := "wrote " + filepath.Join(dir, "operation.yaml") + " "; r.code != 0 || !strings.HasPrefix(r.stdout, want) {
 		t.Errorf("init --operation ..: exit %d, want %q\n%s%s", r.code, want, r.stdout, r.stderr)
 	}

@@ -43,11 +43,11 @@ func TestADocumentsStringsAreWrittenAsData(t *testing.T) {
 				t.Errorf("%v: the draft holds a field %q init never writes:\n%s", o, name, text)
 			}
 		}
-		if strings.ContainsAny(text, "\r\u0085\u2028\u2029") {
+		if strings.ContainsAny(text, "\r\u0085\u2028\u2029\x1b\a") {
 			t.Errorf("%v: a line break YAML reads, raw in the draft:\n%q", o, text)
 		}
 		for _, line := range strings.Split(text, "\n") {
-			if c := strings.TrimLeft(line, " "); strings.HasPrefix(c, "#") && strings.ContainsAny(c, "\x00\t\v\f") {
+			if c := strings.TrimLeft(line, " "); strings.HasPrefix(c, "#") && strings.ContainsAny(c, "\x00\t\v\f\x1b\a") {
 				t.Errorf("%v: a control character in a comment: %q", o, line)
 			}
 		}
