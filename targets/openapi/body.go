@@ -168,19 +168,6 @@ func mediaExample(mt *openapi3.MediaType) any {
 	return nil
 }
 
-// best is the first property that fits, by preferred name, then
-// required, then name.
-func best(s *openapi3.Schema, fits func(string) bool, preferred []string) string {
-	for _, group := range [][]string{preferred, s.Required, propertyNames(s)} {
-		for _, name := range group {
-			if property(s, name) != nil && fits(name) {
-				return name
-			}
-		}
-	}
-	return ""
-}
-
 // freeString is a string any text fits: no enum, const, format,
 // pattern or example (an example shows a value of a form of its own: a
 // card nonce, an account id), writable, and long enough for a marker.

@@ -8,18 +8,15 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // Document is a loaded OpenAPI 3.0 or 3.1 document.
 type Document struct {
-	name      string
-	t         *openapi3.T
-	nounsOnce sync.Once
-	nouns     map[string]bool // the singular names of the document's path segments
-	dangling  []string        // the $refs that name nothing in the document
+	name     string
+	t        *openapi3.T
+	dangling []string // the $refs that name nothing in the document
 }
 
 // selection is what choose picked: the operations, why the default
@@ -94,26 +91,6 @@ func (d *Document) Draft(o Options) (Draft, error) {
 	}
 	text, todos := d.file(sel, plans, o.BaseURL)
 	return Draft{Plans: plans, Text: text, TODOs: todos, Warnings: d.danglingWarning()}, nil
-}
-
-// refersToResource says whether a property names another resource: an
-// id (order_id, orderId), or the name of one of the document's
-// collections (customer, when /v1/customers is a path).
-func (d *Document) refersToResource(name string) bool {
-	if name == "id" || strings.HasSuffix(strings.ToLower(name), "_id") || strings.HasSuffix(name, "Id") {
-		return true
-	}
-	d.nounsOnce.Do(func() {
-		d.nouns = map[string]bool{}
-		for path := range d.t.Paths.Map() {
-			for _, seg := range strings.Split(path, "/") {
-				if seg != "" && !strings.HasPrefix(seg, "{") {
-					d.nouns[resourceName(seg)] = true
-				}
-			}
-		}
-	})
-	return d.nouns[name]
 }
 
 // operation is one operation of the document and where it stands.

@@ -130,3 +130,16 @@ func responseHeaders(op *openapi3.Operation) []string {
 	slices.Sort(out)
 	return out
 }
+
+// best is the first property that fits, by preferred name, then
+// required, then name.
+func best(s *openapi3.Schema, fits func(string) bool, preferred []string) string {
+	for _, group := range [][]string{preferred, s.Required, propertyNames(s)} {
+		for _, name := range group {
+			if property(s, name) != nil && fits(name) {
+				return name
+			}
+		}
+	}
+	return ""
+}
