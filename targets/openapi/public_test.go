@@ -93,7 +93,7 @@ type drafted struct {
 }
 
 // requests renders a draft's setup requests, its create and its
-// oracle's list as a run would send them, with made-up values for the
+// oracle's list or lookup as a run would send them, with made-up values for the
 // marker, the variant, the key and the ids setup gets back.
 func requests(t *testing.T, text []byte) []drafted {
 	t.Helper()
@@ -109,14 +109,15 @@ func requests(t *testing.T, text []byte) []drafted {
 		}
 		Key    struct{ In, Name string }
 		Oracle struct {
-			List *struct{ Path string }
+			List   *struct{ Path string }
+			Lookup *struct{ Path string }
 		}
 	}
 	if err := yaml.Unmarshal(text, &f); err != nil {
 		t.Fatal(err)
 	}
 	setup := map[string]any{}
-	data := map[string]any{"Marker": "idemspec-0123abcd-S1-1", "Variant": "100", "Key": "3fa85f64-5717-4562-b3fc-2c963f66afa6", "Setup": setup}
+	data := map[string]any{"Marker": "idemspec-0123abcd-S1-1", "Variant": "100", "Key": "3fa85f64-5717-4562-b3fc-2c963f66afa6", "Setup": setup, "ID": "5O190127TN364715T"}
 	ids := regexp.MustCompile(`\{\{\.Setup\.([A-Za-z0-9_]+)\.([A-Za-z0-9_.]+)\}\}`)
 	for _, m := range ids.FindAllStringSubmatch(string(text), -1) {
 		at := setup
@@ -162,6 +163,9 @@ func requests(t *testing.T, text []byte) []drafted {
 	out = append(out, create)
 	if f.Oracle.List != nil {
 		out = append(out, drafted{method: "GET", path: render(f.Oracle.List.Path), headers: map[string]string{}})
+	}
+	if f.Oracle.Lookup != nil {
+		out = append(out, drafted{method: "GET", path: render(f.Oracle.Lookup.Path), headers: map[string]string{}})
 	}
 	return out
 }
