@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // keyNames are the names APIs give an idempotency key besides those
@@ -53,7 +55,11 @@ func declaredKey(params openapi3.Parameters, body *openapi3.Schema) (keyPlace, b
 			continue
 		}
 		switch p.Value.In {
-		case openapi3.ParameterInHeader, openapi3.ParameterInQuery:
+		case openapi3.ParameterInHeader:
+			if targets.ValidHeaderName(p.Value.Name) {
+				return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}.withFormat(flatten(p.Value.Schema)), true
+			}
+		case openapi3.ParameterInQuery:
 			return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}.withFormat(flatten(p.Value.Schema)), true
 		}
 	}
