@@ -64,7 +64,11 @@ func referenceClient(in agent.Inputs, hc *http.Client) clientSteps {
 // inputs.
 func RunClient(ctx context.Context, in agent.Inputs, m Mutant, stdout, stderr io.Writer) int {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1}, CheckRedirect: noRedirect}
-	st := referenceClient(in, hc)
+	return runClient(ctx, in, referenceClient(in, hc), m, stdout, stderr)
+}
+
+// runClient runs the client made of st, or the mutant m of it.
+func runClient(ctx context.Context, in agent.Inputs, st clientSteps, m Mutant, stdout, stderr io.Writer) int {
 	if m.client != nil {
 		m.client(&st)
 	}

@@ -10,7 +10,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
@@ -25,7 +24,10 @@ type ClientEnv struct {
 	Env *harness.Env
 	// Server is the reference server behind the lanes: its request log
 	// is what the checks judge, and it fails creates on request.
-	Server *fakes.Instance
+	Server ClientServer
+	// MCP is set when the client reaches the server over MCP
+	// (clientmcp.go); Server is then its side.
+	MCP *ClientMCP
 	// Command runs the client (with `sh -c`).
 	Command string
 	// Budget, Deadline and AttemptTimeout are handed to the client; the
@@ -123,6 +125,9 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
+	if ce.MCP != nil {
+		ce.MCP.adapt(t)
+	}
 	return t, nil
 }
 
@@ -137,6 +142,9 @@ func keyHeader(k targets.Key) string {
 
 // start runs the client command once for the trial's operation.
 func (t *trial) start() (*harness.ClientProcess, error) {
+	if t.ce.MCP != nil {
+		return harness.StartClient(t.ce.Command, t.ce.MCP.environ(t))
+	}
 	return harness.StartClient(t.ce.Command, t.in.Environ())
 }
 
@@ -185,6 +193,9 @@ func (t *trial) awaitCreate(ctx context.Context, p *harness.ClientProcess) (int,
 
 // applyFault puts f on the client's lane until the returned remove.
 func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
+	if t.ce.MCP != nil {
+		return t.ce.MCP.apply(t, f, why)
+	}
 	remove, err := t.ce.Env.Faulty.Apply(f)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,11 @@ func init() {
 // must fail exactly its own.
 func agentCommand(fs *pflag.FlagSet) body {
 	bug := fs.String("bug", fakes.Reference, "a mutant client: reference, or one of the bugs above")
+	overMCP := fs.Bool("mcp", false, "the client over MCP, for idemspec client --mcp")
 	return func(_ []string, stdout, stderr io.Writer) int {
+		if *overMCP {
+			return runMCPAgent(*bug, stdout, stderr)
+		}
 		return runAgent(*bug, stdout, stderr)
 	}
 }

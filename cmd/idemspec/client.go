@@ -31,6 +31,7 @@ type clientFlags struct {
 	attemptTimeout time.Duration
 	slack          time.Duration
 	keyIn          string
+	mcp            mcpClientFlags
 }
 
 func clientCommand(fs *pflag.FlagSet) body {
@@ -42,9 +43,16 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
 	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
+	f.mcp.register(fs)
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
+		}
+		if f.mcp.on {
+			if err := f.mcp.validate(fs); err != nil {
+				return fail(stderr, err)
+			}
+			return f.executeMCP(stdout, stderr)
 		}
 		return f.execute(stdout, stderr)
 	}
