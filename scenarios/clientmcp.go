@@ -62,11 +62,28 @@ func (m *ClientMCP) apply(t *trial, f harness.Fault, why string) (func(), error)
 	lift := func() { m.Side.LoseAnswers(false) }
 	what := "the MCP server's answers dropped by idemspec's stdio proxy " + why
 	if m.Command == "" {
-		var err error
-		if lift, err = t.ce.Env.Faulty.Apply(f); err != nil {
-			return nil, err
+		// On the lane from the first create on: the session's set-up
+		// before it is answered.
+		var mu sync.Mutex
+		var applied func()
+		m.Side.BeforeCreate(func() {
+			r, err := t.ce.Env.Faulty.Apply(f)
+			if err != nil {
+				r = func() {}
+			}
+			mu.Lock()
+			applied = r
+			mu.Unlock()
+		})
+		lift = func() {
+			m.Side.BeforeCreate(nil)
+			mu.Lock()
+			defer mu.Unlock()
+			if applied != nil {
+				applied()
+			}
 		}
-		what = f.Name() + " " + why
+		what = f.Name() + " " + why + " (put on the lane as the first create call arrived, after the session's set-up)"
 	} else {
 		m.Side.LoseAnswers(true)
 	}

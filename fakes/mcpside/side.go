@@ -41,6 +41,7 @@ type Side struct {
 	failN      int
 	failStatus int
 	losing     bool
+	beforeNext func()
 	closed     bool
 }
 
@@ -167,9 +168,28 @@ func (s *Side) LoseAnswers(on bool) {
 	s.losing = on
 }
 
+// BeforeCreate has f run once, when the next create call arrives, before
+// the server (or FailNext) answers it: over HTTP, client mode puts the
+// fault on the lane then, so it holds that call's answer and not the
+// session's set-up before it.
+func (s *Side) BeforeCreate(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.beforeNext = f
+}
+
 // begin logs the start of a watched call; inject is the side's own
 // answer when FailNext applies to it.
 func (s *Side) begin(c *call) (inject []byte) {
+	s.mu.Lock()
+	var before func()
+	if c.isCreate {
+		before, s.beforeNext = s.beforeNext, nil
+	}
+	s.mu.Unlock()
+	if before != nil {
+		before()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !c.isCreate || s.failN <= 0 {
