@@ -26,6 +26,9 @@ type clientEntry struct {
 	catches []string
 	// slack covers an interpreter's start-up on a busy machine.
 	slack time.Duration
+	// requires skips the entry (fails it with CI=true) when what it runs
+	// is not installed (nil: always there).
+	requires func(t *testing.T)
 }
 
 func clientEntries(t *testing.T) []clientEntry {
@@ -53,7 +56,7 @@ func clientEntries(t *testing.T) []clientEntry {
 			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.Catches, slack: 2 * time.Second})
 		}
 	}
-	return entries
+	return append(entries, mcpClientEntries(t)...)
 }
 
 // client runs client mode and reads its JSON report.
@@ -82,6 +85,9 @@ func clientChecks() []check.Check {
 func TestClientDetectionMatrix(t *testing.T) {
 	t.Parallel()
 	forEach(t, shortClientFanOut, clientEntries(t), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
+		if e.requires != nil {
+			e.requires(t)
+		}
 		wantCode := 0
 		if len(e.catches) > 0 {
 			wantCode = 1
