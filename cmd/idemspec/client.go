@@ -99,18 +99,23 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer os.RemoveAll(state)
-	scenarios.UseClient(&scenarios.ClientEnv{
-		Env: env, Server: server, Command: f.command,
-		Budget: f.budget, Deadline: f.deadline, AttemptTimeout: f.attemptTimeout, Slack: f.slack, StateRoot: state,
-	})
+	return f.runChecks(&scenarios.ClientEnv{Env: env, Server: server, StateRoot: state},
+		fmt.Sprintf("testing the client %q against the reference server", f.command), stdout, stderr)
+}
+
+// runChecks runs the client checks the flags select against ce, with
+// the client command and its limits from the flags.
+func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, stderr io.Writer) int {
+	ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, ce.Slack = f.command, f.budget, f.deadline, f.attemptTimeout, f.slack
+	scenarios.UseClient(ce)
 	defer scenarios.UseClient(nil)
 	filter := clientFilter
 	if f.labelFilter != "" {
 		filter = clientFilter + " && (" + f.labelFilter + ")"
 	}
 	return runSuite(suiteRun{
-		env: env, target: target, reportDir: f.reportDir, labelFilter: filter,
+		env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true,
-		banner: fmt.Sprintf("testing the client %q against the reference server", f.command),
+		banner: banner,
 	}, stdout, stderr)
 }

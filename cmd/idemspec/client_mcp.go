@@ -74,18 +74,6 @@ func (f *clientFlags) executeMCP(stdout, stderr io.Writer) int {
 		}
 		mcp.Command = shellQuote(self) + " serve --mcp --relay " + side.RelayAddr()
 	}
-	scenarios.UseClient(&scenarios.ClientEnv{
-		Env: env, Server: side, MCP: mcp, Command: f.command,
-		Budget: f.budget, Deadline: f.deadline, AttemptTimeout: f.attemptTimeout, Slack: f.slack, StateRoot: state,
-	})
-	defer scenarios.UseClient(nil)
-	filter := clientFilter
-	if f.labelFilter != "" {
-		filter = clientFilter + " && (" + f.labelFilter + ")"
-	}
-	return runSuite(suiteRun{
-		env: env, target: target, reportDir: f.reportDir, labelFilter: filter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true,
-		banner: fmt.Sprintf("testing the MCP client %q (over %s) against the reference MCP server", f.command, f.mcp.transport),
-	}, stdout, stderr)
+	return f.runChecks(&scenarios.ClientEnv{Env: env, Server: side, MCP: mcp, StateRoot: state},
+		fmt.Sprintf("testing the MCP client %q (over %s) against the reference MCP server", f.command, f.mcp.transport), stdout, stderr)
 }
