@@ -333,6 +333,26 @@ func tenantOf(r *http.Request) string {
 // public is the tenant of a request without credentials.
 const public = "public"
 
+// TenantCredentials are the headers that reach tenant's keys and
+// resources: its bearer token, none for the public tenant. Client mode
+// reads a client's resources through them, whichever token it sent.
+func TenantCredentials(tenant string) http.Header {
+	if tenant == public || tenant == "" {
+		return http.Header{}
+	}
+	return http.Header{"Authorization": {"Bearer " + tenant}}
+}
+
+// TenantName names a tenant in reports without its token: "public", or
+// "token sha256:" and the first eight hex digits of the token's digest
+// (printf %s TOKEN | sha256sum).
+func TenantName(tenant string) string {
+	if tenant == public || tenant == "" {
+		return public
+	}
+	return "token sha256:" + digest([]byte(tenant))[:8]
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
@@ -208,27 +210,52 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 // judge reads the server's log and the oracle into the trial.
 func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
 	log := t.ce.Server.Requests()[t.offset:]
+	var tenants []string
 	for i, a := range log {
 		kind := "lookup"
 		if a.Path == t.in.CreatePath {
 			kind = "create"
+			if !slices.Contains(tenants, a.Tenant) {
+				tenants = append(tenants, a.Tenant)
+			}
 		}
 		t.rec.Requests = append(t.rec.Requests, check.ServerRequest{
-			Seq: i + 1, Kind: kind, Key: a.Key, Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
+			Seq: i + 1, Kind: kind, Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
 		})
 	}
-	obs, err := t.ce.Env.Observe(ctx, t.in.Marker)
+	n, err := t.census(ctx, tenants)
 	if err != nil {
 		return t.rec, fmt.Errorf("oracle: %w", err)
 	}
-	t.rec.Resources = obs.Count
-	t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(t.in.Marker, "after the client", obs))
+	t.rec.Resources = n
 	return t.rec, nil
+}
+
+// census counts the operation's resources in every tenant the server
+// filed its creates under: a client that sends a token (as most SDKs
+// do) creates in that token's tenant, which a read without it cannot
+// see. Each tenant's reading is evidence, named by the tenant; with no
+// create at all, the public tenant's reading says so.
+func (t *trial) census(ctx context.Context, tenants []string) (int, error) {
+	if len(tenants) == 0 {
+		tenants = []string{""}
+	}
+	total := 0
+	for _, tn := range tenants {
+		as := targets.AsTenant(ctx, targets.Tenant{Name: fakes.TenantName(tn), Headers: fakes.TenantCredentials(tn)})
+		obs, err := t.ce.Env.Observe(as, t.in.Marker)
+		if err != nil {
+			return 0, fmt.Errorf("tenant %s: %w", fakes.TenantName(tn), err)
+		}
+		total += obs.Count
+		t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(t.in.Marker, "after the client, in tenant "+fakes.TenantName(tn), obs))
+	}
+	return total, nil
 }
 
 // logTable is the server's log for the trial, as evidence.
 func (t *trial) logTable() check.Table {
-	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "request", "key", "payload sha256", "status", "answer"}}
+	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "request", "key", "tenant", "payload sha256", "status", "answer"}}
 	for _, r := range t.rec.Requests {
 		answer := "delivered"
 		if r.Lost {
@@ -238,7 +265,7 @@ func (t *trial) logTable() check.Table {
 		if len(hash) > 12 {
 			hash = hash[:12]
 		}
-		tb.Rows = append(tb.Rows, []string{fmt.Sprint(r.Seq), r.Kind, r.Key, hash, fmt.Sprint(r.Status), answer})
+		tb.Rows = append(tb.Rows, []string{fmt.Sprint(r.Seq), r.Kind, r.Key, r.Tenant, hash, fmt.Sprint(r.Status), answer})
 	}
 	return tb
 }

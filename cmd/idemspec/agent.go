@@ -27,16 +27,17 @@ func init() {
 // must fail exactly its own.
 func agentCommand(fs *pflag.FlagSet) body {
 	bug := fs.String("bug", fakes.Reference, "a mutant client: reference, or one of the bugs above")
+	token := fs.String("bearer", "", "send `TOKEN` as Authorization: Bearer TOKEN on every request, as an SDK does (the reference server files it under that token's tenant)")
 	overMCP := fs.Bool("mcp", false, "the client over MCP, for idemspec client --mcp")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if *overMCP {
 			return runMCPAgent(*bug, stdout, stderr)
 		}
-		return runAgent(*bug, stdout, stderr)
+		return runAgent(*bug, *token, stdout, stderr)
 	}
 }
 
-func runAgent(bug string, stdout, stderr io.Writer) int {
+func runAgent(bug, token string, stdout, stderr io.Writer) int {
 	m, err := fakes.LookupMutant(fakes.OfClient, bug)
 	if err != nil {
 		return fail(stderr, err)
@@ -47,5 +48,5 @@ func runAgent(bug string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return fakes.RunClient(ctx, in, m, stdout, stderr)
+	return fakes.RunClient(ctx, in, m, token, stdout, stderr)
 }

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"cmp"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -29,7 +30,13 @@ type clientEntry struct {
 	// requires skips the entry (fails it with CI=true) when what it runs
 	// is not installed (nil: always there).
 	requires func(t *testing.T)
+	// runs is how many times the full tier runs the entry (0: five).
+	runs int
 }
+
+// token is the bearer token the token entries' clients send, as an
+// SDK's do: the reference server files their resources under it.
+const token = "sk-test-123"
 
 func clientEntries(t *testing.T) []clientEntry {
 	_, file, _, _ := runtime.Caller(0)
@@ -55,6 +62,16 @@ func clientEntries(t *testing.T) []clientEntry {
 			}
 			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.Catches, slack: 2 * time.Second})
 		}
+	}
+	// A bearer token on every request: judged as without one. The
+	// reference and the Python example pass, every mutant is caught by
+	// its check, and twice each is enough (the token changes the tenant,
+	// not the timing).
+	entries = append(entries,
+		clientEntry{name: "reference?bearer", command: binary + " agent --bearer " + token, slack: 2 * time.Second, runs: 2},
+		clientEntry{name: "python?bearer", command: "API_TOKEN=" + token + " python3 " + python, slack: 5 * time.Second, runs: 2})
+	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+		entries = append(entries, clientEntry{name: m.Name + "?bearer", command: binary + " agent --bearer " + token + " --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second, runs: 2})
 	}
 	return append(entries, mcpClientEntries(t)...)
 }
@@ -92,7 +109,7 @@ func TestClientDetectionMatrix(t *testing.T) {
 		if len(e.catches) > 0 {
 			wantCode = 1
 		}
-		runs := matrixRuns(t, 5)
+		runs := matrixRuns(t, cmp.Or(e.runs, 5))
 		for i := 0; i < runs; i++ {
 			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
 				// Generous: a timeout that fires before the request

@@ -8,9 +8,12 @@ import "time"
 
 // ServerRequest is one request in the reference server's log.
 type ServerRequest struct {
-	Seq    int       `json:"seq"`
-	Kind   string    `json:"kind"` // "create" or "lookup"
-	Key    string    `json:"key"`
+	Seq  int    `json:"seq"`
+	Kind string `json:"kind"` // "create" or "lookup"
+	Key  string `json:"key"`
+	// Tenant names the tenant the server filed the request under:
+	// "public", or the digest of its token (never the token itself).
+	Tenant string    `json:"tenant,omitempty"`
 	Hash   string    `json:"payload_sha256,omitempty"`
 	Status int       `json:"status"`
 	At     time.Time `json:"at"`
