@@ -26,9 +26,10 @@ type ClientEnv struct {
 	Env *harness.Env
 	// Server is the reference server behind the lanes: its request log
 	// is what the checks judge, and it fails creates on request.
-	Server ClientServer
+	Server *fakes.Instance
 	// MCP is set when the client reaches the server over MCP
-	// (clientmcp.go); Server is then its side.
+	// (clientmcp.go): its side serves the reference MCP server, and
+	// keeps the log, in Server's stead.
 	MCP *ClientMCP
 	// Command runs the client (with `sh -c`).
 	Command string
@@ -68,9 +69,16 @@ type trial struct {
 	ce     *ClientEnv
 	in     agent.Inputs
 	offset int
-	lost   map[int]bool // creates (by log index) whose answers were lost
+	lost   map[int]bool // requests (by log index) whose answers were lost
 	rec    ClientTrial
 	ev     *check.Evidence
+	// job is the workflow shape's job (nil: one create); holds are the
+	// holds the trial armed at the server, and jobRec what it recorded.
+	job    *jobState
+	holds  []*fakes.Held
+	jobRec *JobTrial
+	// siblings are further operations of the same check (W4's second job).
+	siblings []*trial
 }
 
 // clientRun is a client spec body's wrapper: outside client mode the
@@ -84,27 +92,32 @@ func trialSpec(c *Check) func(SpecContext) {
 			return
 		}
 		start := time.Now()
-		t, err := newTrial(ce, c.ID)
+		t, err := newTrial(ce, c.ID, c.Group == workflowGroup)
 		var v check.Verdict
 		if err == nil {
 			v, err = c.Trial(ctx, t)
 		}
 		ce.Env.ClearFaults()
-		ce.Server.FailNext(0, 0)
+		ce.server().FailNext(0, 0)
 		if err != nil {
 			v = check.Errored(c.ID, err)
 		}
 		var ev check.Evidence
 		if t != nil {
+			t.releaseHolds()
 			ev = *t.ev
-			ev.Tables = append(ev.Tables, t.logTable())
+			if t.jobRec != nil {
+				ev.Tables = append(ev.Tables, t.jobRec.table())
+			} else {
+				ev.Tables = append(ev.Tables, t.logTable())
+			}
 		}
 		ev.Elapsed = time.Since(start)
 		conclude(check.Result{Verdict: v, Evidence: ev})
 	}
 }
 
-func newTrial(ce *ClientEnv, scope string) (*trial, error) {
+func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 	e := ce.Env
 	marker := e.NewMarker(scope)
 	body, err := e.Body(marker, "100")
@@ -116,7 +129,7 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 		return nil, fmt.Errorf("client state directory: %w", err)
 	}
 	t := &trial{
-		ce: ce, offset: len(ce.Server.Requests()), lost: map[int]bool{}, ev: &check.Evidence{},
+		ce: ce, offset: len(ce.server().Requests()), lost: map[int]bool{}, ev: &check.Evidence{},
 		in: agent.Inputs{
 			ServerURL: "http://" + e.Faulty.Addr, CreatePath: e.Target.Create.Path,
 			LookupPath: strings.ReplaceAll(e.Target.LookupPath, "{{.Key}}", "{key}"), KeyIn: e.Target.Key.In, KeyName: e.Target.Key.Name, KeyHeader: keyHeader(e.Target.Key),
@@ -130,7 +143,37 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 	if ce.MCP != nil {
 		ce.MCP.adapt(t)
 	}
+	if workflow {
+		steps, err := jobSteps(e, marker)
+		if err != nil {
+			return nil, err
+		}
+		t.job = &jobState{steps: steps}
+	}
 	return t, nil
+}
+
+// releaseHolds disarms the holds nothing reached, and lets go of any
+// request still held.
+func (t *trial) releaseHolds() {
+	for _, h := range t.holds {
+		h.Release(true)
+	}
+	for _, u := range t.siblings {
+		u.releaseHolds()
+	}
+}
+
+// environ is the program's environment: one create's (over HTTP or
+// MCP), or a job's.
+func (t *trial) environ() []string {
+	if t.ce.MCP != nil {
+		return t.ce.MCP.environ(t)
+	}
+	if t.job != nil {
+		return agent.Job{Inputs: t.in, Steps: t.job.steps}.Environ()
+	}
+	return t.in.Environ()
 }
 
 // keyHeader is the contract's IDEMSPEC_KEY_HEADER: the key's header, or
@@ -144,10 +187,7 @@ func keyHeader(k targets.Key) string {
 
 // start runs the client command once for the trial's operation.
 func (t *trial) start() (*harness.ClientProcess, error) {
-	if t.ce.MCP != nil {
-		return harness.StartClient(t.ce.Command, t.ce.MCP.environ(t))
-	}
-	return harness.StartClient(t.ce.Command, t.in.Environ())
+	return harness.StartClient(t.ce.Command, t.environ())
 }
 
 // finish waits for a client run (killing it at the deadline plus slack)
@@ -175,7 +215,7 @@ func (t *trial) awaitCreate(ctx context.Context, p *harness.ClientProcess) (int,
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		log := t.ce.Server.Requests()
+		log := t.ce.server().Requests()
 		for i := t.offset; i < len(log); i++ {
 			if log[i].Path == t.in.CreatePath {
 				return i, nil
@@ -209,7 +249,7 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 
 // judge reads the server's log and the oracle into the trial.
 func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
-	log := t.ce.Server.Requests()[t.offset:]
+	log := t.ce.server().Requests()[t.offset:]
 	var tenants []string
 	for i, a := range log {
 		kind := "lookup"

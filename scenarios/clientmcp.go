@@ -13,13 +13,23 @@ import (
 	"github.com/idemspec/idemspec/harness/agent"
 )
 
-// ClientServer is the server side of a client trial: the log the checks
-// judge, and creates it fails on request. The reference HTTP server
-// (fakes.Instance), or over MCP the side that serves the reference MCP
-// server (mcpside.Side, whose log names the tool as the path).
+// ClientServer is the server side of a one-create trial: the log the
+// checks judge, and creates it fails on request. The reference HTTP
+// server (fakes.Instance), or over MCP the side that serves the
+// reference MCP server (mcpside.Side, whose log names the tool as the
+// path).
 type ClientServer interface {
 	Requests() []fakes.Arrival
 	FailNext(n, status int)
+}
+
+// server is the trial's server side: the MCP side over MCP, else the
+// reference HTTP server.
+func (ce *ClientEnv) server() ClientServer {
+	if ce.MCP != nil {
+		return ce.MCP.Side
+	}
+	return ce.Server
 }
 
 // ClientMCP is client mode over MCP: the C checks judge the client's

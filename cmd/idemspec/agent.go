@@ -19,6 +19,10 @@ func init() {
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
 	}
+	long += "\nMutant agents of the workflow shape (idemspec client --workflow):\n"
+	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
+		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
+	}
 	register(command{use: "agent", summary: "the reference client for idemspec client (reads its inputs from the environment)", long: long, define: agentCommand})
 }
 
@@ -37,16 +41,33 @@ func agentCommand(fs *pflag.FlagSet) body {
 	}
 }
 
+// runAgent runs the shape the environment gives (IDEMSPEC_SHAPE): one
+// create, or a job of several steps.
 func runAgent(bug, token string, stdout, stderr io.Writer) int {
-	m, err := fakes.LookupMutant(fakes.OfClient, bug)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	in, err := agent.FromEnv()
-	if err != nil {
-		return fail(stderr, err)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return fakes.RunClient(ctx, in, m, token, stdout, stderr)
+	switch shape := agent.Shape(); shape {
+	case agent.ShapeWorkflow:
+		m, err := fakes.LookupMutant(fakes.OfWorkflow, bug)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		j, err := agent.JobFromEnv()
+		if err != nil {
+			return fail(stderr, err)
+		}
+		return fakes.RunJob(ctx, j, m, token, stdout, stderr)
+	case agent.ShapeCreate:
+		m, err := fakes.LookupMutant(fakes.OfClient, bug)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		in, err := agent.FromEnv()
+		if err != nil {
+			return fail(stderr, err)
+		}
+		return fakes.RunClient(ctx, in, m, token, stdout, stderr)
+	default:
+		return fail(stderr, fmt.Errorf("%s=%q: want %s or %s", agent.EnvShape, shape, agent.ShapeCreate, agent.ShapeWorkflow))
+	}
 }

@@ -17,11 +17,15 @@ import (
 )
 
 func init() {
-	register(command{use: "client", summary: "judge a client command (C1-C7) against the reference server behind Toxiproxy", define: clientCommand})
+	register(command{use: "client", summary: "judge a client command (C1-C7), or with --workflow a job's agent (W1-W5), against the reference server behind Toxiproxy", define: clientCommand})
 }
 
-// clientFilter selects the client checks, and only them.
-const clientFilter = "client"
+// clientFilter selects the client checks, and only them; workflowFilter
+// the workflow shape's.
+const (
+	clientFilter   = "client"
+	workflowFilter = "workflow"
+)
 
 type clientFlags struct {
 	suiteFlags
@@ -32,6 +36,7 @@ type clientFlags struct {
 	slack          time.Duration
 	keyIn          string
 	mcp            mcpClientFlags
+	workflow       bool
 }
 
 func clientCommand(fs *pflag.FlagSet) body {
@@ -43,6 +48,7 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
 	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
+	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by W1-W5")
 	f.mcp.register(fs)
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
@@ -110,12 +116,15 @@ func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, 
 	scenarios.UseClient(ce)
 	defer scenarios.UseClient(nil)
 	filter := clientFilter
+	if f.workflow {
+		filter, banner = workflowFilter, fmt.Sprintf("testing the job agent %q against the reference server", f.command)
+	}
 	if f.labelFilter != "" {
-		filter = clientFilter + " && (" + f.labelFilter + ")"
+		filter += " && (" + f.labelFilter + ")"
 	}
 	return runSuite(suiteRun{
 		env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true,
+		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true, workflow: f.workflow,
 		banner: banner,
 	}, stdout, stderr)
 }

@@ -32,6 +32,8 @@ type clientEntry struct {
 	requires func(t *testing.T)
 	// runs is how many times the full tier runs the entry (0: five).
 	runs int
+	// workflow: the entry runs the workflow shape (--workflow, W1-W5).
+	workflow bool
 }
 
 // token is the bearer token the token entries' clients send, as an
@@ -73,6 +75,20 @@ func clientEntries(t *testing.T) []clientEntry {
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name + "?bearer", command: binary + " agent --bearer " + token + " --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second, runs: 2})
 	}
+	// The workflow shape: the reference agent and the Python example
+	// pass W1-W5 (with the key in a header, in the body, and with a
+	// token), and each mutant agent fails exactly its entry's checks.
+	workflow := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "python", "workflow.py")
+	wf := []string{"--workflow"}
+	entries = append(entries,
+		clientEntry{name: "workflow/reference", command: binary + " agent", args: wf, slack: 2 * time.Second, workflow: true},
+		clientEntry{name: "workflow/reference?key_in=body", command: binary + " agent", args: append(wf, "--key-in", fakes.KeyInBody), slack: 2 * time.Second, workflow: true, runs: 2},
+		clientEntry{name: "workflow/reference?bearer", command: binary + " agent --bearer " + token, args: wf, slack: 2 * time.Second, workflow: true, runs: 2},
+		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: 5 * time.Second, workflow: true},
+		clientEntry{name: "workflow/python?key_in=body", command: "python3 " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: 5 * time.Second, workflow: true, runs: 2})
+	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
+		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, slack: 2 * time.Second, workflow: true})
+	}
 	return append(entries, mcpClientEntries(t)...)
 }
 
@@ -89,10 +105,16 @@ func client(t *testing.T, args ...string) result {
 	return r
 }
 
-func clientChecks() []check.Check {
+// clientChecks are the checks of client mode's shape: C1-C7, or with
+// workflow W1-W5.
+func clientChecks(workflow bool) []check.Check {
+	group := "client"
+	if workflow {
+		group = "workflow"
+	}
 	var out []check.Check
 	for _, c := range check.All() {
-		if c.Group == "client" {
+		if c.Group == group {
 			out = append(out, c)
 		}
 	}
@@ -120,7 +142,7 @@ func TestClientDetectionMatrix(t *testing.T) {
 				verdicts[c.ID] = c.Verdict
 			}
 			var missed, falseAlarms []string
-			for _, c := range clientChecks() {
+			for _, c := range clientChecks(e.workflow) {
 				v, ran := verdicts[c.ID]
 				switch {
 				case !ran:
@@ -132,8 +154,8 @@ func TestClientDetectionMatrix(t *testing.T) {
 				}
 			}
 			for _, c := range r.report.Checks {
-				if c.Group != "client" {
-					t.Errorf("run %d: server check %s in a client report", i+1, c.ID)
+				if (c.Group == "workflow") != e.workflow || c.Group != "client" && c.Group != "workflow" {
+					t.Errorf("run %d: %s check %s in the report of %s", i+1, c.Group, c.ID, e.name)
 				}
 			}
 			sort.Strings(missed)

@@ -35,6 +35,8 @@ func (m *mcpClientFlags) validate(fs *pflag.FlagSet) error {
 	switch {
 	case m.transport != mcpStdio && m.transport != mcpHTTP:
 		return fmt.Errorf("--mcp-transport %q: must be stdio or http", m.transport)
+	case fs.Changed("workflow"):
+		return fmt.Errorf("--workflow and --mcp: a job runs over HTTP only")
 	case fs.Changed("key-in"):
 		return fmt.Errorf("--key-in applies to HTTP clients: over --mcp the key is the create tool's idempotency_key argument")
 	}
@@ -74,6 +76,6 @@ func (f *clientFlags) executeMCP(stdout, stderr io.Writer) int {
 		}
 		mcp.Command = shellQuote(self) + " serve --mcp --relay " + side.RelayAddr()
 	}
-	return f.runChecks(&scenarios.ClientEnv{Env: env, Server: side, MCP: mcp, StateRoot: state},
+	return f.runChecks(&scenarios.ClientEnv{Env: env, MCP: mcp, StateRoot: state},
 		fmt.Sprintf("testing the MCP client %q (over %s) against the reference MCP server", f.command, f.mcp.transport), stdout, stderr)
 }

@@ -57,6 +57,7 @@ func writeConformance(w io.Writer) {
 	for _, of := range []struct{ of, run string }{
 		{fakes.OfServer, "`idemspec run --target fake:NAME`"},
 		{fakes.OfClient, "`idemspec client --cmd \"idemspec agent --bug NAME\"`"},
+		{fakes.OfWorkflow, "`idemspec client --workflow --cmd \"idemspec agent --bug NAME\"`"},
 		{fakes.OfMCP, "`idemspec mcp --cmd \"idemspec serve --mcp --mutant NAME\"`"},
 	} {
 		p("")

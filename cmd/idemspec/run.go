@@ -201,6 +201,7 @@ type suiteRun struct {
 	quiet, noColor  bool
 	timeout         time.Duration // the whole run's bound (0: Ginkgo's own)
 	client          bool
+	workflow        bool // client mode's workflow shape
 	banner          string
 	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
 	// one; nil means never.
@@ -259,12 +260,16 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	view.Live = view.Live && !r.verbose // Ginkgo's stream would break into the status line
 	shown := console.New(progress, view)
 	defer shown.Close()
-	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Property: r.property, Tuning: r.tuning})
+	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Workflow: r.workflow, Property: r.property, Tuning: r.tuning})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
 		buildVersion(), r.banner, env.RunID, suiteConfig.RandomSeed)
-	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	if r.workflow {
+		fmt.Fprintln(stdout, "oracle: the reference server's database (every resource and event carrying the job's marker, of every tenant)")
+	} else {
+		fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	}
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 	shown.Close()
 

@@ -88,5 +88,5 @@ func sharedFromEnv() (Inputs, error) {
 	if in.Marker == "" || in.StateDir == "" {
 		return in, fmt.Errorf("not run by `idemspec client --mcp`: %s and %s must be set", EnvMarker, EnvStateDir)
 	}
-	return in, readLimits(&in)
+	return in, in.readBounds()
 }
