@@ -21,6 +21,7 @@ func TestClientMCPUsageErrors(t *testing.T) {
 	}{
 		{[]string{"client", "--mcp", "--cmd", "true", "--mcp-transport", "sse"}, `--mcp-transport "sse": must be stdio or http`},
 		{[]string{"client", "--mcp", "--cmd", "true", "--key-in", "body"}, "over --mcp the key is the create tool's idempotency_key argument"},
+		{[]string{"client", "--mcp", "--cmd", "true", "--workflow"}, "a job runs over HTTP only"},
 		{[]string{"agent", "--mcp"}, "not run by `idemspec client --mcp`"},
 		{[]string{"serve", "--mcp", "--relay", "192.0.2.1:80"}, "want a loopback host:port"},
 		{[]string{"serve", "--mcp", "--relay", closed}, "relay to the MCP server"},
