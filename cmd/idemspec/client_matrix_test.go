@@ -89,7 +89,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
 		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, slack: 2 * time.Second, workflow: true})
 	}
-	return append(entries, mcpClientEntries(t)...)
+	return append(entries, mcpClientEntries()...)
 }
 
 // client runs client mode and reads its JSON report.

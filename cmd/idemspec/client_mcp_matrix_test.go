@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -13,19 +12,14 @@ import (
 
 // The client matrix over MCP: the reference agent (Go SDK) and the
 // TypeScript example (the MCP TypeScript SDK) pass C1-C7 over stdio and
-// over streamable HTTP; each client mutant fails exactly its Catches
-// over stdio, and the four whose rule reads differently over MCP (the
-// key argument, a final tool error, the find tool, the budget) over HTTP
-// too.
-
-// mcpHTTPMutants are the mutants the matrix runs over streamable HTTP.
-var mcpHTTPMutants = []string{"new-key-per-retry", "retry-final-4xx", "no-reconcile", "unbounded-retry"}
+// over streamable HTTP, and each client mutant fails exactly its Catches
+// over both.
 
 // tsExampleInstall is how .ci/run installs and builds the TypeScript
 // example.
 const tsExampleInstall = "npm ci --prefix examples/clients/typescript && npm run --prefix examples/clients/typescript build"
 
-func mcpClientEntries(t *testing.T) []clientEntry {
+func mcpClientEntries() []clientEntry {
 	_, file, _, _ := runtime.Caller(0)
 	tsClient := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "typescript", "dist", "client.js")
 	var entries []clientEntry
@@ -36,16 +30,8 @@ func mcpClientEntries(t *testing.T) []clientEntry {
 			clientEntry{name: "mcp-" + transport + "/typescript", command: "node " + tsClient, args: args, slack: 5 * time.Second,
 				requires: func(t *testing.T) { requireBuilt(t, tsClient, tsExampleInstall) }})
 		for _, m := range fakes.MutantsOf(fakes.OfClient) {
-			if transport == "http" && !slices.Contains(mcpHTTPMutants, m.Name) {
-				continue
-			}
 			entries = append(entries, clientEntry{name: "mcp-" + transport + "/" + m.Name, command: binary + " agent --mcp --bug " + m.Name,
 				args: args, catches: m.Catches, slack: 2 * time.Second})
-		}
-	}
-	for _, name := range mcpHTTPMutants {
-		if _, err := fakes.LookupMutant(fakes.OfClient, name); err != nil {
-			t.Fatal(err)
 		}
 	}
 	return entries
