@@ -55,7 +55,7 @@ func mcpClient(in agent.Inputs, tools *mcpTools) clientSteps {
 // it creates one record through the create tool as the contract says
 // (harness/agent's MCP) and prints its Result, like RunClient.
 func RunMCPClient(ctx context.Context, m agent.MCP, in agent.Inputs, mut Mutant, stdout, stderr io.Writer) int {
-	tools := &mcpTools{m: m, ctx: ctx}
+	tools := &mcpTools{m: m}
 	defer tools.close()
 	return runClient(ctx, in, mcpClient(in, tools), mut, stdout, stderr)
 }
@@ -64,8 +64,7 @@ func RunMCPClient(ctx context.Context, m agent.MCP, in agent.Inputs, mut Mutant,
 // that failed (a timeout, a closed pipe, a restarted server) is dropped,
 // and the next call starts a new one.
 type mcpTools struct {
-	m   agent.MCP
-	ctx context.Context // the run's: a session outlives its attempts
+	m agent.MCP
 
 	mu      sync.Mutex
 	session *sdk.ClientSession
@@ -121,9 +120,10 @@ func text(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
-// connect returns the open session or starts one: the command over
-// stdio, or the URL over streamable HTTP (no reconnection of its own,
-// no standalone stream, never a reused connection).
+// connect returns the open session or starts one, within the attempt's
+// ctx: the command over stdio (a process that outlives the attempt), or
+// the URL over streamable HTTP (no reconnection of its own, no
+// standalone stream, never a reused connection).
 func (t *mcpTools) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

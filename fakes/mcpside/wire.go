@@ -30,12 +30,11 @@ type message struct {
 
 // call is one tools/call of a logged tool, until its answer.
 type call struct {
-	id         string
-	tool       string
-	key, hash  string
-	at         time.Time
-	isCreate   bool
-	injectWith int
+	id        string
+	tool      string
+	key, hash string
+	at        time.Time
+	isCreate  bool
 }
 
 // watched reads a client's message: a tools/call of the create or the
