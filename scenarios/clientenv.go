@@ -3,7 +3,9 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -251,13 +253,18 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
 	log := t.ce.server().Requests()[t.offset:]
 	var tenants []string
+	lookups := strings.ReplaceAll(t.in.LookupPath, "{key}", "*")
 	for i, a := range log {
-		kind := "lookup"
-		if a.Path == t.in.CreatePath {
-			kind = "create"
+		kind := "create"
+		switch looked, _ := path.Match(lookups, a.Path); {
+		case a.Path == t.in.CreatePath && a.Method == http.MethodPost:
 			if !slices.Contains(tenants, a.Tenant) {
 				tenants = append(tenants, a.Tenant)
 			}
+		case looked && a.Method == http.MethodGet:
+			kind = "lookup"
+		default:
+			continue // not part of the one-create contract (a read of the resource, say)
 		}
 		t.rec.Requests = append(t.rec.Requests, check.ServerRequest{
 			Seq: i + 1, Kind: kind, Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -22,6 +23,13 @@ import (
 // through the server's holds (fakes.Hold), so a fault lands on the step
 // it means whatever the timing, and judges the log, the program's exits
 // and the server's database.
+
+// MaxJobRun bounds one run of a job's program (its deadline plus the
+// slack): a W check runs it at most three times, within jobTimeout.
+const MaxJobRun = 2 * time.Minute
+
+// jobTimeout bounds a W check's spec.
+const jobTimeout = 4 * MaxJobRun
 
 // The job's steps.
 const (
@@ -51,14 +59,11 @@ func jobSteps(e *harness.Env, marker string) ([]agent.Step, error) {
 	}, nil
 }
 
-// stepPattern is the path.Match pattern of a step's requests.
-func stepPattern(s agent.Step) string {
-	p := s.Path
-	for _, name := range []string{stepRecord, stepLink} {
-		p = strings.ReplaceAll(p, "{"+name+"}", "*")
-	}
-	return p
-}
+// stepPattern is the path.Match pattern of a step's requests: its path
+// with each {NAME} (an earlier step's id) a wildcard.
+func stepPattern(s agent.Step) string { return stepRef.ReplaceAllString(s.Path, "*") }
+
+var stepRef = regexp.MustCompile(`\{[^{}/]+\}`)
 
 // jobState is a workflow trial's own record.
 type jobState struct {
@@ -249,7 +254,7 @@ func (t *trial) runOf(i int) int {
 	return run
 }
 
-// jobTable is the server's log for a workflow trial, as evidence.
+// table is the server's log of a workflow trial, as evidence.
 func (jt JobTrial) table() check.Table {
 	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "run", "step", "request", "key", "tenant", "status", "answer"}}
 	for _, r := range jt.Requests {

@@ -72,8 +72,11 @@ func TestWorkflowCheckers(t *testing.T) {
 				look(2, "link", "kl", 404).send(2, "link", "kx", 201, "").rs}, check.FAIL},
 		{"W2 a run after the end sends nothing", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
 			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").rs}, check.PASS},
-		{"W2 a run after the end redoes the read", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
-			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").send(2, "read", "", 200, "").rs}, check.FAIL},
+		{"W2 a run after the end resends the link", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").send(2, "link", "kl", 201, "").rs}, check.FAIL},
+		// An upload by path and a read are safe to repeat.
+		{"W2 a run after the end reads again", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").send(2, "upload", "", 200, "").send(2, "read", "", 200, "").rs}, check.PASS},
 		// An answer lost is not a step finished: resending it is not a redo.
 		{"W2 a lost answer is not finished", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "SUCCEEDED"), Requests: inside.rs}, check.PASS},
 		{"W2 ran once", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Requests: resumed.rs, Exits: ended("SUCCEEDED")}, check.ERROR},

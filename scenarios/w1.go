@@ -11,8 +11,9 @@ import (
 // times the job is interrupted, retried or started again.
 var W1 = define(Check{
 	ID: "W1", Group: workflowGroup, Level: check.MUST, Clause: "core (each creating step of a job executes at most once)",
-	Title: "should execute each creating step of a job at most once across lost answers and a restart",
-	Trial: onceAcrossFaults,
+	Title:   "should execute each creating step of a job at most once across lost answers and a restart",
+	Timeout: jobTimeout,
+	Trial:   onceAcrossFaults,
 })
 
 // W1: every step's first answer is lost (the server ran it), then the

@@ -12,8 +12,9 @@ import (
 // stays finished, and what it had begun goes on under the same key.
 var W2 = define(Check{
 	ID: "W2", Group: workflowGroup, Level: check.MUST, Clause: "core (a resumed job redoes no finished step and resends an unfinished one with its key)",
-	Title: "should resend an unfinished step with its original key after a restart, and never a finished one",
-	Trial: resumedBetweenSteps,
+	Title:   "should resend an unfinished keyed step with its original key after a restart, and never a finished one",
+	Timeout: jobTimeout,
+	Trial:   resumedBetweenSteps,
 })
 
 // W2: the program is killed between the record and the link (the link's
@@ -38,9 +39,10 @@ func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 
 // NoRedo judges W2. A step is finished in a run when it was answered
 // 2xx (or a look-up answered 200) and the run went on to a later step
-// or ended SUCCEEDED: no later run may send it again. A keyed step sent
-// in an earlier run and not finished must be resent with the key of its
-// first send.
+// or ended SUCCEEDED: no later run may send a finished keyed step again
+// (an unkeyed step, an upload by path or a read, is safe to repeat, and
+// repeating it is no defect). A keyed step sent in an earlier run and
+// not finished must be resent with the key of its first send.
 func NoRedo(jt JobTrial) check.Verdict {
 	if vs := jt.needSends(); vs != nil {
 		return check.Judge("W2", vs...)
@@ -67,7 +69,7 @@ func NoRedo(jt JobTrial) check.Verdict {
 				continue
 			}
 			if r.Kind == "send" {
-				if f := finished[r.Step]; f != 0 && f < run && !redone[fmt.Sprint(run, r.Step)] {
+				if f := finished[r.Step]; keyed[r.Step] && f != 0 && f < run && !redone[fmt.Sprint(run, r.Step)] {
 					redone[fmt.Sprint(run, r.Step)] = true
 					vs = append(vs, check.Violation{What: fmt.Sprintf("run %d sent step %s again, finished in run %d", run, r.Step, f), Expected: "no send of a finished step", Observed: r.Method + " " + r.Path, Seqs: []int{r.Seq}})
 				}

@@ -11,8 +11,9 @@ import (
 // sent again.
 var W3 = define(Check{
 	ID: "W3", Group: workflowGroup, Level: check.MUST, Clause: "core (reconcile a step's unknown outcome before resubmitting it)",
-	Title: "should look a keyed step up before it resubmits it after an unknown outcome",
-	Trial: lostUnrun,
+	Title:   "should look a keyed step up before it resubmits it after an unknown outcome",
+	Timeout: jobTimeout,
+	Trial:   lostUnrun,
 })
 
 // W3: every step's first request is dropped on arrival, unrun: the

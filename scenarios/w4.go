@@ -14,8 +14,9 @@ import (
 // have applied.
 var W4 = define(Check{
 	ID: "W4", Group: workflowGroup, Level: check.MUST, Clause: "core (a job ends SUCCEEDED, or UNKNOWN_RESULT once a step may have applied; never FAILED then)",
-	Title: "should end a job SUCCEEDED with every step done, or UNKNOWN_RESULT, never FAILED, once a step may have applied",
-	Trial: endsKnown,
+	Title:   "should end a job SUCCEEDED with every step done, or UNKNOWN_RESULT, never FAILED, once a step may have applied",
+	Timeout: jobTimeout,
+	Trial:   endsKnown,
 })
 
 // W4: two jobs. In the first every step's first answer is lost and the

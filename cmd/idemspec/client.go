@@ -76,6 +76,8 @@ func (f *clientFlags) validate() error {
 		return fmt.Errorf("--key-in %q: must be header, body or query", f.keyIn)
 	case f.attemptTimeout > f.deadline:
 		return fmt.Errorf("--attempt-timeout %v is longer than --deadline %v", f.attemptTimeout, f.deadline)
+	case f.workflow && f.deadline+f.slack > scenarios.MaxJobRun:
+		return fmt.Errorf("--deadline plus --slack is %v: at most %v with --workflow (a W check runs the program up to three times)", f.deadline+f.slack, scenarios.MaxJobRun)
 	}
 	return nil
 }

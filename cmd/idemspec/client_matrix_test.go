@@ -86,8 +86,10 @@ func clientEntries(t *testing.T) []clientEntry {
 		clientEntry{name: "workflow/reference?bearer", command: binary + " agent --bearer " + token, args: wf, slack: 2 * time.Second, workflow: true, runs: 2},
 		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: 5 * time.Second, workflow: true},
 		clientEntry{name: "workflow/python?key_in=body", command: "python3 " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: 5 * time.Second, workflow: true, runs: 2})
+	// A workflow mutant's fault lands on its step through a hold, not a
+	// race: three runs each are enough.
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
-		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, slack: 2 * time.Second, workflow: true})
+		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, slack: 2 * time.Second, workflow: true, runs: 3})
 	}
 	return append(entries, mcpClientEntries()...)
 }
@@ -201,5 +203,34 @@ func TestClientNeedsACommand(t *testing.T) {
 	r := idemspec(t, "client")
 	if r.code != 2 || !strings.Contains(r.stderr, "--cmd is required") || strings.Contains(r.stderr, "goroutine") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A job's program that never ends is killed at the deadline plus slack
+// in every run, every W check judges it (it sent no step: FAIL), and it
+// does not hold idemspec up.
+func TestHangingJobAgentIsKilledAndJudged(t *testing.T) {
+	long(t)
+	t.Parallel()
+	r := client(t, "--workflow", "--cmd", "sleep 120", "--deadline", "1s", "--attempt-timeout", "200ms", "--slack", "500ms")
+	if r.elapsed > 90*time.Second {
+		t.Errorf("idemspec took %v with a hanging program", r.elapsed)
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d for a program that never sent a step, want 1\n%s", r.code, r.stdout)
+	}
+	for _, c := range clientChecks(true) {
+		found := false
+		for _, got := range r.report.Checks {
+			if got.ID == c.ID {
+				found = true
+				if got.Verdict != check.FAIL {
+					t.Errorf("%s: %s (%s) for a program that never sent a step", got.ID, got.Verdict, got.Reason)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s missing from the report", c.ID)
+		}
 	}
 }
