@@ -45,9 +45,10 @@ type ClientMCP struct {
 	Command string
 }
 
-// adapt makes a trial's create the create tool (the log's path).
+// adapt makes a trial's create the create tool and its look-up the find
+// tool (the log's paths).
 func (m *ClientMCP) adapt(t *trial) {
-	t.in.CreatePath = mcpserver.ToolCreateRecord
+	t.in.CreatePath, t.in.LookupPath = mcpserver.ToolCreateRecord, mcpserver.ToolFindRecord
 	transport := "stdio, through idemspec's proxy"
 	if m.Command == "" {
 		transport = "streamable HTTP, on the fault proxy's lane"

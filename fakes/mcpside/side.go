@@ -215,8 +215,14 @@ func (s *Side) dropping() bool {
 	return s.losing
 }
 
+// record logs a call in the HTTP server's terms, as its status is: the
+// tool is the path, a create a POST, a find (read-only) a GET.
 func (s *Side) record(c *call, status int) {
-	s.log = append(s.log, fakes.Arrival{At: c.at, Key: c.key, Hash: c.hash, Status: status, Path: c.tool})
+	method := http.MethodGet
+	if c.isCreate {
+		method = http.MethodPost
+	}
+	s.log = append(s.log, fakes.Arrival{At: c.at, Method: method, Key: c.key, Hash: c.hash, Status: status, Path: c.tool})
 }
 
 func (s *Side) current() *generation {

@@ -112,9 +112,12 @@ func TestCallsAreLoggedAndCounted(t *testing.T) {
 			if len(log) != 4 {
 				t.Fatalf("log: %+v, want 2 creates and 2 finds", log)
 			}
-			for i, want := range []string{mcpserver.ToolCreateRecord, mcpserver.ToolCreateRecord, mcpserver.ToolFindRecord, mcpserver.ToolFindRecord} {
-				if log[i].Path != want || log[i].Status != http.StatusOK {
-					t.Errorf("log %d: %+v, want %s answered", i, log[i], want)
+			for i, want := range []struct{ method, tool string }{
+				{http.MethodPost, mcpserver.ToolCreateRecord}, {http.MethodPost, mcpserver.ToolCreateRecord},
+				{http.MethodGet, mcpserver.ToolFindRecord}, {http.MethodGet, mcpserver.ToolFindRecord},
+			} {
+				if log[i].Path != want.tool || log[i].Method != want.method || log[i].Status != http.StatusOK {
+					t.Errorf("log %d: %+v, want %s answered, as a %s", i, log[i], want.tool, want.method)
 				}
 			}
 			if log[0].Key != "k1" || log[0].Hash == "" || log[0].Hash != log[1].Hash || log[0].Hash == log[2].Hash {
