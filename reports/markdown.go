@@ -18,6 +18,7 @@ const maxMarkdownHistory = 60
 // not pass (FAIL, WARN, ERROR) with its violations, the exchanges that
 // show them as a Mermaid sequence diagram, and the full history folded.
 func WriteMarkdown(w io.Writer, r Report) error {
+	r = showControls(r)
 	md := &markdown{}
 	md.linef("# idemspec report: %s", inline(r.Target.Name))
 	md.line("")
@@ -37,6 +38,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("| run | `%s`, seed `%d`, %s |", code(r.Run.ID), r.Run.Seed, runFlagsText(r.Run))
 	md.linef("| started | %s (%s) |", dateText(r.Run.Started), msText(r.Run.DurationMS))
 	md.linef("| tool | %s %s, report schema `%s` |", cell(r.Tool.Name), cell(r.Tool.Version), code(r.Schema))
+	md.tools(r.Tools) // an MCP tool audit's report starts with its tools
 	md.line("")
 	md.matrix(r)
 	for i, op := range r.Operations() {
@@ -45,7 +47,6 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 		md.checks(r.ChecksOf(op), op)
 	}
-	md.tools(r.Tools)
 	for _, c := range r.Checks {
 		if findingWorthy(c.Verdict) {
 			md.finding(c)
