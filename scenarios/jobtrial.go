@@ -159,7 +159,7 @@ func killAt(ctx context.Context, t *trial, step string, ran bool) error {
 	if t.await(ctx, p, h, "step "+step) {
 		where := "inside step " + step + " (its request ran at the server, the answer held)"
 		if !ran {
-			where = "between the step before and step " + step + " (its request held on arrival, unrun)"
+			where = "between step " + t.stepBefore(step) + " and step " + step + " (its request held on arrival, unrun)"
 		}
 		p.Kill("SIGKILL to its process group " + where)
 		t.job.kills = append(t.job.kills, JobKill{Run: run, Step: step, Ran: ran})
@@ -167,6 +167,16 @@ func killAt(ctx context.Context, t *trial, step string, ran bool) error {
 	}
 	t.finish(p, fmt.Sprintf("run %d", run))
 	return nil
+}
+
+// stepBefore names the step before step ("" for the first).
+func (t *trial) stepBefore(step string) string {
+	for i, s := range t.job.steps {
+		if s.Name == step && i > 0 {
+			return t.job.steps[i-1].Name
+		}
+	}
+	return ""
 }
 
 // runToEnd runs the program once, with no fault of its own.

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	long := "The reference client of client mode, run by idemspec client (--cmd \"idemspec agent\"):\nit reads its inputs from IDEMSPEC_* variables (docs/CLIENT-CONTRACT.md).\n\nMutant clients (--bug NAME):\n"
+	long := "The reference client of client mode, run by idemspec client (--cmd \"idemspec agent\"):\nit reads its inputs from IDEMSPEC_* variables (docs/CLIENT-CONTRACT.md), and IDEMSPEC_SHAPE\nsays which program to be: one create, or (idemspec client --workflow) a job of several steps.\n\nMutant clients (--bug NAME):\n"
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
 	}

@@ -84,7 +84,7 @@ func clientEntries(t *testing.T) []clientEntry {
 		clientEntry{name: "workflow/reference", command: binary + " agent", args: wf, slack: 2 * time.Second, workflow: true},
 		clientEntry{name: "workflow/reference?key_in=body", command: binary + " agent", args: append(wf, "--key-in", fakes.KeyInBody), slack: 2 * time.Second, workflow: true, runs: 2},
 		clientEntry{name: "workflow/reference?bearer", command: binary + " agent --bearer " + token, args: wf, slack: 2 * time.Second, workflow: true, runs: 2},
-		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: 5 * time.Second, workflow: true},
+		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: 5 * time.Second, workflow: true, runs: 3},
 		clientEntry{name: "workflow/python?key_in=body", command: "python3 " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: 5 * time.Second, workflow: true, runs: 2})
 	// A workflow mutant's fault lands on its step through a hold, not a
 	// race: three runs each are enough.
