@@ -41,7 +41,7 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	d, err := doc.Draft(openapi.Options{Operations: o.operations, All: o.all, KeyHeader: o.keyHeader, BaseURL: o.url})
+	d, err := doc.Draft(openapi.Options{Operations: o.operations, All: o.all, KeyHeader: o.keyHeader, BaseURL: o.url, CheckKeyPattern: targets.CheckKeyPattern})
 	if err != nil {
 		return fail(stderr, err)
 	}

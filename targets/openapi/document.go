@@ -46,6 +46,9 @@ type Options struct {
 	All        bool     // every POST; neither: the first POST that declares a key
 	KeyHeader  string   // the header the API takes its key in when an operation declares none ("": none assumed)
 	BaseURL    string   // base_url; "": the document's first server
+	// CheckKeyPattern says why a key's pattern cannot be the target's
+	// key format (nil: it can); nil takes every pattern.
+	CheckKeyPattern func(pattern string) error
 }
 
 // Draft is a drafted target file: one operation's create:, key: and
@@ -69,6 +72,7 @@ func (d *Document) Draft(o Options) (Draft, error) {
 	taken := map[string]bool{}
 	for _, op := range ops {
 		p := d.plan(op, o.KeyHeader)
+		p.keyFormat(o.CheckKeyPattern)
 		if len(ops) > 1 {
 			p.Name = uniqueName(operationName(p.ID), "-", taken)
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -221,6 +222,13 @@ func writeOperation(w *writer, p *Plan, at string) {
 	w.line("", "key:")
 	w.field("  ", "in", p.key.in)
 	w.field("  ", "name", p.key.name)
+	if p.key.pattern != "" {
+		w.field("  ", "format", "pattern")
+		w.field("  ", "pattern", p.key.pattern)
+	}
+	if p.key.maxLength > 0 {
+		w.line("  ", "max_length: "+strconv.FormatUint(p.key.maxLength, 10))
+	}
 	w.blank()
 	todos("", "oracle")
 	if l := p.list; l != nil {
