@@ -14,6 +14,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/property"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	// Client is client mode: the report and the progress lines hold the
 	// client checks only; otherwise they hold every check but those.
 	Client bool
+	// Shard is the slice of the suite this run runs (nil: all of it);
+	// the specs of the other shards' checks are not even defined.
+	Shard *reports.Shard
 }
 
 // clientGroup is the label of the client checks (C1..C7's group).

@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	"slices"
+
+	"github.com/idemspec/idemspec/reports"
+)
+
+// A suite's shards (`idemspec run --shard I/N`) part its checks between
+// machines. The units are the suite's server checks, operation by
+// operation in the target file's order and then in catalogue order,
+// dealt to the shards like cards (reports.Shard.Deal): the slice depends
+// on the target file and the catalogue alone, never on the seed, so N
+// machines with the same binary and file run every check once.
+
+// unitOf is the part of the suite a check cannot be parted from: P1 and
+// P2 judge one property search (sharedSearch), so they go to one shard
+// together rather than each searching on a machine of its own.
+func unitOf(c *Check) string {
+	if c.Group == "property" {
+		return c.Group
+	}
+	return c.ID
+}
+
+// units lists the suite's units of the server checks for operations ops.
+func units(ops []string) []string {
+	var out []string
+	for _, op := range ops {
+		for _, c := range Checks() {
+			u := op + "\x00" + unitOf(c)
+			if c.Group != clientGroup && !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// SliceSuite completes shard s for a suite of operations ops ([""] for
+// a target file with one create): the operations and the number of
+// checks of the whole suite, which the report carries so that a merge
+// can tell the shards of one suite.
+func SliceSuite(s reports.Shard, ops []string) reports.Shard {
+	s.Operations = slices.Clone(ops)
+	s.Checks = 0
+	for range ops {
+		for _, c := range Checks() {
+			if c.Group != clientGroup {
+				s.Checks++
+			}
+		}
+	}
+	return s
+}
+
+// InShard reports whether shard s (nil: the whole suite) runs check id
+// of operation op.
+func InShard(s *reports.Shard, op, id string) bool {
+	if s == nil || s.Count <= 1 {
+		return true
+	}
+	c, ok := Lookup(id)
+	if !ok {
+		return false
+	}
+	return s.Deal(slices.Index(units(s.Operations), op+"\x00"+unitOf(c)))
+}
