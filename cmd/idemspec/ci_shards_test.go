@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
 )
 
@@ -426,5 +427,91 @@ func copyDir(t *testing.T, from, to string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestShardDryRunsPartThePlan: the dry runs of shards 1/3 to 3/3 list,
+// between them, each check of the unsharded plan once, and a bad
+// --shard is a usage error that says the form.
+func TestShardDryRunsPartThePlan(t *testing.T) {
+	t.Parallel()
+	rows := func(out string) []string {
+		var ids []string
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line)
+			if len(f) > 1 && f[0] != "CHECK" && f[0] != "preflight" && f[0] != "total" && f[0] != "limits:" && f[0] != "cleanup:" &&
+				f[0] != "idemspec" && f[0] != "shard" && f[0] != "oracle" {
+				ids = append(ids, f[0])
+			}
+		}
+		return ids
+	}
+	whole := idemspec(t, "run", "--dry-run")
+	want := rows(whole.stdout)
+	var got []string
+	for i := 1; i <= 3; i++ {
+		r := idemspec(t, "run", "--dry-run", "--shard", fmt.Sprintf("%d/3", i))
+		if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("shard %d/3: ", i)) {
+			t.Fatalf("--shard %d/3: exit %d\n%s%s", i, r.code, r.stdout, r.stderr)
+		}
+		ids := rows(r.stdout)
+		if len(ids) == 0 || len(ids) == len(want) {
+			t.Errorf("shard %d/3 plans %v: not a slice of %v", i, ids, want)
+		}
+		got = append(got, ids...)
+	}
+	slices.SortFunc(got, check.CompareID)
+	if !slices.Equal(got, want) {
+		t.Errorf("the shards plan %v between them, the whole run %v", got, want)
+	}
+	for _, bad := range []string{"0/3", "4/3", "3", "a/b"} {
+		r := idemspec(t, "run", "--dry-run", "--shard", bad)
+		if r.code != 2 || !strings.Contains(r.stderr, "INDEX") {
+			t.Errorf("--shard %s: exit %d, stderr %q; want 2 and the form INDEX/COUNT", bad, r.code, r.stderr)
+		}
+	}
+}
+
+// TestMergeRefusalsAreClear: report --merge of reports that are not one
+// suite's shards exits 2 with a line that names the files and the
+// difference, and writes nothing.
+func TestMergeRefusalsAreClear(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shard := func(name string, index int, version, digest string) string {
+		s := &reports.Shard{Index: index, Count: 2, Operations: []string{""}, Checks: 1}
+		var cs []reports.CheckResult
+		if index == 1 {
+			cs = []reports.CheckResult{{Check: check.Check{ID: "S1", Title: "should", Level: check.MUST, Group: "core"}, Verdict: check.PASS}}
+		}
+		r := reports.New(reports.Run{Complete: true}, reports.Meta{Version: version, RunID: name, Shard: s,
+			Target: reports.Target{Name: "api", Source: "idemspec.yaml", Digest: digest}}, cs)
+		p := filepath.Join(dir, name+".json")
+		if err := reports.WriteFileAtomic(p, func(w io.Writer) error { return reports.WriteJSON(w, r) }); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := shard("a", 1, "v1", "aaaa"), shard("b", 2, "v1", "aaaa")
+	out := filepath.Join(dir, "merged")
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{a, shard("v2", 2, "v2", "aaaa")}, "by idemspec v1 and " + filepath.Join(dir, "v2.json") + " by idemspec v2: run every shard with the same idemspec"},
+		{[]string{a, shard("other", 2, "v1", "bbbb")}, "tested idemspec.yaml (sha256 bbbb): run every shard with the same target file"},
+		{[]string{a}, "shard 2/2 missing"},
+		{[]string{a, a}, "are both shard 1/2"},
+	} {
+		r := idemspec(t, append([]string{"report", "--merge", "--out", out}, c.files...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("merge %v: exit %d, stderr %q; want 2 and one line saying %q", c.files, r.code, r.stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("a refused merge wrote %s", out)
+		}
+	}
+	if r := idemspec(t, "report", "--merge", "--out", out, b, a); r.code != 0 || !strings.Contains(r.stdout, "2 shards, 1 checks: 1 pass") {
+		t.Errorf("merge of both shards: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
