@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -93,6 +94,9 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 		return b, nil, fmt.Errorf("burst: %w", err)
 	}
 	defer release()
+	if s.Size >= 100 {
+		runtime.GC()
+	}
 	conns := make([]*burstConn, 0, s.Size)
 	defer func() {
 		for _, c := range conns {
@@ -106,7 +110,7 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 			return b, nil, fmt.Errorf("burst: open connection %d of %d: %w", i+1, s.Size, err)
 		}
 		nc.SetDeadline(deadline)
-		c := &burstConn{Conn: nc, r: bufio.NewReader(nc)}
+		c := &burstConn{Conn: nc, r: bufio.NewReaderSize(nc, 1<<10)}
 		c.x = e.exchange(Attempt{Step: fmt.Sprintf("%s %d/%d", s.Step, i+1, s.Size), Lane: lane, Key: s.Key, Body: s.Body, Variant: s.Variant})
 		conns = append(conns, c)
 	}
