@@ -45,10 +45,13 @@ type feed struct {
 	// mu is held while the lane's toxics change and while a
 	// connection's links start, so a link never starts while its chain
 	// is half changed (see startLinks).
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	closed bool
-	done   sync.WaitGroup
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+	// writers are the connections' writes to the target, by the
+	// client's address, for a burst to hold (hold.go).
+	writers map[string]*upstreamWriter
+	closed  bool
+	done    sync.WaitGroup
 }
 
 func newFeed(server *toxiproxy.ApiServer, px *toxiproxy.Proxy, upstream string) (*feed, error) {
@@ -56,7 +59,7 @@ func newFeed(server *toxiproxy.ApiServer, px *toxiproxy.Proxy, upstream string) 
 	if err != nil {
 		return nil, err
 	}
-	f := &feed{server: server, proxy: px, upstream: upstream, ln: ln, conns: map[net.Conn]struct{}{}}
+	f := &feed{server: server, proxy: px, upstream: upstream, ln: ln, conns: map[net.Conn]struct{}{}, writers: map[string]*upstreamWriter{}}
 	// The links label their metrics with Listen: set before the first.
 	px.Listen = f.addr()
 	f.done.Add(1)
@@ -108,8 +111,11 @@ func (f *feed) startLinks(client, upstream net.Conn) {
 		f.proxy.Toxics.StartLink(f.server, name+"downstream", upstream, client, stream.Downstream)
 		return
 	}
-	f.proxy.Toxics.StartLink(f.server, name+"upstream", linkReader{client}, linkWriter{f.closing(upstream)}, stream.Upstream)
-	f.proxy.Toxics.StartLink(f.server, name+"downstream", linkReader{upstream}, linkWriter{f.closing(client)}, stream.Downstream)
+	w := &upstreamWriter{fedConn: f.closing(upstream), answers: &answerReader{Conn: upstream}}
+	w.fedConn.forget = func() { delete(f.writers, name) }
+	f.writers[name] = w
+	f.proxy.Toxics.StartLink(f.server, name+"upstream", linkReader{client}, linkWriter{w}, stream.Upstream)
+	f.proxy.Toxics.StartLink(f.server, name+"downstream", linkReader{w.answers}, linkWriter{f.closing(client)}, stream.Downstream)
 }
 
 // resets reports whether a reset_peer toxic is on the lane.
@@ -129,11 +135,16 @@ func (f *feed) closing(c net.Conn) *fedConn { return &fedConn{Conn: c, feed: f} 
 type fedConn struct {
 	net.Conn
 	feed *feed
+	// forget, if set, is more to forget, under the feed's lock.
+	forget func()
 }
 
 func (c *fedConn) Close() error {
 	c.feed.mu.Lock()
 	delete(c.feed.conns, c.Conn)
+	if c.forget != nil {
+		c.forget()
+	}
 	c.feed.mu.Unlock()
 	return c.Conn.Close()
 }
@@ -159,12 +170,14 @@ func (r linkReader) Read(p []byte) (int, error) { return r.Conn.Read(p) }
 func (r linkReader) WriteTo(w io.Writer) (int64, error) { return copyGrowing(w, r.Conn) }
 
 // linkWriter is a link's destination: io.Copy finds its ReadFrom, which
-// copies through a growing buffer; Close closes the connection.
-type linkWriter struct{ *fedConn }
+// copies through a growing buffer into w.
+type linkWriter struct{ w io.WriteCloser }
 
-func (w linkWriter) Write(p []byte) (int, error) { return w.fedConn.Write(p) }
+func (w linkWriter) Write(p []byte) (int, error) { return w.w.Write(p) }
 
-func (w linkWriter) ReadFrom(r io.Reader) (int64, error) { return copyGrowing(w.fedConn.Conn, r) }
+func (w linkWriter) Close() error { return w.w.Close() }
+
+func (w linkWriter) ReadFrom(r io.Reader) (int64, error) { return copyGrowing(w.w, r) }
 
 // copyGrowing is io.Copy through a buffer that starts at linkBufferMin
 // bytes and doubles, up to linkBufferMax, after each read that fills it.

@@ -26,6 +26,8 @@ var Goals = []Goal{
 	{"burst N=100, straight to the fake (µs)", "Burst/N=100/server=in-process", "direct-arrival-p50-us", "", 0},
 	{"burst N=100, fake in its own process (µs)", "Burst/N=100/server=process", "clean-arrival-p50-us", "", 0},
 	{"burst N=100: the server's floor (µs)", "BurstFloor/N=100", "floor-arrival-p50-us", "", 0},
+	{"burst N=100 through the lane, side by side with the floor: ratio", "BurstFloor/N=100", "clean-floor-ratio", "<=", 1.3},
+	{"burst N=100 straight to the server, beside the floor: ratio", "BurstFloor/N=100", "direct-floor-ratio", "", 0},
 	{"burst N=1000: arrival spread p50 (µs)", "Burst/N=1000/server=in-process", "clean-arrival-p50-us", "", 0},
 	{"burst N=1000: requests answered (%)", "Burst/N=1000/server=*", "clean-answered-%", ">=", 100},
 	{"burst N=1000: the server's floor (µs)", "BurstFloor/N=1000", "floor-arrival-p50-us", "", 0},
