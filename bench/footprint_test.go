@@ -32,6 +32,7 @@ func BenchmarkBurstFootprint(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			b.ReportMetric(mean(peak[e.Clean.Name])/mean(peak["direct"]), "clean-direct-ratio")
 			for _, l := range paths {
 				b.ReportMetric(mean(peak[l.Name]), l.Name+"-peak-MB")
 				b.ReportMetric(mean(stacks[l.Name]), l.Name+"-stacks-MB")

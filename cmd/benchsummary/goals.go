@@ -39,8 +39,10 @@ var Goals = []Goal{
 	{"memory: peak RSS of the default run (MB)", "Suite", "peak-rss-MB", "<=", 150},
 	{"memory: peak RSS, S4 with bursts of 250 (MB)", "BurstMemory/N=250", "peak-rss-MB", "", 0},
 	{"memory: peak RSS, S4 with bursts of 1000 (MB)", "BurstMemory/N=1000", "peak-rss-MB", "<=", 150},
+	{"memory: S4 with bursts of 1000 / without a burst (ratio)", "BurstMemory/N=1000", "rss-ratio", "", 0},
 	{"memory: a 1000-burst through the proxy adds (MB)", "BurstFootprint/N=1000", "clean-peak-MB", "", 0},
 	{"memory: a 1000-burst straight to the fake adds (MB)", "BurstFootprint/N=1000", "direct-peak-MB", "", 0},
+	{"memory: a 1000-burst, through the proxy / straight (ratio)", "BurstFootprint/N=1000", "clean-direct-ratio", "", 0},
 	// scenarios.BenchmarkFirstCounterexample (P1, issue 5) fails when a
 	// run misses its mutant, so a figure here means every run found it.
 	{"property: time to first counterexample (ms)", "FirstCounterexample/*", "ms/counterexample", "", 0},
