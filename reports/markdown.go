@@ -40,6 +40,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	}
 	md.linef("| started | %s (%s) |", dateText(r.Run.Started), msText(r.Run.DurationMS))
 	md.linef("| tool | %s %s, report schema `%s` |", cell(r.Tool.Name), cell(r.Tool.Version), code(r.Schema))
+	md.tools(r.Tools) // an MCP tool audit's report starts with its tools
 	md.line("")
 	md.matrix(r)
 	for i, op := range r.Operations() {
@@ -48,7 +49,6 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 		md.checks(r.ChecksOf(op), op)
 	}
-	md.tools(r.Tools)
 	for _, c := range r.Checks {
 		if findingWorthy(c.Verdict) {
 			md.finding(c)

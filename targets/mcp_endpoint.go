@@ -1,7 +1,11 @@
 package targets
 
 import (
+	"fmt"
 	"net/url"
+	"os"
+	"regexp"
+	"sort"
 	"strings"
 	"text/template"
 )
@@ -95,4 +99,96 @@ func (d *document) mcpURL(raw string, port int, t *Target) (*url.URL, error) {
 		return nil, d.errorf(field, "a fragment (#%s) means nothing to an MCP endpoint: remove it", u.Fragment)
 	}
 	return u, nil
+}
+
+// MCPStdio is what the targets' rules make of a stdio MCP server's
+// section: its environment with ${ENV} expanded, and a Target that holds
+// only the secrets (the values taken from the environment in mcp.env
+// and mcp.command) and the warnings, so that the audit redacts them as
+// an HTTP run does (Target.Redact).
+type MCPStdio struct {
+	Env     map[string]string
+	Secrets *Target
+}
+
+// ParseMCPStdio reads mcp.command and mcp.env of an MCP target file
+// whose fields targets/mcp has already decoded strictly. An unset
+// variable in either is an error naming the file, the line and the
+// field. The command is kept as written: sh expands it, and its
+// ${NAME} values are only noted as secrets.
+func ParseMCPStdio(name string, data []byte) (MCPStdio, error) {
+	d, err := parseDocument(name, data)
+	if err != nil {
+		return MCPStdio{}, err
+	}
+	var s struct {
+		MCP struct {
+			Command string            `yaml:"command"`
+			Env     map[string]string `yaml:"env"`
+		} `yaml:"mcp"`
+	}
+	if err := d.root.Decode(&s); err != nil {
+		return MCPStdio{}, d.typeError(err)
+	}
+	t := &Target{Name: name, Source: name}
+	out := MCPStdio{Env: map[string]string{}, Secrets: t}
+	expand := d.expander(t)
+	for _, k := range sortedNames(s.MCP.Env) {
+		if out.Env[k], err = expand("mcp.env."+k, s.MCP.Env[k]); err != nil {
+			return MCPStdio{}, err
+		}
+	}
+	secrets, err := commandSecrets(s.MCP.Command)
+	if err != nil {
+		return MCPStdio{}, d.errorf("mcp.command", "%v", err)
+	}
+	d.secrets(t, "mcp.command", secrets...)
+	return out, nil
+}
+
+// CommandSecrets is the Target of secrets of a command given on the
+// command line (idemspec mcp --cmd): the values of its ${NAME}s.
+func CommandSecrets(command string) (*Target, error) {
+	secrets, err := commandSecrets(command)
+	if err != nil {
+		return nil, fmt.Errorf("--cmd: %w", err)
+	}
+	t := &Target{Name: "--cmd", Source: "--cmd"}
+	for _, s := range secrets {
+		if len(s) >= MinSecretLen {
+			t.Secrets = append(t.Secrets, s)
+		}
+	}
+	return t, nil
+}
+
+// shellVar is a ${NAME} or ${NAME:-default} of a shell command; other
+// forms (${#NAME}, ${NAME%x}) are the shell's business.
+var shellVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
+
+// commandSecrets are the values from the environment a command's
+// ${NAME}s expand to; an unset one without a default is an error, as
+// everywhere in a target file.
+func commandSecrets(command string) ([]string, error) {
+	var out []string
+	for _, m := range shellVar.FindAllStringSubmatch(command, -1) {
+		val, ok := os.LookupEnv(m[1])
+		switch {
+		case m[2] != "" && val == "":
+		case !ok:
+			return nil, fmt.Errorf("environment variable %q is not set", m[1])
+		default:
+			out = append(out, val)
+		}
+	}
+	return out, nil
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -31,6 +28,7 @@ func mcpCommand(fs *pflag.FlagSet) body {
 	fs.BoolVar(&a.dry, "dry-run", false, "list the tools and what each check would call, and call nothing")
 	fs.IntVar(&a.burst, "burst", 0, "identical calls in a burst (default: the file's, else 8)")
 	fs.DurationVar(&a.timeout, "timeout", 5*time.Minute, "the whole audit's time limit")
+	fs.Uint64Var(&a.seed, "seed", 0, "M9's random seed (0: from the clock); printed and stored in the report, it draws the same sequences again")
 	return func(_ []string, stdout, stderr io.Writer) int { return a.run(stdout, stderr) }
 }
 
@@ -40,6 +38,7 @@ type mcpAudit struct {
 	dry, allowRemote              bool
 	burst                         int
 	timeout                       time.Duration
+	seed                          uint64
 }
 
 // run audits the tools of an MCP server started from --cmd, reached at
@@ -55,28 +54,46 @@ func (a *mcpAudit) run(stdout, stderr io.Writer) int {
 			return fail(stderr, err)
 		}
 	}
-	s := mcptools.Settings{Oracle: f.Oracle, Tools: f.Tools, Burst: f.Burst}
+	for _, w := range f.Warnings() {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	s := mcptools.Settings{Oracle: f.Oracle, Tools: f.Tools, Burst: f.Burst, Seed: a.seed, Replay: a.replay}
 	if a.oracle != "" {
-		s.Oracle = mcp.Oracle{Tool: a.oracle}
+		s.Oracle.Tool = a.oracle // with the file's args, if it gives any
 	}
 	if a.burst > 0 {
 		s.Burst = a.burst
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	r, err := mcptools.Audit(ctx, mcptools.Options{File: f, Source: source, Settings: s, DryRun: a.dry, Version: buildVersion(), Timeout: a.timeout, Dir: a.out}, stdout)
-	if err != nil {
-		return fail(stderr, err)
+	if s.Seed == 0 {
+		s.Seed = uint64(time.Now().UnixNano()) | 1
 	}
+	// SIGINT or SIGTERM ends the audit as its time limit does: the check
+	// under way stops, the server and everything it started are stopped,
+	// and the reports are written, marked incomplete.
+	signals := watchInterrupts()
+	defer signals.stop()
+	if !a.dry {
+		fmt.Fprintf(stdout, "idemspec mcp: seed %d\n", s.Seed)
+	}
+	r, err := mcptools.Audit(signals.first, mcptools.Options{File: f, Source: source, Settings: s, DryRun: a.dry, Version: buildVersion(), Timeout: a.timeout, Dir: a.out}, stdout)
 	if r == nil {
+		if err != nil {
+			return fail(stderr, err)
+		}
 		return exitOK
 	}
-	paths, err := reports.WriteAll(a.out, *r)
 	if err != nil {
-		return fail(stderr, err)
+		fmt.Fprintf(stderr, "idemspec: %v\n", err)
+	}
+	paths, werr := reports.WriteAll(a.out, *r)
+	if werr != nil {
+		return fail(stderr, werr)
 	}
 	fmt.Fprintf(stdout, "\n%s: %d tools; %d pass, %d fail, %d warn, %d skip, %d error\n", r.Verdict(), len(r.Tools),
 		r.Summary.Pass, r.Summary.Fail, r.Summary.Warn, r.Summary.Skip, r.Summary.Error)
+	if !r.Run.Complete {
+		fmt.Fprintf(stdout, "the audit is incomplete: %s\n", r.Run.Incomplete)
+	}
 	for _, t := range r.Tools {
 		fmt.Fprintf(stdout, "  %-5s %-20s %s: %s\n", t.Verdict, t.Tool, t.Claimed, t.Verdicts)
 	}
@@ -105,5 +122,33 @@ func (a *mcpAudit) file() (mcp.File, string, error) {
 		f, err := mcp.ForURL(a.url)
 		return f, "--url " + a.url, err
 	}
-	return mcp.File{MCP: mcp.Endpoint{Command: a.cmd}}, "--cmd " + a.cmd, nil
+	f, err := mcp.ForCommand(a.cmd)
+	return f, "--cmd " + a.cmd, err
+}
+
+// replay is the command line that runs the audit again from seed: the
+// same server, oracle and burst, so M9 draws the same sequences.
+func (a *mcpAudit) replay(seed uint64) string {
+	cmd := "idemspec mcp"
+	for _, f := range [][2]string{{"--cmd", a.cmd}, {"--url", a.url}, {"--target", a.target}, {"--oracle", a.oracle}} {
+		if f[1] != "" {
+			cmd += " " + f[0] + " " + shellQuote(f[1])
+		}
+	}
+	if a.burst > 0 {
+		cmd += fmt.Sprintf(" --burst %d", a.burst)
+	}
+	if a.allowRemote {
+		cmd += " --allow-remote"
+	}
+	return cmd + fmt.Sprintf(" --seed %d", seed)
+}
+
+// notMCP is the error of run and validate on a target file that
+// describes an MCP server, which only idemspec mcp reads.
+func notMCP(file string) error {
+	if !mcp.IsMCP(file) {
+		return nil
+	}
+	return fmt.Errorf("%s describes an MCP server (mcp:): audit it with idemspec mcp --target %s (docs/MCP.md)", file, shellQuote(file))
 }

@@ -25,7 +25,7 @@ func TestMCPAuditOfTheReference(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			state := filepath.Join(dir, "state.json")
-			r := idemspec(t, "mcp", "--cmd", binary+" serve --mcp --mutant "+c.mutant+" --state "+state, "--report-dir", dir)
+			r := idemspec(t, "mcp", "--cmd", binary+" serve --mcp --mutant "+c.mutant+" --state "+state, "--report-dir", dir, "--seed", "42")
 			if r.code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, c.code, r.stdout, r.stderr)
 			}
@@ -42,6 +42,21 @@ func TestMCPAuditOfTheReference(t *testing.T) {
 			}
 			if !strings.Contains(string(html), `id="tools"`) {
 				t.Error("report.html has no per-tool table")
+			}
+			// The report starts with the tools, before the checks' table.
+			if i, j := strings.Index(string(md), "## Tools"), strings.Index(string(md), "## Checks"); i < 0 || i > j {
+				t.Errorf("report.md puts its tools at %d, after its checks at %d", i, j)
+			}
+			if i, j := strings.Index(string(html), `id="tools"`), strings.Index(string(html), `id="summary"`); i > j {
+				t.Errorf("report.html puts its tools at %d, after its summary at %d", i, j)
+			}
+			// The seed is the report's, and M9's notes say how to replay it.
+			if rep.Run.Seed != 42 || !strings.Contains(r.stdout, "seed 42") {
+				t.Errorf("the report's seed %d, want 42 (stdout %q)", rep.Run.Seed, r.stdout)
+			}
+			m9 := mcpCheck(t, rep, "M9", "put_note")
+			if notes := strings.Join(m9.Evidence.Notes, "\n"); !strings.Contains(notes, "idemspec mcp --cmd ") || !strings.Contains(notes, "--seed 42") {
+				t.Errorf("M9's notes give no replay line with the seed:\n%s", notes)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
 				t.Error(err)
@@ -61,8 +76,8 @@ func TestMCPAuditOverHTTP(t *testing.T) {
 	}{{mcpserver.Reference, 0}, {"idempotent-appends", 1}} {
 		t.Run(c.mutant, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			file := filepath.Join(dir, "mcp.yaml")
+			dir := filepath.Join(t.TempDir(), "reports", "not-made-yet") // the audit makes it: the process logs there
+			file := filepath.Join(filepath.Dir(filepath.Dir(dir)), "mcp.yaml")
 			os.WriteFile(file, []byte(`name: notes over HTTP
 mcp:
   url: http://127.0.0.1:{{.Port}}/mcp

@@ -156,6 +156,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	ctx := sig.first
 	started := time.Now()
 	target, err := targets.Load(f.target)
+	if mcpErr := notMCP(f.target); mcpErr != nil {
+		err = mcpErr
+	}
 	if err != nil {
 		return f.notRun(nil, "", started, err, stdout, stderr)
 	}

@@ -27,6 +27,9 @@ func validateCommand(fs *pflag.FlagSet) body {
 
 func validate(file string, allowRemote bool, stdout, stderr io.Writer) int {
 	t, err := targets.LoadFile(file)
+	if mcpErr := notMCP(file); mcpErr != nil {
+		err = mcpErr
+	}
 	if err != nil {
 		return fail(stderr, err)
 	}

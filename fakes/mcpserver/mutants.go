@@ -41,6 +41,29 @@ var mutants = []Mutant{
 		},
 	},
 	{
+		Name:    "idempotent-torn-replace",
+		Bug:     "put_note replaces an existing note through a temporary note of its own (NAME.N.tmp) that it removes once done: a crash during a repeat leaves that temporary note for good",
+		Catches: []Catch{{"M3", ToolPut}},
+		change: func(s *steps) {
+			s.put = func(st *store, upsert func(*State, string, string), name, text string, work time.Duration) error {
+				var exists bool
+				st.read(func(s *State) { _, exists = s.Notes[name] })
+				if !exists {
+					return put(st, upsert, name, text, work)
+				}
+				tmp := fmt.Sprintf("%s.%d.tmp", name, time.Now().UnixNano())
+				if err := st.change(func(s *State) { s.Notes[tmp] = text }); err != nil {
+					return err
+				}
+				time.Sleep(ReplaceHold)
+				return st.change(func(s *State) {
+					upsert(s, name, text)
+					delete(s.Notes, tmp)
+				})
+			}
+		},
+	},
+	{
 		Name:    "idempotent-unannotated",
 		Bug:     "put_note is idempotent but does not say so: an agent that times out cannot know it may call again",
 		Catches: []Catch{{"M8", ToolPut}},
@@ -126,6 +149,13 @@ func LookupMutant(name string) (Mutant, error) {
 // whenever a burst's calls arrive within RaceWait of each other, and a
 // lone call pays the wait once.
 const RaceWait = 2 * time.Second
+
+// ReplaceHold is how long the torn-replace mutant holds a repeat of
+// put_note between its temporary note and the final one: a window of a
+// second, in whose middle the audit's crash of a repeat lands (it aims
+// at half the time an answered repeat took), on a busy machine as on an
+// idle one.
+const ReplaceHold = time.Second
 
 // rendezvous pairs calls of one request id: the first waits for the
 // second (or RaceWait), the second releases it.

@@ -27,6 +27,13 @@ func ServeIfAsked() {
 	if !ok {
 		return
 	}
+	if strings.HasPrefix(name, "hostile-") {
+		if err := serveHostile(context.Background(), name, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpserver:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	s, err := New(Options{Mutant: name, StatePath: os.Getenv(StateVar)})
 	if addr := os.Getenv(AddrVar); err == nil && addr != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)

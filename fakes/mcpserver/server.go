@@ -115,13 +115,14 @@ func no() *bool  { f := false; return &f }
 func addTools(srv *sdk.Server, st *store, do steps, work time.Duration) {
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolPut, Description: "Set a note's text (creates the note if missing).", Annotations: do.putHints()},
 		func(ctx context.Context, _ *sdk.CallToolRequest, in putArgs) (*sdk.CallToolResult, any, error) {
-			time.Sleep(work)
-			if err := st.change(func(s *State) { do.upsert(s, in.Name, in.Text) }); err != nil {
+			if err := do.put(st, do.upsert, in.Name, in.Text, work); err != nil {
 				return nil, nil, err
 			}
 			return answer(map[string]string{"name": in.Name, "text": in.Text})
 		})
-	sdk.AddTool(srv, &sdk.Tool{Name: ToolGet, Description: "Read one note.",
+	// A missing note is an answer, not a tool error: the read ran, and an
+	// audit that calls it with a fresh name sees it answered.
+	sdk.AddTool(srv, &sdk.Tool{Name: ToolGet, Description: "Read one note (found: false when there is none).",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: no()}},
 		func(ctx context.Context, _ *sdk.CallToolRequest, in nameArgs) (*sdk.CallToolResult, any, error) {
 			text, ok, err := do.get(st, in.Name)
@@ -129,9 +130,9 @@ func addTools(srv *sdk.Server, st *store, do steps, work time.Duration) {
 				return nil, nil, err
 			}
 			if !ok {
-				return nil, nil, fmt.Errorf("no note %q", in.Name)
+				return answer(map[string]any{"name": in.Name, "found": false})
 			}
-			return answer(map[string]string{"name": in.Name, "text": text})
+			return answer(map[string]any{"name": in.Name, "text": text, "found": true})
 		})
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolList, Description: "Read every note, created note and log line.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: no()}},

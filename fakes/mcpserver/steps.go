@@ -12,6 +12,9 @@ import (
 type steps struct {
 	// upsert is put_note's effect: set the note's text.
 	upsert func(st *State, name, text string)
+	// put is how put_note stores its effect: after its work, the upsert
+	// in one change of the state.
+	put func(s *store, upsert func(*State, string, string), name, text string, work time.Duration) error
 	// get is get_note: read one note (and change nothing).
 	get func(s *store, name string) (string, bool, error)
 	// create is create_note: one note per request id, arbitrated under
@@ -26,7 +29,14 @@ type steps struct {
 var errKeyReused = errors.New("request_id already used with different arguments")
 
 func reference() steps {
-	return steps{upsert: upsert, get: get, create: create, putHints: putHints}
+	return steps{upsert: upsert, put: put, get: get, create: create, putHints: putHints}
+}
+
+// put works, then stores the upsert in one change: a crash at any point
+// leaves the note as it was or as it is set, nothing between.
+func put(s *store, upsert func(*State, string, string), name, text string, work time.Duration) error {
+	time.Sleep(work)
+	return s.change(func(st *State) { upsert(st, name, text) })
 }
 
 // putHints: put_note sets a value, so a repeat changes nothing more; it

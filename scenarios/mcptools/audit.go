@@ -39,6 +39,9 @@ func Prepare(tools []mcp.Tool, s Settings) ([]Audited, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if len(s.Oracle.Args) > 0 && oracle == s.Oracle.Tool {
+		how += ", called with " + compact(s.Oracle.Args)
+	}
 	var out []Audited
 	for _, t := range tools {
 		ts := s.Tools[t.Name]
@@ -109,12 +112,23 @@ func Run(ctx context.Context, srv Server, tools []Audited, s Settings) []Result 
 	return out
 }
 
+// declared is the evidence of a check judged from the declaration: what
+// tools/list said, no call.
+func declared(a Audited) check.Evidence {
+	note := fmt.Sprintf("judged from tools/list alone, no call: %s declares %s", a.Tool.Name, a.Tool.Claim())
+	if a.Key != "" {
+		note += "; key property " + a.Key
+	}
+	return check.Evidence{Notes: []string{note}}
+}
+
 func runOne(ctx context.Context, srv Server, a Audited, c *Check, s Settings) (r Result) {
 	start := time.Now()
 	r = Result{Tool: a.Tool, Check: c.Entry()}
 	defer func() { r.Elapsed = time.Since(start) }()
 	if c.Judge != nil {
 		r.Verdict = c.Judge(a)
+		r.Evidence = declared(a)
 		return r
 	}
 	if why := c.Needs(a, srv); why != "" {

@@ -104,4 +104,9 @@ const (
 	DefaultLost         = 2
 	DefaultCallTimeout  = 10 * time.Second
 	DefaultCheckTimeout = 60 * time.Second
+	// DefaultStartTimeout bounds each of the two answers the audit needs
+	// before it can plan anything, initialize and tools/list: a server
+	// that never gives one gets ERROR verdicts and the reports once it
+	// has passed, not the audit's whole --timeout.
+	DefaultStartTimeout = 30 * time.Second
 )

@@ -45,7 +45,12 @@ func StartHTTP(ctx context.Context, t *targets.Target, dir string, s Settings) (
 		return nil, err
 	}
 	h := &HTTP{target: t, env: env, timeout: s.callTimeout()}
-	if err := h.reconnect(ctx); err != nil {
+	cctx, cancel := context.WithTimeout(ctx, s.startTimeout())
+	defer cancel()
+	if err := h.reconnect(cctx); err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("the server did not answer initialize within %s: %w", s.startTimeout(), err)
+		}
 		h.Close()
 		return nil, err
 	}
@@ -148,10 +153,11 @@ func (h *HTTP) Restart(ctx context.Context) error {
 }
 
 // CrashDuring sends a call and, once its request is written, waits the
-// target's crash window's least delay and kills the server (SIGKILL),
+// target's crash window's least delay (and until after has passed since
+// the call was sent) and kills the server (SIGKILL),
 // which starts again; then a new session. If the call is answered first,
 // the crash comes after it, said in the returned note.
-func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any) (string, error) {
+func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error) {
 	s := h.Session()
 	if s == nil {
 		return "", errors.New("no session with the MCP server")
@@ -167,12 +173,12 @@ func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any
 			}
 		},
 	})
-	done := make(chan struct{})
+	done, sent := make(chan struct{}), time.Now()
 	go func() {
 		defer close(done)
 		s.Call(callCtx, tool, args)
 	}()
-	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, h.target.CrashWindow.Min)
+	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, h.target.CrashWindow.Min, sent.Add(after))
 	if err != nil {
 		cancel()
 		<-done

@@ -1,9 +1,11 @@
 package mcptools
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets/mcp"
@@ -21,24 +23,35 @@ func (p probe) count(t *Trace) (int, error) {
 	return r.Counts[p.Marker], nil
 }
 
-// SameEffect judges a trace against "the state of one call": the count
-// at one is what one call does (it must show an effect, or the oracle
-// cannot see this tool and the check cannot judge); every other count
-// must equal it.
+// SameEffect judges a trace against "the state of one call": the first
+// call must be answered and the count at one is what it does (it must
+// show an effect, or the oracle cannot see this tool and the check
+// cannot judge); every other count must equal it. A check passes only
+// on that evidence: an answered call whose effect the oracle saw.
 func SameEffect(id string, t *Trace, one probe, others ...probe) check.Verdict {
+	if why := unanswered(t); why != "" {
+		return check.Errored(id, errors.New(why))
+	}
 	want, err := one.count(t)
 	if err != nil {
 		return check.Errored(id, err)
 	}
 	if want == 0 {
-		return check.Errored(id, fmt.Errorf("the oracle shows no effect of one call to %s (marker %s found 0 times%s): give arguments that the oracle shows, or an oracle that shows this tool's effect",
-			t.Tool, one.Marker, firstAnswer(t)))
+		return check.Errored(id, fmt.Errorf("the oracle shows no effect of one call to %s (marker %s found 0 times): give arguments that the oracle shows, or an oracle that shows this tool's effect",
+			t.Tool, one.Marker))
 	}
 	var vs []check.Violation
 	for _, o := range others {
 		got, err := o.count(t)
 		if err != nil {
 			return check.Errored(id, err)
+		}
+		if got == 0 && o.Marker != one.Marker && !answeredWith(t, o.Marker) {
+			// No call of these arguments was answered, and none shows: the
+			// oracle saw nothing to judge (a burst refused whole, a retry
+			// after a crash that failed), which is no violation either.
+			return check.Errored(id, fmt.Errorf("%s: no call carrying marker %s was answered and none shows, so there is nothing to compare with one call: %s",
+				o.When, o.Marker, lastAnswer(t, o.Marker)))
 		}
 		if got != want {
 			vs = append(vs, check.Violation{
@@ -52,32 +65,59 @@ func SameEffect(id string, t *Trace, one probe, others ...probe) check.Verdict {
 	return check.Judge(id, vs...)
 }
 
-// firstAnswer says what the first call answered, when it was no success:
-// the likely reason the oracle saw nothing.
-func firstAnswer(t *Trace) string {
-	if len(t.Calls) == 0 || t.Calls[0].Outcome == Answered {
-		return ""
+// unanswered says why the trace's first call, the one whose effect the
+// check measures, is no evidence ("": it was answered).
+func unanswered(t *Trace) string {
+	if len(t.Calls) == 0 {
+		return fmt.Sprintf("no call to %s was made", t.Tool)
 	}
-	return fmt.Sprintf("; the call ended %s: %s", t.Calls[0].Outcome, clip(t.Calls[0].Answer))
+	if c := t.Calls[0]; c.Outcome != Answered {
+		return fmt.Sprintf("the first call to %s ended %s (%s), so nothing shows what one call does: give arguments the tool accepts (tools: %s: args: ...)",
+			t.Tool, c.Outcome, clip(c.Answer), t.Tool)
+	}
+	return ""
+}
+
+// answeredWith says whether a call carrying marker was answered.
+func answeredWith(t *Trace, marker string) bool {
+	return slices.ContainsFunc(t.Calls, func(c Call) bool { return c.Outcome == Answered && strings.Contains(c.Args, marker) })
+}
+
+// lastAnswer says how the last call carrying marker ended.
+func lastAnswer(t *Trace, marker string) string {
+	for i := len(t.Calls) - 1; i >= 0; i-- {
+		if c := t.Calls[i]; strings.Contains(c.Args, marker) {
+			return fmt.Sprintf("the last ended %s (%s)", c.Outcome, clip(c.Answer))
+		}
+	}
+	return "no call carried it"
 }
 
 // NoChange judges a read-only tool: the oracle's whole answer after the
-// calls equals the one before.
+// calls equals the one before, and at least one call was answered (a
+// tool that refused every call was never seen reading anything).
 func NoChange(id string, t *Trace) check.Verdict {
 	before, ok1 := t.reading(whenBefore)
 	after, ok2 := t.reading(whenAfter)
 	if !ok1 || !ok2 {
 		return check.Errored(id, fmt.Errorf("the trace lacks the oracle readings before and after"))
 	}
-	if before.State == after.State {
-		return check.Judge(id)
+	if before.State != after.State {
+		return check.Judge(id, check.Violation{
+			What:     fmt.Sprintf("%s, declared read-only, changed what the oracle reads", t.Tool),
+			Expected: clip(before.State),
+			Observed: clip(after.State),
+			Seqs:     seqs(t.Calls),
+		})
 	}
-	return check.Judge(id, check.Violation{
-		What:     fmt.Sprintf("%s, declared read-only, changed what the oracle reads", t.Tool),
-		Expected: clip(before.State),
-		Observed: clip(after.State),
-		Seqs:     seqs(t.Calls),
-	})
+	if !slices.ContainsFunc(t.Calls, func(c Call) bool { return c.Outcome == Answered }) {
+		why := fmt.Sprintf("no call to %s was answered", t.Tool)
+		if len(t.Calls) > 0 {
+			why += fmt.Sprintf(" (the first ended %s: %s)", t.Calls[0].Outcome, clip(t.Calls[0].Answer))
+		}
+		return check.Errored(id, fmt.Errorf("%s, so the check saw it change nothing only when it did nothing: give arguments the tool accepts (tools: %s: args: ...)", why, t.Tool))
+	}
+	return check.Judge(id)
 }
 
 // KeyHeld judges a changed argument under a used key: the call must be

@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idemspec/idemspec/harness/check"
@@ -33,14 +34,44 @@ func TestSameEffect(t *testing.T) {
 	}
 }
 
-func TestNoChange(t *testing.T) {
-	same := &Trace{Readings: []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":1}`, nil)}}
-	changed := &Trace{Readings: []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":2}`, nil)}}
-	if v := NoChange("M4", same); v.Status != check.PASS {
-		t.Errorf("same state: %s", v.Status)
+// TestSameEffectNeedsAnAnsweredCall: a first call that the tool refused
+// is no measure of one call, even when its marker shows (a server that
+// logs what it refuses): ERROR, never PASS.
+func TestSameEffectNeedsAnAnsweredCall(t *testing.T) {
+	for _, o := range []Outcome{ToolError, Refused, Unknown, Lost} {
+		tr := &Trace{Tool: "put", Calls: []Call{{Seq: 1, Step: "call 1", Outcome: o, Answer: "no such file"}}, Readings: []Reading{
+			reading(whenOnce, "", map[string]int{"m": 1}),
+			reading(whenAfter, "", map[string]int{"m": 1}),
+		}}
+		if v := SameEffect("M1", tr, probe{whenOnce, "m"}, probe{whenAfter, "m"}); v.Status != check.ERROR || !strings.Contains(v.Reason, "no such file") {
+			t.Errorf("first call %s: %s (%s), want ERROR quoting its answer", o, v.Status, v.Reason)
+		}
 	}
-	if v := NoChange("M4", changed); v.Status != check.FAIL {
-		t.Errorf("changed state: %s", v.Status)
+	if v := SameEffect("M1", &Trace{Tool: "put"}, probe{whenOnce, "m"}); v.Status != check.ERROR {
+		t.Errorf("no call at all: %s, want ERROR", v.Status)
+	}
+}
+
+func TestNoChange(t *testing.T) {
+	answered := []Call{{Seq: 1, Outcome: ToolError}, {Seq: 2, Outcome: Answered}}
+	refused := []Call{{Seq: 1, Outcome: ToolError, Answer: "ENOENT"}, {Seq: 2, Outcome: Lost}}
+	same := []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":1}`, nil)}
+	changed := []Reading{reading(whenBefore, `{"a":1}`, nil), reading(whenAfter, `{"a":2}`, nil)}
+	for _, c := range []struct {
+		name     string
+		calls    []Call
+		readings []Reading
+		want     check.Status
+	}{
+		{"same state, a call answered", answered, same, check.PASS},
+		{"changed state", answered, changed, check.FAIL},
+		{"changed state, every call refused", refused, changed, check.FAIL},
+		{"same state, every call refused: no evidence", refused, same, check.ERROR},
+		{"same state, no call", nil, same, check.ERROR},
+	} {
+		if v := NoChange("M4", &Trace{Tool: "read", Calls: c.calls, Readings: c.readings}); v.Status != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, v.Status, v.Reason, c.want)
+		}
 	}
 }
 
@@ -87,5 +118,58 @@ func TestRetrySafe(t *testing.T) {
 				t.Errorf("verdict %s, want %s", v.Status, c.want)
 			}
 		})
+	}
+}
+
+// TestUnverified: an audit verified something only if a check that
+// calls a tool reached PASS or FAIL; M8, judged from the declaration,
+// verifies no hint.
+func TestUnverified(t *testing.T) {
+	tool := Audited{Tool: mcp.Tool{Name: "t", Annotated: true, ReadOnly: true}}
+	result := func(c *Check, s check.Status, reason string) Result {
+		return Result{Tool: tool.Tool, Check: c.Entry(), Verdict: check.Verdict{Check: c.ID, Status: s, Reason: reason}}
+	}
+	for _, c := range []struct {
+		name     string
+		results  []Result
+		tools    []Audited
+		verified bool
+	}{
+		{"M4 skipped for want of an oracle, M8 passed", []Result{result(M4, check.SKIP, "no oracle"), result(M8, check.PASS, "")}, []Audited{tool}, false},
+		{"M4 in error", []Result{result(M4, check.ERROR, "no call was answered")}, []Audited{tool}, false},
+		{"M4 passed", []Result{result(M4, check.PASS, ""), result(M8, check.PASS, "")}, []Audited{tool}, true},
+		{"M4 failed", []Result{result(M4, check.FAIL, "")}, []Audited{tool}, true},
+		{"no tool", nil, nil, false},
+	} {
+		why := Unverified(c.results, c.tools)
+		if (why == "") != c.verified {
+			t.Errorf("%s: %q, want verified %v", c.name, why, c.verified)
+		}
+		if why != "" && len(c.tools) > 0 && !strings.Contains(why, "name an oracle") {
+			t.Errorf("%s: %q gives no advice", c.name, why)
+		}
+	}
+}
+
+// TestSameEffectOfFreshArguments: a burst (or a retry after a crash) of
+// fresh arguments that left no effect is no FAIL when none of its calls
+// was answered (nothing to judge: ERROR), and a FAIL when one was.
+func TestSameEffectOfFreshArguments(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		outcome Outcome
+		want    check.Status
+	}{
+		{"every call of the burst refused", ToolError, check.ERROR},
+		{"a call of the burst answered, no effect", Answered, check.FAIL},
+	} {
+		tr := &Trace{Tool: "put", Calls: []Call{
+			{Seq: 1, Step: "one call", Args: `{"name":"idm-one"}`, Outcome: Answered},
+			{Seq: 2, Step: "burst 1/2", Args: `{"name":"idm-burst"}`, Outcome: ToolError, Answer: "busy"},
+			{Seq: 3, Step: "burst 2/2", Args: `{"name":"idm-burst"}`, Outcome: c.outcome},
+		}, Readings: []Reading{reading(whenBurst, "", map[string]int{"idm-one": 1, "idm-burst": 0})}}
+		if v := SameEffect("M2", tr, probe{whenBurst, "idm-one"}, probe{whenBurst, "idm-burst"}); v.Status != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, v.Status, v.Reason, c.want)
+		}
 	}
 }

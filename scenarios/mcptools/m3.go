@@ -2,21 +2,33 @@ package mcptools
 
 import (
 	"context"
+	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
 // M3: a tool declared idempotent, called again after a restart of the
-// server and after a crash mid-call, leaves the state of one call.
+// server and after a crash mid-call, a first call's and a repeat's,
+// leaves the state of one call.
 var M3 = define(Check{
 	ID: "M3", Level: check.MUST, Clause: clauseIdempotent,
 	Title:    "should leave the state of one call when a tool declared idempotent is called again after a restart and after a crash mid-call",
 	Concerns: mutating, Needs: restartable,
-	Calls: func(Settings) int { return 1 + 1 + 1 + 1 + 1 + 1 },
+	Calls: func(Settings) int { return 1 + 1 + 1 + 1 + 3 + 3 },
 	Run:   restarts,
 })
 
+const whenRepeatCrash = "after a crash mid-repeat and a retry"
+
+// restarts: a call, a restart, the call again; a repeat of that call
+// killed mid-call, the call again; a first call of fresh arguments
+// killed mid-call, the call again. A repeat is aimed at too because a
+// tool may take another path once its effect exists (a replace through a
+// temporary file, say), and a crash there may leave what a first call's
+// crash never does. The repeat's crash lands halfway through the time
+// the answered repeat after the restart took, counted from when it is
+// sent: in the middle of the call, whatever the machine's speed.
 func restarts(ctx context.Context, tr *trial) check.Verdict {
 	const id = "M3"
 	v, c := fresh(), fresh()
@@ -29,20 +41,38 @@ func restarts(ctx context.Context, tr *trial) check.Verdict {
 		return check.Errored(id, err)
 	}
 	tr.note("the server was restarted after call 1")
+	started := time.Now()
 	tr.call(ctx, "retry after the restart", args)
+	repeat := time.Since(started)
 	if err := tr.read(ctx, whenRestart, v.Marker); err != nil {
 		return check.Errored(id, err)
 	}
-	crashed := tr.argsFor(c)
-	where, err := tr.srv.CrashDuring(ctx, tr.tool.Name, crashed)
-	if err != nil {
+	if err := tr.crash(ctx, "a repeat of call 1, the server killed mid-call", args, repeat/2); err != nil {
 		return check.Errored(id, err)
 	}
-	tr.note("the server was killed %s", where)
-	tr.record("call, the server killed mid-call", crashed, mcp.Answer{}, nil, true)
-	tr.call(ctx, "retry after the crash", crashed)
+	tr.call(ctx, "retry after the crash of a repeat", args)
+	if err := tr.read(ctx, whenRepeatCrash, v.Marker); err != nil {
+		return check.Errored(id, err)
+	}
+	if err := tr.crash(ctx, "call with fresh arguments, the server killed mid-call", tr.argsFor(c), 0); err != nil {
+		return check.Errored(id, err)
+	}
+	tr.call(ctx, "retry after the crash", tr.argsFor(c))
 	if err := tr.read(ctx, whenCrash, c.Marker); err != nil {
 		return check.Errored(id, err)
 	}
-	return SameEffect(id, tr.trace, probe{whenOnce, v.Marker}, probe{whenRestart, v.Marker}, probe{whenCrash, c.Marker})
+	return SameEffect(id, tr.trace, probe{whenOnce, v.Marker}, probe{whenRestart, v.Marker}, probe{whenRepeatCrash, v.Marker}, probe{whenCrash, c.Marker})
+}
+
+// crash calls the tool, kills the server once the call is delivered and
+// after has passed since it was sent, and records the call as maybe
+// applied.
+func (tr *trial) crash(ctx context.Context, step string, args map[string]any, after time.Duration) error {
+	where, err := tr.srv.CrashDuring(ctx, tr.tool.Name, args, after)
+	if err != nil {
+		return err
+	}
+	tr.note("%s: the server was killed %s", step, where)
+	tr.record(step, args, mcp.Answer{}, nil, true)
+	return nil
 }

@@ -54,10 +54,10 @@ func search(ctx context.Context, tr *trial) check.Verdict {
 	if err := tr.read(ctx, whenOnce, one.Marker); err != nil {
 		return check.Errored(id, err)
 	}
-	unit := tr.trace.Readings[0].Counts[one.Marker]
-	if unit == 0 {
-		return SameEffect(id, tr.trace, probe{whenOnce, one.Marker}) // ERROR: the oracle cannot see this tool
+	if v := SameEffect(id, tr.trace, probe{whenOnce, one.Marker}); v.Status != check.PASS {
+		return v // ERROR: no answered call, or the oracle cannot see this tool
 	}
+	unit := tr.trace.Readings[0].Counts[one.Marker]
 	calibration := tr.trace
 	p := &prop{ctx: ctx, tr: tr, unit: unit, calibration: one.Marker, keyed: tr.key != "",
 		restartable: tr.srv.CannotRestart() == "", deadline: time.Now().Add(tr.s.propertyTime())}
@@ -72,6 +72,9 @@ func search(ctx context.Context, tr *trial) check.Verdict {
 		return check.Errored(id, err)
 	}
 	calibration.Notes = append(calibration.Notes, p.summary())
+	if seed := tr.s.Seed; seed != 0 && tr.s.Replay != nil {
+		calibration.Notes = append(calibration.Notes, fmt.Sprintf("seed %d draws these sequences again: %s", seed, tr.s.Replay(seed)))
+	}
 	if p.best == nil && p.ran == 0 {
 		return check.Skip(id, "the search's time ran out before any sequence called the tool")
 	}

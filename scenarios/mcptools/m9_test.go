@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
@@ -183,5 +186,36 @@ func TestM9TimeBound(t *testing.T) {
 	}
 	if len(r.Evidence.Tables[0].Rows) != 1 {
 		t.Errorf("M9 with no time made %d calls, want the measuring call only", len(r.Evidence.Tables[0].Rows))
+	}
+}
+
+// TestM9SeedDrawsTheSameSequences: from one seed, M9's search draws the
+// same sequences again (what --seed and the replay line promise); from
+// a random one, others.
+func TestM9SeedDrawsTheSameSequences(t *testing.T) {
+	if err := configureRapid(); err != nil {
+		t.Fatal(err)
+	}
+	p := &prop{tr: &trial{s: Settings{}}, keyed: true, restartable: true}
+	draws := func(seed uint64) string {
+		var plans []string
+		tb := property.NewTB("idemspec-mcp-M9-seed-"+token(), io.Discard)
+		err := seeded(seed, func() {
+			rapid.Check(tb, func(rt *rapid.T) {
+				if len(plans) < 10 {
+					plans = append(plans, planKey(p.draw(rt)))
+				}
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(plans, "\n")
+	}
+	if a, b := draws(42), draws(42); a != b {
+		t.Errorf("seed 42 drew\n%s\nthen\n%s", a, b)
+	}
+	if a, b := draws(0), draws(0); a == b {
+		t.Errorf("two random seeds drew the same ten sequences:\n%s", a)
 	}
 }

@@ -115,13 +115,38 @@ func configureRapid() error {
 	return configureErr
 }
 
+// seedMu guards rapid's seed flag: a search with a seed of its own holds
+// it alone for its whole run (rapid reads the flag as it starts, and
+// again for each sequence's seed); searches from a random seed share it.
+var seedMu sync.RWMutex
+
+// seeded runs f with rapid's base seed set to seed (0: a random one).
+func seeded(seed uint64, f func()) error {
+	if seed == 0 {
+		seedMu.RLock()
+		defer seedMu.RUnlock()
+		f()
+		return nil
+	}
+	seedMu.Lock()
+	defer seedMu.Unlock()
+	if err := flag.Set("rapid.seed", fmt.Sprint(seed)); err != nil {
+		return fmt.Errorf("rapid: -rapid.seed=%d: %w", seed, err)
+	}
+	defer flag.Set("rapid.seed", "0")
+	f()
+	return nil
+}
+
 func (p *prop) run() error {
 	if err := configureRapid(); err != nil {
 		return err
 	}
 	p.failed, p.passed = map[string]*run{}, map[string]bool{}
 	tb := property.NewTB("idemspec-mcp-M9-"+token(), io.Discard)
-	rapid.Check(tb, p.sequence)
+	if err := seeded(p.tr.s.Seed, func() { rapid.Check(tb, p.sequence) }); err != nil {
+		return err
+	}
 	if p.best == nil && tb.Failed() {
 		return fmt.Errorf("rapid: %s", tb.Message())
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
@@ -27,11 +29,50 @@ func audit(t *testing.T, srv mcptools.Server, tools []mcp.Tool, s mcptools.Setti
 	if err != nil {
 		t.Fatal(err)
 	}
+	results := mcptools.Run(ctx, srv, audited, s)
+	passedOnEvidence(t, mcptools.Report(results, audited, reports.Run{Complete: true}, reports.Meta{}))
 	got := map[mcpserver.Catch]mcptools.Result{}
-	for _, r := range mcptools.Run(ctx, srv, audited, s) {
+	for _, r := range results {
 		got[mcpserver.Catch{Check: r.Check.ID, Tool: r.Tool.Name}] = r
 	}
 	return got
+}
+
+// passedOnEvidence holds a report to the audit's rule of evidence: every
+// PASS of a check that calls the tool shows, in its evidence, an
+// answered call of the tool and the oracle's readings after it; a check
+// judged from the declaration alone says so in its notes.
+func passedOnEvidence(t *testing.T, r reports.Report) {
+	t.Helper()
+	fromDeclaration := map[string]bool{}
+	for _, c := range mcptools.Checks() {
+		fromDeclaration[c.ID] = c.Run == nil
+	}
+	for _, c := range r.Checks {
+		if c.Verdict != check.PASS {
+			continue
+		}
+		if fromDeclaration[c.ID] {
+			if len(c.Evidence.Notes) == 0 || !strings.Contains(c.Evidence.Notes[0], "judged from tools/list") {
+				t.Errorf("%s PASS without saying it was judged from the declaration: %+v", c.Label(), c.Evidence)
+			}
+			continue
+		}
+		answered, readings := false, 0
+		for _, tb := range c.Evidence.Tables {
+			for _, row := range tb.Rows {
+				switch {
+				case strings.HasPrefix(tb.Title, "calls to "):
+					answered = answered || (row[2] == c.Subject && row[4] == string(mcptools.Answered))
+				case strings.HasPrefix(tb.Title, "oracle readings"):
+					readings++
+				}
+			}
+		}
+		if !answered || readings == 0 {
+			t.Errorf("%s PASS with no answered call of %s (%t) or no oracle reading (%d) in its evidence", c.Label(), c.Subject, answered, readings)
+		}
+	}
 }
 
 // TestStdioMatrix is the detection matrix over stdio: the reference gets

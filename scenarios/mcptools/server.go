@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"time"
 
 	"github.com/idemspec/idemspec/targets/mcp"
 )
@@ -19,8 +20,10 @@ type Server interface {
 	// Restart stops the server cleanly and starts it again.
 	Restart(ctx context.Context) error
 	// CrashDuring calls a tool, kills the server while the call is in
-	// flight, and starts it again; it says where the crash landed.
-	CrashDuring(ctx context.Context, tool string, args map[string]any) (string, error)
+	// flight (once the call is delivered, and not before after has passed
+	// since it was sent; 0: as soon as the transport allows), and starts
+	// it again; it says where the crash landed.
+	CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error)
 	// CannotRestart says why the server cannot be restarted ("": it can).
 	CannotRestart() string
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -36,6 +38,9 @@ type File struct {
 	TLS         any             `yaml:"tls"`
 	AllowRemote bool            `yaml:"allow_remote"`
 	HTTP        *targets.Target `yaml:"-"`
+	// secrets holds, for a stdio server, the values from the environment
+	// in mcp.command and mcp.env (HTTP holds a URL server's).
+	secrets *targets.Target
 }
 
 // Endpoint is how the server is reached: a command that speaks stdio,
@@ -80,8 +85,61 @@ func Load(path string) (File, error) {
 		}
 	} else if f.Process != nil || f.Restart != nil || f.TLS != nil {
 		return File{}, fmt.Errorf("%s: process:, restart: and tls: concern a server at mcp: url:; a stdio server (mcp: command:) is run by idemspec itself", path)
+	} else {
+		stdio, err := targets.ParseMCPStdio(path, b)
+		if err != nil {
+			return File{}, err
+		}
+		f.MCP.Env, f.secrets = stdio.Env, stdio.Secrets
 	}
 	return f, nil
+}
+
+// ForCommand is the file of a stdio server given as a command (the --cmd
+// flag); the values of its ${NAME}s are secrets.
+func ForCommand(command string) (File, error) {
+	secrets, err := targets.CommandSecrets(command)
+	if err != nil {
+		return File{}, err
+	}
+	return File{MCP: Endpoint{Command: command}, secrets: secrets}, nil
+}
+
+// Redact replaces the file's secrets in s, in every form a report may
+// carry them (targets.Target.Redact).
+func (f File) Redact(s string) string {
+	switch {
+	case f.HTTP != nil:
+		return f.HTTP.Redact(s)
+	case f.secrets != nil:
+		return f.secrets.Redact(s)
+	}
+	return s
+}
+
+// RedactWriter redacts the file's secrets from a stream; Flush it when
+// the stream ends.
+func (f File) RedactWriter(w io.Writer) *targets.RedactWriter {
+	t := f.HTTP
+	if t == nil {
+		t = f.secrets
+	}
+	if t == nil {
+		t = &targets.Target{}
+	}
+	return t.RedactWriter(w)
+}
+
+// Warnings are what loading the file found worth saying (a secret too
+// short to redact).
+func (f File) Warnings() []string {
+	switch {
+	case f.HTTP != nil:
+		return f.HTTP.Warnings
+	case f.secrets != nil:
+		return f.secrets.Warnings
+	}
+	return nil
 }
 
 // ForURL is the file of a server already running at url (the --url
@@ -108,11 +166,12 @@ func (f File) check() error {
 	return nil
 }
 
-// EnvList is the endpoint's environment as KEY=VALUE pairs.
+// EnvList is the endpoint's environment as KEY=VALUE pairs, its
+// ${ENV}s expanded when the file was loaded.
 func (e Endpoint) EnvList() []string {
 	var out []string
-	for k, v := range e.Env {
-		out = append(out, k+"="+os.ExpandEnv(v))
+	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
+		out = append(out, k+"="+e.Env[k])
 	}
 	return out
 }

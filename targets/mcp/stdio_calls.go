@@ -34,23 +34,28 @@ func (s *Stdio) CallLost(ctx context.Context, tool string, args map[string]any) 
 }
 
 // CrashDuring starts a call, kills the server (SIGKILL to its group)
-// CrashAfter after the call was written to its input, and starts it
-// again. The call's outcome is unknown; the description says where the
+// once the call was written to its input: CrashAfter later, or, aimed
+// (after > 0), once after has passed since the call was sent,
+// and starts it again. The call's outcome is unknown; the description says where the
 // crash landed.
-func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]any) (string, error) {
+func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error) {
 	s.mu.Lock()
 	session, in := s.session, s.in // this server's, not its successor's
 	s.mu.Unlock()
 	if session == nil {
 		return "", errStopped
 	}
-	written := in.arm()
+	least := CrashAfter
+	if after > 0 {
+		least = 0 // the caller aims, from when the call is sent
+	}
+	written, sent := in.arm(), time.Now()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		session.Call(ctx, tool, args)
 	}()
-	where, err := AwaitCrashPoint(ctx, written, done, CrashAfter)
+	where, err := AwaitCrashPoint(ctx, written, done, least, sent.Add(after))
 	if err != nil {
 		return "", err
 	}
