@@ -20,15 +20,15 @@ import (
 // that copy allocate 32 KiB per direction and per side: 128 KiB per
 // proxied connection, held for the connection's life, 128 MB for a burst
 // of 1000. The feed hands the links the sockets behind a reader and a
-// writer that copy through linkBuffer bytes instead.
+// writer that copy through a growing buffer instead.
 
 // A link's copy starts with linkBufferMin bytes and doubles its buffer
-// each time a read fills it, up to linkBufferMax: requests and answers
-// the checks send are a few hundred bytes, so a burst's connection holds
-// about 2 KiB for its four copies, and a large answer (an oracle's list)
+// each time a read fills it, up to linkBufferMax: a request or an
+// answer the checks send fits in one read, so a burst's connection holds
+// about 4 KiB for its four copies, and a large answer (an oracle's list)
 // still moves in big reads.
 const (
-	linkBufferMin = 512
+	linkBufferMin = 1 << 10
 	linkBufferMax = 32 << 10
 )
 
