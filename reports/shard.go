@@ -39,13 +39,15 @@ func ParseShard(s string) (Shard, error) {
 // String is INDEX/COUNT.
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
-// Deal says whether the k-th unit (from 0) of the suite's units, ordered
-// by operation and then by check, belongs to shard s. The units are
-// dealt like cards, so each shard gets a share of every operation and
-// of the slow checks, and the slice is the same on every machine that
+// Deal says whether the k-th unit (from 0) of the op-th operation (from
+// 0, in the target file's order) belongs to shard s. The units of each
+// operation are dealt like cards, and each operation's deal starts one
+// shard further on, so every shard gets a share of every operation and
+// the slow checks (a property search, a restart) go round the shards
+// rather than all to one. The slice is the same on every machine that
 // has the same target file and catalogue. The zero Shard holds all.
-func (s Shard) Deal(k int) bool {
-	return s.Count <= 1 || k%s.Count == s.Index-1
+func (s Shard) Deal(op, k int) bool {
+	return s.Count <= 1 || (op+k)%s.Count == s.Index-1
 }
 
 // ShardRun is one shard's run, as a merged report lists them.

@@ -9,7 +9,8 @@ import (
 // A suite's shards (`idemspec run --shard I/N`) part its checks between
 // machines. The units are the suite's server checks, operation by
 // operation in the target file's order and then in catalogue order,
-// dealt to the shards like cards (reports.Shard.Deal): the slice depends
+// dealt to the shards like cards, each operation's deal one shard on
+// (reports.Shard.Deal): the slice depends
 // on the target file and the catalogue alone, never on the seed, so N
 // machines with the same binary and file run every check once.
 
@@ -23,15 +24,12 @@ func unitOf(c *Check) string {
 	return c.ID
 }
 
-// units lists the suite's units of the server checks for operations ops.
-func units(ops []string) []string {
+// units lists the units of the server checks of one operation.
+func units() []string {
 	var out []string
-	for _, op := range ops {
-		for _, c := range Checks() {
-			u := op + "\x00" + unitOf(c)
-			if c.Group != clientGroup && !slices.Contains(out, u) {
-				out = append(out, u)
-			}
+	for _, c := range Checks() {
+		if u := unitOf(c); c.Group != clientGroup && !slices.Contains(out, u) {
+			out = append(out, u)
 		}
 	}
 	return out
@@ -64,5 +62,5 @@ func InShard(s *reports.Shard, op, id string) bool {
 	if !ok {
 		return false
 	}
-	return s.Deal(slices.Index(units(s.Operations), op+"\x00"+unitOf(c)))
+	return s.Deal(slices.Index(s.Operations, op), slices.Index(units(), unitOf(c)))
 }

@@ -10,7 +10,8 @@ import (
 
 // TestShardsPartTheSuite: for any number of shards, every server check
 // of every operation runs in exactly one shard, P1 and P2 (one search)
-// in the same, and the shards' sizes within a unit of each other.
+// in the same, the searches of successive operations in successive
+// shards, and the shards' sizes within a unit of each other.
 func TestShardsPartTheSuite(t *testing.T) {
 	for _, ops := range [][]string{{""}, {"create", "capture", "refund"}} {
 		for n := 1; n <= 7; n++ {
@@ -45,6 +46,15 @@ func TestShardsPartTheSuite(t *testing.T) {
 					if owner[op+" P1"] != owner[op+" P2"] {
 						t.Errorf("%s: P1 in shard %d, P2 in %d: they share one search", op, owner[op+" P1"], owner[op+" P2"])
 					}
+				}
+				// The slowest unit, the property search, goes round the
+				// shards, one operation after another.
+				searches := map[int]bool{}
+				for _, op := range ops {
+					searches[owner[op+" P1"]] = true
+				}
+				if want := min(n, len(ops)); len(searches) != want {
+					t.Errorf("the %d operations' searches run in shards %v, want %d shards", len(ops), searches, want)
 				}
 				lo, hi := sizes[1], sizes[1]
 				for _, k := range sizes[1:] {
