@@ -111,7 +111,7 @@ func validKey(k string) bool {
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, q request, a answer) {
 	s.mu.Lock()
-	arrival := Arrival{At: at, Key: q.key, Tenant: q.tenant, Hash: q.hash, Status: a.status, Path: r.URL.Path}
+	arrival := Arrival{At: at, Key: q.key, Tenant: q.tenant, Hash: q.hash, Status: a.status, Method: r.Method, Path: r.URL.Path}
 	s.seen = append(s.seen, arrival)
 	s.requests = append(s.requests, arrival)
 	s.mu.Unlock()

@@ -28,7 +28,7 @@ func unitOf(c *Check) string {
 func units() []string {
 	var out []string
 	for _, c := range Checks() {
-		if u := unitOf(c); c.Group != clientGroup && !slices.Contains(out, u) {
+		if u := unitOf(c); !ofClientMode(c.Group) && !slices.Contains(out, u) {
 			out = append(out, u)
 		}
 	}
@@ -44,7 +44,7 @@ func SliceSuite(s reports.Shard, ops []string) reports.Shard {
 	s.Checks = 0
 	for range ops {
 		for _, c := range Checks() {
-			if c.Group != clientGroup {
+			if !ofClientMode(c.Group) {
 				s.Checks++
 			}
 		}

@@ -76,7 +76,7 @@ func TestShardsPartTheSuite(t *testing.T) {
 func serverChecks() []*scenarios.Check {
 	var out []*scenarios.Check
 	for _, c := range scenarios.Checks() {
-		if c.Group != "client" {
+		if c.Group != "client" && c.Group != "workflow" {
 			out = append(out, c)
 		}
 	}

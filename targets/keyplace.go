@@ -51,11 +51,11 @@ func (d *document) keyPlace(s keySpec, k *Key, c Create) error {
 		}
 	}
 	k.Name = or(s.Name, s.Header)
-	var probe bytes.Buffer
-	if err := c.Body.Execute(&probe, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe}); err != nil {
+	probe, err := render(c.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe})
+	if err != nil {
 		return d.errorf("create.body", "%v", templateReason(err))
 	}
-	inBody := strings.Contains(probe.String(), probeKey)
+	inBody := strings.Contains(probe, probeKey)
 	switch k.In {
 	case KeyInHeader:
 		k.Name = or(k.Name, DefaultKeyHeader)
@@ -73,7 +73,7 @@ func (d *document) keyPlace(s keySpec, k *Key, c Create) error {
 		if !inBody {
 			return d.errorf("create.body", "must contain {{.Key}} where the key goes: key.in is body")
 		}
-		path, err := bodyKeyPath(probe.Bytes())
+		path, err := bodyKeyPath([]byte(probe))
 		if err != nil {
 			return d.errorf("create.body", "with key.in: body, %v", err)
 		}
@@ -174,7 +174,11 @@ func (t *Target) NewCreateWith(ctx context.Context, keys []string, body []byte) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, t.Create.Method, t.resolve(path), nil)
+	u, err := t.pathURL(path)
+	if err != nil {
+		return nil, fmt.Errorf("create.path: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, t.Create.Method, u, nil)
 	if err != nil {
 		return nil, err
 	}

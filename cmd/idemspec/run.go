@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,10 @@ func (f *runFlags) validate() error {
 	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
 		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
 	}
+	if r := f.settings.Limits.Rate; math.IsNaN(r) || math.IsInf(r, 0) {
+		// NaN passed every comparison above and switched pacing off.
+		return fmt.Errorf("--rate %g: must be a number of requests per second (0: no limit)", r)
+	}
 	if r := f.tuning.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
 		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
 	}
@@ -155,9 +160,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	defer sig.stop()
 	ctx := sig.first
 	started := time.Now()
-	target, err := targets.Load(f.target)
-	if mcpErr := notMCP(f.target); mcpErr != nil {
-		err = mcpErr
+	target, err := loadTarget(ctx, f.target, f.timeout)
+	if _, ok := err.(errLoadAbandoned); ok {
+		return fail(stderr, err)
 	}
 	if err != nil {
 		return f.notRun(nil, "", started, err, stdout, stderr)
@@ -212,6 +217,7 @@ type suiteRun struct {
 	quiet, noColor  bool
 	timeout         time.Duration // the whole run's bound (0: Ginkgo's own)
 	client          bool
+	workflow        bool // client mode's workflow shape
 	banner          string
 	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
 	// one; nil means never.
@@ -271,12 +277,16 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	view.Live = view.Live && !r.verbose // Ginkgo's stream would break into the status line
 	shown := console.New(progress, view)
 	defer shown.Close()
-	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Property: r.property, Tuning: r.tuning, Shard: r.shard})
+	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Workflow: r.workflow, Property: r.property, Tuning: r.tuning, Shard: r.shard})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
 		buildVersion(), r.banner, env.RunID, suiteConfig.RandomSeed)
-	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	if r.workflow {
+		fmt.Fprintln(stdout, "oracle: the reference server's database (every resource and event carrying the job's marker, of every tenant)")
+	} else {
+		fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	}
 	if r.shard != nil {
 		fmt.Fprintf(stdout, "shard %s: this run holds its slice of the suite's %d checks\n", r.shard, r.shard.Checks)
 	}
