@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -86,6 +87,12 @@ type Server struct {
 	life   sync.RWMutex
 	killed bool
 	dead   chan struct{} // closed by kill
+	// stopping is set by a graceful stop, the SIGTERM; busy counts the
+	// handlers running. Once stopping, a write outside every handler (a
+	// background task's) is refused: a stopping process gives such a
+	// task no time beyond its requests in flight.
+	stopping atomic.Bool
+	busy     atomic.Int64
 }
 
 // Arrival is one create request as the server saw it.
@@ -216,9 +223,9 @@ func (s *Server) Handler() http.Handler {
 	})
 	h := s.held(mux)
 	if s.opts.Log == nil {
-		return h
+		return s.counted(h)
 	}
-	return s.logged(h)
+	return s.counted(s.logged(h))
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {

@@ -99,7 +99,7 @@ func junitSuiteOf(r Report, op string) junitSuite {
 			{"target", r.Target.Source}, {"base_url", r.Target.BaseURL}, {"profile", r.Target.Profile},
 			{"oracle", r.Target.Oracle}, {"tool_version", r.Tool.Version}, {"schema", r.Schema},
 			{"run_id", r.Run.ID}, {"seed", fmt.Sprint(r.Run.Seed)}, {"strict", fmt.Sprint(r.Run.Strict)},
-			{"complete", fmt.Sprint(r.Run.Complete)},
+			{"complete", fmt.Sprint(r.Run.Complete)}, {"summary", r.Headline()},
 		},
 	}
 	classPrefix := "idemspec."
@@ -114,9 +114,20 @@ func junitSuiteOf(r Report, op string) junitSuite {
 	if !r.Run.Complete {
 		suite.Properties = append(suite.Properties, junitProperty{"incomplete", r.Run.Incomplete})
 	}
+	if s := r.Run.Shard; s != nil {
+		suite.Properties = append(suite.Properties, junitProperty{"shard", s.String()})
+	}
+	if n := len(r.Run.Shards); n > 0 {
+		suite.Properties = append(suite.Properties, junitProperty{"shards", fmt.Sprint(n)})
+	}
 	var took float64
+	searched := false
 	for _, c := range r.ChecksOf(op) {
-		took += c.DurationMS
+		// The property checks share one search: its time counts once.
+		if c.Evidence.Search == 0 || !searched {
+			took += c.DurationMS
+		}
+		searched = searched || c.Evidence.Search > 0
 		tc := junitCase{
 			Name:      c.Label() + " " + c.Title,
 			Classname: classPrefix + c.Group,
@@ -125,6 +136,9 @@ func junitSuiteOf(r Report, op string) junitSuite {
 				{"check", c.ID}, {"level", string(c.Level)}, {"clause", c.Clause},
 				{"group", c.Group}, {"verdict", string(c.Verdict)},
 			},
+		}
+		if c.Shard != 0 {
+			tc.Properties = append(tc.Properties, junitProperty{"shard", fmt.Sprint(c.Shard)})
 		}
 		detail := problemText(c)
 		switch {

@@ -26,7 +26,17 @@ type Options struct {
 	// Redraws paces the status line (nil: a redraw every 150 ms). The
 	// redraws stop at Close.
 	Redraws <-chan time.Time
+	// ProgressEvery, when not Live, prints a line saying which check is
+	// under way, for how long and how far, at this interval while one
+	// runs (0: none): a piped run is never silent for longer through a
+	// long check (P1 ran 26 s without a line). Progress paces it instead
+	// (tests).
+	ProgressEvery time.Duration
+	Progress      <-chan time.Time
 }
+
+// ProgressEvery is how often a piped run says which check is under way.
+const ProgressEvery = 10 * time.Second
 
 // redrawEvery throttles the status line: often enough for a clock that
 // reads in tenths of a second, rarely enough to cost nothing.
@@ -71,15 +81,18 @@ type Display struct {
 // New makes a Display that writes to w.
 func New(w io.Writer, o Options) *Display {
 	d := &Display{w: w, opts: o, held: map[string]string{}}
-	if o.Live {
-		redraws := o.Redraws
+	ticks, every := o.Redraws, redrawEvery
+	if !o.Live {
+		ticks, every = o.Progress, o.ProgressEvery
+	}
+	if o.Live || ticks != nil || every > 0 {
 		var ticker *time.Ticker
-		if redraws == nil {
-			ticker = time.NewTicker(redrawEvery)
-			redraws = ticker.C
+		if ticks == nil {
+			ticker = time.NewTicker(every)
+			ticks = ticker.C
 		}
 		d.stop, d.done = make(chan struct{}), make(chan struct{})
-		go d.redraw(redraws, ticker)
+		go d.redraw(ticks, ticker)
 	}
 	return d
 }
@@ -173,7 +186,8 @@ func (d *Display) clear() {
 	}
 }
 
-// redraw repaints the status line at each tick until Close.
+// redraw repaints the status line at each tick until Close, or, when
+// not Live, prints it as a line of its own while a check is under way.
 func (d *Display) redraw(ticks <-chan time.Time, ticker *time.Ticker) {
 	defer close(d.done)
 	if ticker != nil {
@@ -185,6 +199,13 @@ func (d *Display) redraw(ticks <-chan time.Time, ticker *time.Ticker) {
 			return
 		case <-ticks:
 			d.mu.Lock()
+			if !d.opts.Live {
+				if d.current.ID != "" {
+					io.WriteString(d.w, "...   "+d.progress()+"\n")
+				}
+				d.mu.Unlock()
+				continue
+			}
 			if d.current.ID != "" {
 				io.WriteString(d.w, "\r"+d.status()+eraseRest)
 				d.shown = true
@@ -201,11 +222,7 @@ func (d *Display) redraw(ticks <-chan time.Time, ticker *time.Ticker) {
 // terminal's width, so that it never wraps onto a second line that "\r"
 // could not return to.
 func (d *Display) status() string {
-	s := fmt.Sprintf("[%d/%d] %s %s", d.started, max(d.selected, d.started), d.current.ID, elapsed(time.Since(d.since)))
-	if d.detail != "" {
-		s += " · " + d.detail
-	}
-	s += " · " + d.current.Title
+	s := d.progress()
 	width := 80
 	if d.opts.Columns != nil && d.opts.Columns() > 0 {
 		width = d.opts.Columns()
@@ -214,6 +231,16 @@ func (d *Display) status() string {
 		s = string(r[:max(width-2, 0)]) + "…"
 	}
 	return s
+}
+
+// progress says where the run is, the check under way and how long it
+// has run, what it said last, and its title.
+func (d *Display) progress() string {
+	s := fmt.Sprintf("[%d/%d] %s %s", d.started, max(d.selected, d.started), d.current.ID, elapsed(time.Since(d.since)))
+	if d.detail != "" {
+		s += " · " + d.detail
+	}
+	return s + " · " + d.current.Title
 }
 
 // elapsed reads in tenths of a second, then minutes and seconds.

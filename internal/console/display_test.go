@@ -233,3 +233,41 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("lines out of order: %q", got)
 	}
 }
+
+// A piped run prints a line at each progress tick while a check is
+// under way, and nothing at a tick between checks; no escape sequence.
+func TestProgressLinesWhenNotLive(t *testing.T) {
+	var out screen
+	ticks := make(chan time.Time)
+	d := console.New(&out, console.Options{InOrder: true, Progress: ticks})
+	t.Cleanup(d.Close)
+	tick := func() { ticks <- time.Now(); ticks <- time.Now() } // the second is taken once the first is written
+	d.Begin([]check.Check{p1, s1}, all)
+	tick()
+	if got := out.String(); got != "" {
+		t.Errorf("a progress line with no check under way: %q", got)
+	}
+	d.Start(p1)
+	d.Searching("MUST rules: sequence 3 of 25")
+	tick()
+	// Each tick's line, whole (a log does not wrap), with no escape.
+	want := "...   [1/2] P1 0.0s · MUST rules: sequence 3 of 25 · should execute each key once across random sequences"
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for _, l := range lines {
+		if l != want {
+			t.Fatalf("progress: %q, want lines %q", out.String(), want)
+		}
+	}
+	d.Finish("P1", check.PASS, "P1")
+	before := out.String()
+	tick()
+	if got := out.String(); got != before {
+		t.Errorf("a progress line after the check finished: %q", strings.TrimPrefix(got, before))
+	}
+	d.Close()
+	select {
+	case ticks <- time.Now():
+		t.Error("still printing progress after Close")
+	case <-time.After(50 * time.Millisecond):
+	}
+}
