@@ -53,6 +53,7 @@ func TestRunTimeoutWritesWhatFinished(t *testing.T) {
 // or for 24h (the reference told so) looks the same within the bound.
 func TestLongInProgressTimeoutIsBounded(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, target := range []string{"fake:reference?in_progress_timeout=24h", "fake:stuck-inflight?in_progress_timeout=24h"} {
 		for _, filter := range []string{"", "S5b || property"} {
 			t.Run(target+" "+filter, func(t *testing.T) {

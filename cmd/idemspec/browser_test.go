@@ -31,6 +31,7 @@ func chromiumFlags(profile string) []string {
 
 func TestHTMLReportInChromium(t *testing.T) {
 	long(t)
+	t.Parallel()
 	chromium := requireTool(t, "chromium", "chromium")
 	dir := runInto(t, "fake:ignore-payload", 1)
 	rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))

@@ -312,6 +312,9 @@ func TestCIExamplesBuildAtThePinnedCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds idemspec at the pinned commit: the full tier's")
 	}
+	// Its builds are CPU the matrices, waiting on their targets, leave
+	// idle: run beside them, not before them.
+	t.Parallel()
 	repo, err := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
 	if err != nil {
 		if os.Getenv("CI") == "true" {

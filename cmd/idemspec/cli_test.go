@@ -59,8 +59,10 @@ func TestMain(m *testing.M) {
 }
 
 // parallelTests is how many of the package's parallel tests run at once
-// when -parallel is not given: the three matrices and three others.
-const parallelTests = 6
+// when -parallel is not given: the three matrices and five others. The
+// long tests are parallel (a sequential one holds up every parallel
+// test until it ends), so this is what keeps the cores busy.
+const parallelTests = 8
 
 // flagGiven says whether the command line set a flag.
 func flagGiven(name string) bool {

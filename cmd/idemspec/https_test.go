@@ -86,6 +86,7 @@ func (ca *testCA) issue(t *testing.T, dnsName string, usage x509.ExtKeyUsage) (t
 // CA must be refused: the checks are not switched off.
 func TestSuiteOverHTTPS(t *testing.T) {
 	long(t)
+	t.Parallel()
 	ca, clientCA := newTestCA(t, "idemspec test CA"), newTestCA(t, "idemspec client CA")
 	serverCert, _, _ := ca.issue(t, "localhost", x509.ExtKeyUsageServerAuth)
 	_, clientPEM, clientKey := clientCA.issue(t, "idemspec-client", x509.ExtKeyUsageClientAuth)

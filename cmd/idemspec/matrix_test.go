@@ -312,6 +312,7 @@ func TestEveryCheckHasAMutant(t *testing.T) {
 // check gives WARN and exit 0; with --strict the same WARN exits 1.
 func TestStrictTurnsWarnIntoFailure(t *testing.T) {
 	long(t)
+	t.Parallel()
 	const mutant = "fake:first-of-duplicate-keys"
 	m := serverMutant(t, strings.TrimPrefix(mutant, "fake:"))
 	for _, id := range m.Catches {

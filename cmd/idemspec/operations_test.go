@@ -26,6 +26,7 @@ var operationsExample = filepath.Join("..", "..", "examples", "targets", "operat
 // drives every check once per operation, sharing one process.
 func TestOperationsDetection(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, name := range []string{fakes.Reference, "ignore-payload"} {
 		m := serverMutant(t, name)
 		t.Run(name, func(t *testing.T) {
@@ -116,6 +117,7 @@ var actionExample = filepath.Join("..", "..", "examples", "targets", "action-wit
 // events appended to a parent that setup made once per marker.
 func TestActionOnAParent(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, name := range []string{fakes.Reference, "ignore-payload"} {
 		m := serverMutant(t, name)
 		t.Run(name, func(t *testing.T) {

@@ -29,6 +29,7 @@ var processExample = filepath.Join("..", "..", "examples", "targets", "process-r
 // process idemspec started is left after any run.
 func TestProcessTargetDetection(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight", "record-after-answer"} {
 		m := serverMutant(t, name)
 		t.Run(name, func(t *testing.T) {

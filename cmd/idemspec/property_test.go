@@ -99,6 +99,7 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 // every run) or at least the same broken rule (for a race).
 func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, c := range []struct {
 		mutant string
 		check  string
@@ -145,6 +146,7 @@ func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 // passes P1 and P2 whatever the seed, and the twins were really drawn.
 func TestPropertiesAttributeSharedViews(t *testing.T) {
 	long(t)
+	t.Parallel()
 	const seeds = 20
 	for seed := 1; seed <= seeds; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {

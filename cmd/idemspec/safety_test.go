@@ -189,6 +189,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 // plan is exact (the usual count equals the bound), exactly that.
 func TestPlanMatchesWhatIsSent(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, sc := range scenarios.Checks() {
 		if sc.Plan == nil {
 			continue // a client check: `idemspec client` runs it
@@ -215,6 +216,7 @@ func TestPlanMatchesWhatIsSentWithTheKeyInTheBody(t *testing.T) {
 // each check's markers, and every check still sends what it planned.
 func TestPlanMatchesWhatIsSentWithSetup(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, sc := range scenarios.Checks() {
 		if sc.Plan == nil {
 			continue
