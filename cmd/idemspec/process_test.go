@@ -78,6 +78,7 @@ func TestProcessTargetDetection(t *testing.T) {
 // and exit 2.
 func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
@@ -142,6 +143,7 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 // SKIP with a reason, and exit 0 when everything else passes.
 func TestNoRestartCapabilitySkipsS5(t *testing.T) {
 	long(t)
+	t.Parallel()
 	in, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +181,7 @@ in_progress_timeout: 2s
 // cannot crash a request mid-way).
 func TestRestartCommandHook(t *testing.T) {
 	long(t)
+	t.Parallel()
 	dir := t.TempDir()
 	port := freePort(t)
 	// The script starts the server detached and records its pid; the

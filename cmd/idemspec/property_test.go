@@ -236,6 +236,7 @@ func shape(steps []history.Step) []string {
 // and no process is left behind.
 func TestPropertyOnProcessTarget(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, name := range []string{fakes.Reference, "split-commit", "stuck-inflight"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -21,6 +21,7 @@ import (
 // (a MayCatch check may go either way), and the reference has none.
 func TestCompareMatchesDetectionMatrix(t *testing.T) {
 	long(t)
+	t.Parallel()
 	want := map[string]fakes.Mutant{"fake:" + fakes.Reference: {Name: fakes.Reference}}
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		if slices.Contains([]string{"nodedup", "check-then-insert", "ignore-payload"}, m.Name) {
@@ -151,6 +152,7 @@ func htmlMatrix(t *testing.T, path string) map[string]map[string]string {
 // same Markdown, HTML and JUnit files the run wrote.
 func TestReportRerendersFromJSON(t *testing.T) {
 	long(t)
+	t.Parallel()
 	dir := runInto(t, "fake:ignore-payload", 1)
 	out := t.TempDir()
 	if r := idemspec(t, "report", filepath.Join(dir, "report.json"), "--out", out); r.code != 0 {

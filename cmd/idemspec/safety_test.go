@@ -204,6 +204,7 @@ func TestPlanMatchesWhatIsSent(t *testing.T) {
 // With the key in the body there is no duplicated header: the malformed
 // keys are one fewer, and the plan says so.
 func TestPlanMatchesWhatIsSentWithTheKeyInTheBody(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"K1", "K2", "K2a"} {
 		t.Run(id, func(t *testing.T) {
 			t.Parallel()
@@ -254,6 +255,7 @@ func planMatchesWhatIsSent(t *testing.T, target, id string) {
 
 func TestBudgetIsNeverExceeded(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, budget := range []int{5, 40} {
 		t.Run(strconv.Itoa(budget), func(t *testing.T) {
 			c, _, file := countingTarget(t, "")
