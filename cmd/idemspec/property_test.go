@@ -31,7 +31,7 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 	forEach(t, serverFanOut(t), longestFirst(t, matrixEntries()), entryName, func(t *testing.T, m matrixEntry) {
 		runs := entryRuns(t, m)
 		for i := 0; i < runs; i++ {
-			r := run(t, "--target", m.target, "--label-filter", "property")
+			r := matrixRun(t, m, "--target", m.target, "--label-filter", "property")
 			want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
 			catcher, code := "", 0
 			switch {
