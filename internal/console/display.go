@@ -23,14 +23,27 @@ type Options struct {
 	// Columns is the terminal's width, read at each redraw so that a
 	// resized window is followed (nil, or 0: 80).
 	Columns func() int
-	// Redraws paces the status line (nil: a redraw every 150 ms). The
-	// redraws stop at Close.
+	// Redraws paces the status line (nil: a redraw every 150 ms); in a
+	// log, it paces the look at whether a progress line is due (nil:
+	// every second). The ticks stop at Close.
 	Redraws <-chan time.Time
+	// Now is the display's clock (nil: time.Now); tests set it to show
+	// a long check without waiting for one.
+	Now func() time.Time
 }
 
 // redrawEvery throttles the status line: often enough for a clock that
 // reads in tenths of a second, rarely enough to cost nothing.
 const redrawEvery = 150 * time.Millisecond
+
+// In a log there is no status line: a check under way that has printed
+// nothing for quietAtMost gets a progress line, so a long property
+// search never looks like a hang to a CI job or a person tailing it.
+// heartbeatEvery is how often that is looked at.
+const (
+	quietAtMost    = 10 * time.Second
+	heartbeatEvery = time.Second
+)
 
 // The ANSI sequences a live display writes: clearLine returns to the
 // start of the line and erases it; eraseRest erases what an older,
@@ -61,6 +74,9 @@ type Display struct {
 	since   time.Time
 	detail  string
 	shown   bool // a status line is on the screen
+	// written is when the display last wrote a line (a log's progress
+	// lines are due when it has been quiet for quietAtMost).
+	written time.Time
 
 	// stop ends the redraws (once), done says they have ended.
 	stop     chan struct{}
@@ -71,16 +87,21 @@ type Display struct {
 // New makes a Display that writes to w.
 func New(w io.Writer, o Options) *Display {
 	d := &Display{w: w, opts: o, held: map[string]string{}}
-	if o.Live {
-		redraws := o.Redraws
-		var ticker *time.Ticker
-		if redraws == nil {
-			ticker = time.NewTicker(redrawEvery)
-			redraws = ticker.C
-		}
-		d.stop, d.done = make(chan struct{}), make(chan struct{})
-		go d.redraw(redraws, ticker)
+	if d.opts.Now == nil {
+		d.opts.Now = time.Now
 	}
+	every, tick := heartbeatEvery, d.heartbeat
+	if o.Live {
+		every, tick = redrawEvery, d.redraw
+	}
+	ticks := o.Redraws
+	var ticker *time.Ticker
+	if ticks == nil {
+		ticker = time.NewTicker(every)
+		ticks = ticker.C
+	}
+	d.stop, d.done = make(chan struct{}), make(chan struct{})
+	go d.follow(ticks, ticker, tick)
 	return d
 }
 
@@ -103,7 +124,7 @@ func (d *Display) Start(c check.Check) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.started++
-	d.current, d.since, d.detail = c, time.Now(), ""
+	d.current, d.since, d.detail = c, d.opts.Now(), ""
 }
 
 // Searching says how far the check under way has got, in its own words
@@ -144,10 +165,8 @@ func (d *Display) Finish(id string, status check.Status, line string) {
 // status line and clears it. A line finished after Close is printed at
 // once. Close may be called more than once.
 func (d *Display) Close() {
-	if d.stop != nil {
-		d.stopOnce.Do(func() { close(d.stop) })
-		<-d.done
-	}
+	d.stopOnce.Do(func() { close(d.stop) })
+	<-d.done
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, id := range d.order[d.next:] {
@@ -164,6 +183,7 @@ func (d *Display) Close() {
 func (d *Display) print(text string) {
 	d.clear()
 	io.WriteString(d.w, text)
+	d.written = d.opts.Now()
 }
 
 func (d *Display) clear() {
@@ -173,8 +193,8 @@ func (d *Display) clear() {
 	}
 }
 
-// redraw repaints the status line at each tick until Close.
-func (d *Display) redraw(ticks <-chan time.Time, ticker *time.Ticker) {
+// follow calls tick at each tick until Close.
+func (d *Display) follow(ticks <-chan time.Time, ticker *time.Ticker, tick func()) {
 	defer close(d.done)
 	if ticker != nil {
 		defer ticker.Stop()
@@ -185,27 +205,52 @@ func (d *Display) redraw(ticks <-chan time.Time, ticker *time.Ticker) {
 			return
 		case <-ticks:
 			d.mu.Lock()
-			if d.current.ID != "" {
-				io.WriteString(d.w, "\r"+d.status()+eraseRest)
-				d.shown = true
-			} else {
-				d.clear()
-			}
+			tick()
 			d.mu.Unlock()
 		}
 	}
 }
 
+// redraw repaints a terminal's status line (d.mu held).
+func (d *Display) redraw() {
+	if d.current.ID != "" {
+		io.WriteString(d.w, "\r"+d.fit(d.status())+eraseRest)
+		d.shown = true
+	} else {
+		d.clear()
+	}
+}
+
+// heartbeat prints, in a log, the status line of the check under way
+// when the display has been quiet for quietAtMost since the check began
+// or since its last line (d.mu held). A log is read whole, so the line
+// is not cut to a width.
+func (d *Display) heartbeat() {
+	if d.current.ID == "" {
+		return
+	}
+	quiet := d.since
+	if d.written.After(quiet) {
+		quiet = d.written
+	}
+	if d.opts.Now().Sub(quiet) >= quietAtMost {
+		d.print(d.status() + "\n")
+	}
+}
+
 // status is the status line: where the run is, the check under way and
-// how long it has run, what it said last, its title; cut to the
-// terminal's width, so that it never wraps onto a second line that "\r"
-// could not return to.
+// how long it has run, what it said last, its title.
 func (d *Display) status() string {
-	s := fmt.Sprintf("[%d/%d] %s %s", d.started, max(d.selected, d.started), d.current.ID, elapsed(time.Since(d.since)))
+	s := fmt.Sprintf("[%d/%d] %s %s", d.started, max(d.selected, d.started), d.current.ID, elapsed(d.opts.Now().Sub(d.since)))
 	if d.detail != "" {
 		s += " · " + d.detail
 	}
-	s += " · " + d.current.Title
+	return s + " · " + d.current.Title
+}
+
+// fit cuts a status line to the terminal's width, so that it never
+// wraps onto a second line that "\r" could not return to.
+func (d *Display) fit(s string) string {
 	width := 80
 	if d.opts.Columns != nil && d.opts.Columns() > 0 {
 		width = d.opts.Columns()

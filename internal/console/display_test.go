@@ -233,3 +233,82 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("lines out of order: %q", got)
 	}
 }
+
+// clock is a display's clock that the test moves.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// In a log (a pipe, CI), a long check prints a progress line once the
+// display has been quiet for 10 s, and every 10 s after; a short one
+// prints none. The clock is the test's, so nothing waits 10 s.
+func TestLogShowsALongCheckEveryTenSeconds(t *testing.T) {
+	var out screen
+	c := &clock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	ticks := make(chan time.Time)
+	d := console.New(&out, console.Options{InOrder: true, Redraws: ticks, Now: c.Now})
+	defer d.Close()
+	tick := func() { ticks <- c.Now(); ticks <- c.Now() } // the second is taken once the first is handled
+	d.Begin([]check.Check{s1, p1}, all)
+	d.Start(s1)
+	c.advance(3 * time.Second)
+	tick()
+	d.Finish("S1", check.PASS, "S1 (3.00s)")
+	d.Start(p1)
+	d.Searching("MUST rules: sequence 3 of 25")
+	c.advance(9 * time.Second)
+	tick()
+	if got, want := out.String(), "PASS  S1 (3.00s)\n"; got != want {
+		t.Fatalf("after 9 s of P1: got %q, want %q alone", got, want)
+	}
+	c.advance(time.Second)
+	tick()
+	line := "[2/2] P1 10.0s · MUST rules: sequence 3 of 25 · should execute each key once across random sequences\n"
+	if got, want := out.String(), "PASS  S1 (3.00s)\n"+line; got != want {
+		t.Fatalf("after 10 s of P1: got %q, want %q", got, want)
+	}
+	c.advance(9 * time.Second)
+	tick()
+	if n := strings.Count(out.String(), "[2/2] P1"); n != 1 {
+		t.Fatalf("9 s after the progress line: %d progress lines, want still 1\n%s", n, out.String())
+	}
+	d.Searching("shrinking")
+	c.advance(time.Second)
+	tick()
+	if got := out.String(); !strings.HasSuffix(got, "[2/2] P1 20.0s · shrinking · should execute each key once across random sequences\n") {
+		t.Fatalf("20 s into P1: got %q, want a second progress line", got)
+	}
+	d.Finish("P1", check.PASS, "P1 (26.00s)")
+	c.advance(time.Minute)
+	tick()
+	if got := out.String(); !strings.HasSuffix(got, "PASS  P1 (26.00s)\n") {
+		t.Errorf("a progress line with no check under way: %q", got)
+	}
+}
+
+// A log's display paces itself when the test gives it no ticks, and
+// Close stops it.
+func TestLogHeartbeatStopsAtClose(t *testing.T) {
+	var out screen
+	d := console.New(&out, console.Options{InOrder: true})
+	d.Begin([]check.Check{s1}, all)
+	d.Start(s1)
+	d.Close()
+	d.Close()
+	if got := out.String(); got != "" {
+		t.Errorf("a check of no time wrote %q", got)
+	}
+}
