@@ -59,16 +59,16 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 		ContentType: or(s.ContentType, "application/json"),
 		IDField:     s.IDField,
 	}
+	// Method, content type, path and body are judged each on its own.
 	if !ValidHeaderName(c.Method) {
-		return c, d.errorf("create.method", "%q is not an HTTP method", s.Method)
+		d.keep(d.errorf("create.method", "%q is not an HTTP method", s.Method))
 	}
 	if err := checkHeader("Content-Type", c.ContentType); err != nil {
-		return c, d.errorf("create.content_type", "%v", err)
+		d.keep(d.errorf("create.content_type", "%v", err))
 	}
 	var err error
-	if c.Path, c.PathTemplate, err = d.createPath(s.Path, t); err != nil {
-		return c, err
-	}
+	c.Path, c.PathTemplate, err = d.createPath(s.Path, t)
+	d.keep(err)
 	fields := "{{.Marker}}, {{.Variant}}, and {{.Key}} with key.in: body"
 	if len(t.Setup) > 0 {
 		fields += ", {{.Setup.NAME.FIELD}}"

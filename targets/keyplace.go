@@ -52,7 +52,9 @@ func (d *document) keyPlace(s keySpec, k *Key, c Create) error {
 	}
 	k.Name = or(s.Name, s.Header)
 	var probe bytes.Buffer
-	if err := c.Body.Execute(&probe, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe}); err != nil {
+	if c.Body == nil {
+		// create.body's own error was kept: judge the key's fields alone.
+	} else if err := c.Body.Execute(&probe, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe}); err != nil {
 		return d.errorf("create.body", "%v", templateReason(err))
 	}
 	inBody := strings.Contains(probe.String(), probeKey)
