@@ -252,8 +252,11 @@ func (d *document) build(s fileSpec) *Target {
 	t.Headers, err = d.headers("headers", s.Headers, t, expand)
 	d.keep(err)
 
-	t.Oracle, err = d.oracle(s.Oracle, s.Create.IDField, t, expand)
-	d.keep(err)
+	// A failed oracle is left nil, never a typed nil the checks after
+	// would call.
+	if o, err := d.oracle(s.Oracle, s.Create.IDField, t, expand); d.keep(err) {
+		t.Oracle = o
+	}
 
 	d.keep(d.buildReconcile(t, s))
 	t.Profile, err = d.profile(s.Profile, s.Statuses)

@@ -48,6 +48,7 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 		known[strings.Split(f.Tag.Get("yaml"), ",")[0]] = f
 	}
 	present := map[string]bool{}
+	kept := n.Content[:0]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		f, ok := known[k.Value]
@@ -60,9 +61,14 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 			d.keep(d.errorAt(k.Line, d.label(field), "%s", msg))
 			continue
 		}
+		kept = append(kept, k, val)
 		present[k.Value] = true
 		d.keep(d.walk(val, f.Type, field))
 	}
+	// The unknown fields, said, are dropped: decoding the rest must not
+	// meet them (yaml.v3 compares a mapping's keys pair by pair, so a
+	// file of many unknown keys would take minutes).
+	n.Content = kept
 	names := make([]string, 0, len(known))
 	for name := range known {
 		names = append(names, name)
