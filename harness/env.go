@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -201,6 +204,10 @@ func (e *Env) Cleanup(ctx context.Context) (targets.CleanupResult, error) {
 	if c := e.Target.Cleanup; c == nil || c.Command != "" {
 		return e.Target.RunCleanup(ctx, e.RunID, e.Markers(), e.observe)
 	}
+	// One bound for all the operations' deletes together, so a file of
+	// many operations holds the run's end no longer than one.
+	ctx, cancel := context.WithTimeout(ctx, e.Target.Cleanup.Timeout)
+	defer cancel()
 	var total targets.CleanupResult
 	for _, o := range e.owners() {
 		res, err := o.Target.RunCleanup(ctx, e.RunID, e.markersOf(o), o.observe)
@@ -288,7 +295,7 @@ func (e *Env) noteID(digest, id string) {
 
 // Reading is what the oracle said about marker, as checks record it.
 func (e *Env) Reading(marker, when string, obs targets.Observation) check.Reading {
-	return check.Reading{Marker: marker, Count: obs.Count, IDs: obs.IDs, Oracle: e.Target.Oracle.Kind(), When: when}
+	return check.Reading{Marker: marker, Count: obs.Count, IDs: obs.IDs, IDsOmitted: obs.Omitted, Oracle: e.Target.Oracle.Kind(), When: when}
 }
 
 // CommitPoll is how often AwaitCommit reads the oracle.
@@ -322,9 +329,23 @@ func (e *Env) AwaitCommit(ctx context.Context, marker string) (targets.Observati
 // scenario runs, so an unreachable target is one plain error.
 func (e *Env) Preflight(ctx context.Context) error {
 	if _, err := e.Observe(ctx, e.NewMarker("preflight")); err != nil {
-		return fmt.Errorf("target %s is not reachable: %w", e.Target.BaseURL.Redacted(), err)
+		if unreachable(err) {
+			return fmt.Errorf("target %s is not reachable: %w", e.Target.BaseURL.Redacted(), err)
+		}
+		// It answered: what went wrong is in the answer or the file (a
+		// setup answer's value that no header can carry, say).
+		return fmt.Errorf("target %s: the oracle's first read failed: %w", e.Target.BaseURL.Redacted(), err)
 	}
 	return nil
+}
+
+// unreachable says whether err is a failure to reach the target at all:
+// no connection, a name that does not resolve, no answer in time.
+func unreachable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.As(err, &op) || errors.As(err, &dns) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || os.IsTimeout(err)
 }
 
 // NewRunID names a run: eight hex digits, in every marker and key the

@@ -27,6 +27,11 @@ func (e *Env) PreflightCreate(ctx context.Context) error {
 	case x.Status >= 400 && x.Status < 500:
 		return fmt.Errorf("the target refused the create itself: check create.path/body (%s %s answered %d%s)",
 			e.Target.Create.Method, e.Target.Create.Path, x.Status, quoteStart(x.Body))
+	case x.Status >= 200 && x.Status < 300 && e.Target.ResourceID([]byte(x.Body)) == "":
+		// Every check would read no id and blame the API (S1 FAILed):
+		// the file names a field the answers do not have.
+		return fmt.Errorf("create.id_field %q is not in the target's answer to the harness's first create, a %d: check create.id_field (%s %s answered%s)",
+			e.Target.Create.IDField, x.Status, e.Target.Create.Method, e.Target.Create.Path, or(quoteStart(x.Body), " with no body"))
 	}
 	return nil
 }
@@ -41,4 +46,11 @@ func quoteStart(body string) string {
 		body = body[:200] + "..."
 	}
 	return fmt.Sprintf(": %q", body)
+}
+
+func or(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
 }

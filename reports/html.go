@@ -47,6 +47,7 @@ const (
 
 // WriteHTML writes the report as a self-contained HTML page.
 func WriteHTML(w io.Writer, r Report) error {
+	r = showControls(r)
 	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Headline: headline(r), Matrix: r.Matrix(), Operations: r.Operations()}
 	for i, c := range r.Checks {
 		v := checkView(c)

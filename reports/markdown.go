@@ -18,6 +18,7 @@ const maxMarkdownHistory = 60
 // not pass (FAIL, WARN, ERROR) with its violations, the exchanges that
 // show them as a Mermaid sequence diagram, and the full history folded.
 func WriteMarkdown(w io.Writer, r Report) error {
+	r = showControls(r)
 	md := &markdown{}
 	md.linef("# idemspec report: %s", inline(r.Target.Name))
 	md.line("")

@@ -46,19 +46,18 @@ func (d *document) cleanup(s *cleanupSpec, t *Target, expand expander) error {
 	if s == nil {
 		return nil
 	}
-	c := &Cleanup{Timeout: DefaultCleanupTimeout}
-	if s.Timeout != "" {
-		var err error
-		if c.Timeout, err = time.ParseDuration(s.Timeout); err != nil || c.Timeout <= 0 {
-			return d.errorf("cleanup.timeout", "%q is not a positive duration such as 1m", s.Timeout)
-		}
+	c := &Cleanup{}
+	// Capped like every wait (MaxWait): a cleanup of 10h would hold the
+	// run's end, its reports written, for that long.
+	var err error
+	if c.Timeout, err = d.duration("cleanup.timeout", s.Timeout, DefaultCleanupTimeout); err != nil {
+		return err
 	}
 	switch {
 	case (s.Delete == nil) == (s.Command == ""):
 		return d.errorf("cleanup", "give either delete: (a request per resource) or command:, exactly one")
 	case s.Delete != nil:
 		c.Method = strings.ToUpper(or(s.Delete.Method, http.MethodDelete))
-		var err error
 		if c.Path, _, err = d.markerPath("cleanup.delete.path", s.Delete.Path, t, true); err != nil {
 			return err
 		}
@@ -129,7 +128,11 @@ func (t *Target) deleteOne(ctx context.Context, it cleanupItem) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, t.Cleanup.Method, t.resolve(path), nil)
+	u, err := t.pathURL(path)
+	if err != nil {
+		return fmt.Errorf("cleanup.delete.path: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, t.Cleanup.Method, u, nil)
 	if err != nil {
 		return err
 	}

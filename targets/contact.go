@@ -232,7 +232,33 @@ func checkPath(p string) error {
 	if _, err := url.Parse(p); err != nil {
 		return fmt.Errorf("%q is not a path: %v", p, errors.Unwrap(err))
 	}
+	return checkSegments(p)
+}
+
+// checkSegments refuses a path with a dot segment (. or .., written or
+// percent-encoded): a server resolves it, and the request would leave
+// base_url's path or name another resource than the one the file says.
+// A value from an answer is escaped as one segment (a / in it is %2F),
+// so this is the one way left for it to move a path.
+func checkSegments(p string) error {
+	rel, _, _ := strings.Cut(p, "?")
+	rel, _, _ = strings.Cut(rel, "#")
+	for _, seg := range strings.Split(rel, "/") {
+		switch strings.ToLower(seg) {
+		case ".", "..", "%2e", "%2e%2e", ".%2e", "%2e.":
+			return fmt.Errorf("%q has the segment %q: refused, it would leave base_url's path or name another resource", p, seg)
+		}
+	}
 	return nil
+}
+
+// pathURL is resolve for a rendered path (one that holds values the
+// target answered), refusing one that would leave base_url's path.
+func (t *Target) pathURL(p string) (string, error) {
+	if err := checkSegments(p); err != nil {
+		return "", err
+	}
+	return t.resolve(p), nil
 }
 
 var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)

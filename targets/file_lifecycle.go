@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"text/template"
 	"time"
 )
 
@@ -216,18 +215,18 @@ func (d *document) renderBaseURL(raw string, port int) (string, error) {
 	if port != 0 {
 		vars["Port"] = port
 	}
-	tmpl, err := template.New("base_url").Option("missingkey=error").Parse(raw)
+	tmpl, err := parseTemplate("base_url", raw, asWritten)
 	if err != nil {
-		return "", d.errorf("base_url", "not a valid template: %v", err)
+		return "", d.errorf("base_url", "%v", err)
 	}
-	var b strings.Builder
-	if err := tmpl.Execute(&b, vars); err != nil {
+	b, err := render(tmpl, vars)
+	if err != nil {
 		if port == 0 {
 			return "", d.errorf("base_url", "{{.Port}} is only known for a target with a process: section (idemspec picks the port)")
 		}
 		return "", d.errorf("base_url", "%v (known: {{.Port}})", err)
 	}
-	return b.String(), nil
+	return b, nil
 }
 
 // freePort picks a free loopback port for a process target to listen on.

@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -77,7 +76,7 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 		return c, err
 	}
 	var one, two string
-	if c.Body, one, err = d.renderTemplate("create.body", s.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, keySlot, c.setupProbe}, fields); err != nil {
+	if c.Body, one, err = d.renderTemplate("create.body", s.Body, bodyEscaping(c.ContentType), bodyData{Payload{Marker: probeMarker, Variant: "1"}, keySlot, c.setupProbe}, fields); err != nil {
 		return c, err
 	}
 	// Render rather than search the text, so {{ .Marker }} counts and a
@@ -85,9 +84,8 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 	if !strings.Contains(one, probeMarker) {
 		return c, d.errorf("create.body", "must contain {{.Marker}}: the oracle counts this run's resources by it")
 	}
-	var b bytes.Buffer
-	if err := c.Body.Execute(&b, bodyData{Payload{Marker: probeMarker, Variant: "2"}, keySlot, c.setupProbe}); err == nil {
-		two = b.String()
+	if b, err := render(c.Body, bodyData{Payload{Marker: probeMarker, Variant: "2"}, keySlot, c.setupProbe}); err == nil {
+		two = b
 	}
 	if one == two {
 		return c, d.errorf("create.body", "must depend on {{.Variant}}: S3 sends the same key with a second payload that differs by it alone, and the same bytes twice would be judged a mismatch not rejected")

@@ -23,7 +23,7 @@ oracle: {list: {path: '/r?m={{.Marker}}'}}
 `, "t.yaml:2: create.body: must depend on {{.Variant}}"},
 		{"body with a constant in {{.Variant}}'s place", `
 base_url: http://127.0.0.1:1
-create: {path: /r, body: '{"m":"{{.Marker}}","v":{{if .Variant}}1{{end}}}', id_field: id}
+create: {path: /r, body: '{"m":"{{.Marker}}","v":1{{/* .Variant */}}}', id_field: id}
 oracle: {list: {path: '/r?m={{.Marker}}'}}
 `, "t.yaml:2: create.body: must depend on {{.Variant}}"},
 		{"oracle path without {{.Marker}}", `

@@ -100,6 +100,8 @@ type findings struct {
 	// what is found later in them (or under them) follows from it (a
 	// missing create.body does not also lack {{.Marker}}) and is left out.
 	judged map[string]bool
+	// judgedAt are the judged fields of each line.
+	judgedAt map[int][]string
 	// allowUnset lets unset variables through as findings (validate);
 	// unset names them.
 	allowUnset bool
@@ -110,7 +112,7 @@ type findings struct {
 }
 
 func newFindings(o LoadOptions) *findings {
-	return &findings{seen: map[Finding]bool{}, kinds: map[FindingKind]int{}, judged: map[string]bool{}, allowUnset: o.AllowUnset}
+	return &findings{seen: map[Finding]bool{}, kinds: map[FindingKind]int{}, judged: map[string]bool{}, judgedAt: map[int][]string{}, allowUnset: o.AllowUnset}
 }
 
 // add keeps a finding unless it repeats one (each operation's view reads
@@ -121,13 +123,12 @@ func (c *findings) add(f Finding) {
 		return
 	}
 	c.seen[f] = true
-	if f.Kind == Problem || f.Kind == Unset {
-		if f.Field != "" && c.under(f.Field) {
+	if (f.Kind == Problem || f.Kind == Unset) && f.Field != "" {
+		if c.under(f.Field) || c.partJudgedAt(f.Line, f.Field) {
 			return
 		}
-		if f.Field != "" {
-			c.judged[f.Field] = true
-		}
+		c.judged[f.Field] = true
+		c.judgedAt[f.Line] = append(c.judgedAt[f.Line], f.Field)
 	}
 	c.kinds[f.Kind]++
 	switch n := c.kinds[f.Kind]; {
@@ -137,6 +138,15 @@ func (c *findings) add(f Finding) {
 		return
 	}
 	c.list = append(c.list, f)
+}
+
+// partJudgedAt says whether a part of field on line is judged: yaml's
+// error for a list (tenants) repeats the one said of its item
+// (tenants[1]).
+func (c *findings) partJudgedAt(line int, field string) bool {
+	return slices.ContainsFunc(c.judgedAt[line], func(j string) bool {
+		return strings.HasPrefix(j, field+".") || strings.HasPrefix(j, field+"[")
+	})
 }
 
 // under says whether field, or a field it is part of, is judged.

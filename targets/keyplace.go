@@ -51,13 +51,14 @@ func (d *document) keyPlace(s keySpec, k *Key, c Create) error {
 		}
 	}
 	k.Name = or(s.Name, s.Header)
-	var probe bytes.Buffer
-	if c.Body == nil {
-		// create.body's own error was kept: judge the key's fields alone.
-	} else if err := c.Body.Execute(&probe, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe}); err != nil {
-		return d.errorf("create.body", "%v", templateReason(err))
+	var probe string
+	if c.Body != nil { // nil: create.body's own error was kept; judge the key's fields alone
+		var err error
+		if probe, err = render(c.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe}); err != nil {
+			return d.errorf("create.body", "%v", templateReason(err))
+		}
 	}
-	inBody := strings.Contains(probe.String(), probeKey)
+	inBody := strings.Contains(probe, probeKey)
 	switch k.In {
 	case KeyInHeader:
 		k.Name = or(k.Name, DefaultKeyHeader)
@@ -75,7 +76,7 @@ func (d *document) keyPlace(s keySpec, k *Key, c Create) error {
 		if !inBody {
 			return d.errorf("create.body", "must contain {{.Key}} where the key goes: key.in is body")
 		}
-		path, err := bodyKeyPath(probe.Bytes())
+		path, err := bodyKeyPath([]byte(probe))
 		if err != nil {
 			return d.errorf("create.body", "with key.in: body, %v", err)
 		}
@@ -176,7 +177,11 @@ func (t *Target) NewCreateWith(ctx context.Context, keys []string, body []byte) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, t.Create.Method, t.resolve(path), nil)
+	u, err := t.pathURL(path)
+	if err != nil {
+		return nil, fmt.Errorf("create.path: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, t.Create.Method, u, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,9 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"text/template"
 )
 
 // ErrNoLookup is returned by LookupKey for a target without a look-up path.
@@ -19,13 +16,18 @@ func (t *Target) LookupKey(ctx context.Context, key string) (int, []byte, error)
 	if t.LookupPath == "" {
 		return 0, nil, ErrNoLookup
 	}
-	tmpl, err := template.New("lookup").Parse(t.LookupPath)
+	p, err := t.lookupPath(key)
 	if err != nil {
-		return 0, nil, fmt.Errorf("lookup.path: %w", err)
+		return 0, nil, err
 	}
-	var p bytes.Buffer
-	if err := tmpl.Execute(&p, struct{ Key string }{url.PathEscape(key)}); err != nil {
-		return 0, nil, fmt.Errorf("lookup.path: %w", err)
+	return t.get(ctx, p)
+}
+
+// lookupPath is lookup.path for key, the key escaped where it stands.
+func (t *Target) lookupPath(key string) (string, error) {
+	tmpl, err := parseTemplate("lookup.path", t.LookupPath, inPath)
+	if err != nil {
+		return "", fmt.Errorf("lookup.path: %w", err)
 	}
-	return t.get(ctx, p.String())
+	return execute(tmpl, struct{ Key string }{key})
 }

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"text/template"
 )
 
 // mcpSpec is what an MCP target file says of a server reached over
@@ -77,19 +76,17 @@ func ParseMCP(name string, data []byte) (*Target, error) {
 func (d *document) mcpURL(raw string, port int, t *Target) (*url.URL, error) {
 	const field = "mcp.url"
 	if strings.Contains(raw, "{{") {
-		tmpl, err := template.New(field).Option("missingkey=error").Parse(raw)
+		tmpl, err := parseTemplate(field, raw, asWritten)
 		if err != nil {
-			return nil, d.errorf(field, "not a valid template: %v", err)
+			return nil, d.errorf(field, "%v", err)
 		}
 		vars := map[string]any{}
 		if port != 0 {
 			vars["Port"] = port
 		}
-		var b strings.Builder
-		if err := tmpl.Execute(&b, vars); err != nil {
+		if raw, err = render(tmpl, vars); err != nil {
 			return nil, d.errorf(field, "%v (only {{.Port}}, with a process: section)", err)
 		}
-		raw = b.String()
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -73,7 +73,7 @@ func (o *LookupOracle) ObserveIDs(ctx context.Context, marker string, ids []stri
 			}
 		}
 		obs.Count++
-		obs.IDs = append(obs.IDs, id)
+		obs.addID(id)
 	}
 	return obs, nil
 }

@@ -153,7 +153,10 @@ func (o *ListOracle) readPages(ctx context.Context, first, marker string) (Obser
 			return Observation{}, fmt.Errorf("oracle list %s: %w", where, err)
 		}
 		obs.Count += got.Count
-		obs.IDs = append(obs.IDs, got.IDs...)
+		for _, id := range got.IDs {
+			obs.addID(id)
+		}
+		obs.Omitted += got.Omitted
 		read += len(page.items)
 		next, err := o.next(first, cur, page, n, read)
 		switch {

@@ -117,7 +117,7 @@ func (o *SQLOracle) Observe(ctx context.Context, marker string) (Observation, er
 		if b, ok := id.([]byte); ok {
 			id = string(b)
 		}
-		obs.IDs = append(obs.IDs, fmt.Sprint(id))
+		obs.addID(fmt.Sprint(id))
 	}
 	if err := rows.Err(); err != nil {
 		return Observation{}, fmt.Errorf("oracle sql: %w", err)

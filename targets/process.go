@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 
 	"github.com/idemspec/idemspec/internal/outfile"
@@ -262,13 +261,9 @@ func renderVars(text string, vars ProcessVars) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
 	}
-	t, err := template.New("field").Option("missingkey=error").Parse(text)
+	t, err := parseTemplate("field", text, asWritten)
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, vars); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+	return render(t, vars)
 }

@@ -1,12 +1,9 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-	"text/template"
 )
 
 // How a client can reconcile an unknown outcome with a target.
@@ -26,15 +23,15 @@ func (t *Target) NewLookup(ctx context.Context, key string) (*http.Request, erro
 	if t.LookupPath == "" {
 		return nil, fmt.Errorf("target %s declares no lookup.path", t.Name)
 	}
-	tmpl, err := template.New("lookup").Option("missingkey=error").Parse(t.LookupPath)
+	p, err := t.lookupPath(key)
+	if err != nil {
+		return nil, err
+	}
+	u, err := t.pathURL(p)
 	if err != nil {
 		return nil, fmt.Errorf("lookup.path: %w", err)
 	}
-	var p bytes.Buffer
-	if err := tmpl.Execute(&p, struct{ Key string }{url.PathEscape(key)}); err != nil {
-		return nil, fmt.Errorf("lookup.path: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.resolve(p.String()), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}

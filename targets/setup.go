@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -96,11 +95,11 @@ func (d *document) setup(specs []setupSpec, t *Target, expand expander) error {
 		}
 		known := t.Setup // only the requests before this one have answered
 		var err error
-		if r.Path, _, err = d.setupTemplate(at+".path", s.Path, known, true); err != nil {
+		if r.Path, _, err = d.setupTemplate(at+".path", s.Path, known, inPath); err != nil {
 			return err
 		}
 		if s.Body != "" {
-			if r.Body, _, err = d.setupTemplate(at+".body", s.Body, known, false); err != nil {
+			if r.Body, _, err = d.setupTemplate(at+".body", s.Body, known, bodyEscaping(r.ContentType)); err != nil {
 				return err
 			}
 		}
@@ -110,7 +109,7 @@ func (d *document) setup(specs []setupSpec, t *Target, expand expander) error {
 			if err != nil {
 				return err
 			}
-			tmpl, rendered, err := d.setupTemplate(field, v, known, false)
+			tmpl, rendered, err := d.setupTemplate(field, v, known, asWritten)
 			if err != nil {
 				return err
 			}
@@ -129,17 +128,17 @@ func (d *document) setup(specs []setupSpec, t *Target, expand expander) error {
 
 // setupTemplate checks a template of a setup request: it may name the
 // marker, a key and the answers of the requests before it.
-func (d *document) setupTemplate(field, text string, known []SetupRequest, path bool) (*template.Template, string, error) {
+func (d *document) setupTemplate(field, text string, known []SetupRequest, esc escaping) (*template.Template, string, error) {
 	probe, err := d.probeSetup(field, text, known)
 	if err != nil {
 		return nil, "", err
 	}
 	data := setupData{Marker: probeMarker, Key: probeKey, Setup: probe}
 	const fields = "{{.Marker}}, {{.Key}}, {{.Setup.NAME.FIELD}} of an earlier setup request"
-	if path {
+	if esc == inPath {
 		return d.pathTemplate(field, text, data, fields)
 	}
-	return d.renderTemplate(field, text, data, fields)
+	return d.renderTemplate(field, text, esc, data, fields)
 }
 
 // probeSetup is the data {{.Setup...}} in text is checked with at load:
@@ -147,9 +146,9 @@ func (d *document) setupTemplate(field, text string, known []SetupRequest, path 
 // earlier setup request's is an error, since its answer will not be
 // there when the template is rendered.
 func (d *document) probeSetup(field, text string, known []SetupRequest) (map[string]any, error) {
-	tmpl, err := template.New(field).Parse(text)
+	tmpl, err := parseTemplate(field, text, asWritten)
 	if err != nil {
-		return nil, d.errorf(field, "not a valid template: %s", templateReason(err))
+		return nil, d.errorf(field, "%v", err)
 	}
 	probe := map[string]any{}
 	var bad error
@@ -319,7 +318,11 @@ func (t *Target) sendSetup(ctx context.Context, r SetupRequest, data setupData) 
 		}
 		body = strings.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.Method, t.resolve(path), body)
+	u, err := t.pathURL(path)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, u, body)
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +334,10 @@ func (t *Target) sendSetup(ctx context.Context, r SetupRequest, data setupData) 
 		v, err := execute(tmpl, data)
 		if err != nil {
 			return nil, err
+		}
+		if err := checkHeader(name, v); err != nil {
+			// An earlier answer's value: say so, not "not reachable".
+			return nil, fmt.Errorf("%s: %v", tmpl.Name(), t.Redact(err.Error()))
 		}
 		req.Header.Set(name, v)
 	}
@@ -352,15 +359,6 @@ func (t *Target) sendSetup(ctx context.Context, r SetupRequest, data setupData) 
 		return nil, fmt.Errorf("%s %s: the answer is not JSON, and its fields feed {{.Setup.%s...}}: %v", r.Method, path, r.Name, err)
 	}
 	return v, nil
-}
-
-// execute renders a template to a string.
-func execute(tmpl *template.Template, data any) (string, error) {
-	var b bytes.Buffer
-	if err := tmpl.Execute(&b, data); err != nil {
-		return "", fmt.Errorf("%s: %s", tmpl.Name(), templateReason(err))
-	}
-	return b.String(), nil
 }
 
 // snippet is the start of an answer, for an error.

@@ -34,6 +34,9 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode && !reflect.PointerTo(t).Implements(unmarshaler) {
+		return d.walkItems(n, t.Elem(), path)
+	}
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
@@ -81,6 +84,34 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	}
 	return nil
 }
+
+// walkItems checks that each item of a list of sections (setup:,
+// operations:, tenants:) is a mapping: an empty one (setup: [null]) was
+// dropped without a word. The items' own fields are checked where
+// they are read, with messages of their own.
+func (d *document) walkItems(n *yaml.Node, t reflect.Type, path string) error {
+	e := t
+	for e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	if e.Kind() != reflect.Struct {
+		return nil
+	}
+	for i, item := range n.Content {
+		if item.Kind == yaml.MappingNode {
+			continue
+		}
+		what := item.Value
+		if item.Tag == "!!null" {
+			what = "null"
+		}
+		at := fmt.Sprintf("%s[%d]", strings.TrimPrefix(path, "."), i)
+		d.keep(d.errorAt(item.Line, d.label(at), "expected a mapping of fields, not %s", what))
+	}
+	return nil
+}
+
+var unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
 
 var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 

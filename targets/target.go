@@ -177,11 +177,11 @@ func (t *Target) Body(p Payload) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := t.Create.Body.Execute(&b, bodyData{p, keySlot, setup}); err != nil {
-		return nil, fmt.Errorf("render create.body: %w", err)
+	b, err := execute(t.Create.Body, bodyData{p, keySlot, setup})
+	if err != nil {
+		return nil, fmt.Errorf("render %w", err)
 	}
-	return b.Bytes(), nil
+	return []byte(b), nil
 }
 
 // NewCreate builds one create attempt. A key of "" sends no key.
@@ -242,7 +242,11 @@ func (t *Target) addHeaders(req *http.Request) {
 
 // get sends a GET straight to the target (for oracles and look-ups).
 func (t *Target) get(ctx context.Context, path string) (int, []byte, error) {
-	status, _, b, err := t.getURL(ctx, t.resolve(path))
+	u, err := t.pathURL(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	status, _, b, err := t.getURL(ctx, u)
 	return status, b, err
 }
 
@@ -259,9 +263,18 @@ func (t *Target) getURL(ctx context.Context, u string) (int, http.Header, []byte
 		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxReadAnswer+1))
+	if err == nil && len(b) > MaxReadAnswer {
+		// Cut, it would be read as a short list or as JSON that ends
+		// too soon: say what happened instead.
+		return resp.StatusCode, resp.Header, nil, fmt.Errorf("the answer is longer than %d MiB, the most idemspec reads of an oracle's answer: narrow the path (a filter, a smaller page)", MaxReadAnswer>>20)
+	}
 	return resp.StatusCode, resp.Header, b, err
 }
+
+// MaxReadAnswer bounds what is read of an answer to the oracle, a
+// look-up or a next page.
+const MaxReadAnswer = 16 << 20
 
 // Start starts a target idemspec manages (a process: section); dir is
 // where its log goes. Other targets are already running.

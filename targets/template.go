@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 	"text/template"
@@ -13,7 +12,7 @@ import (
 // contain each of mustHold's probes once rendered. data holds probe
 // values; fields names the fields it knows, for the error.
 func (d *document) pathTemplate(field, text string, data any, fields string, mustHold ...string) (*template.Template, string, error) {
-	tmpl, rendered, err := d.renderTemplate(field, text, data, fields)
+	tmpl, rendered, err := d.renderTemplate(field, text, inPath, data, fields)
 	if err != nil {
 		return nil, "", err
 	}
@@ -44,19 +43,20 @@ var probeFields = map[string]string{
 
 // renderTemplate parses text and renders it with data, turning text/
 // template's errors into ones that name the field and what it knows.
-func (d *document) renderTemplate(field, text string, data any, fields string) (*template.Template, string, error) {
-	tmpl, err := template.New(field).Option("missingkey=error").Parse(text)
+// Values are escaped for where they stand (see parseTemplate).
+func (d *document) renderTemplate(field, text string, esc escaping, data any, fields string) (*template.Template, string, error) {
+	tmpl, err := parseTemplate(field, text, esc)
 	if err != nil {
-		return nil, "", d.errorf(field, "not a valid template: %s", templateReason(err))
+		return nil, "", d.errorf(field, "%v", err)
 	}
-	var b bytes.Buffer
-	if err := tmpl.Execute(&b, data); err != nil {
+	out, err := render(tmpl, data)
+	if err != nil {
 		if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
 			return nil, "", d.errorf(field, "{{.%s}} is not known here (known: %s)", m[1]+m[2], or(fields, "none: the field is sent as written"))
 		}
 		return nil, "", d.errorf(field, "%s", templateReason(err))
 	}
-	return tmpl, b.String(), nil
+	return tmpl, out, nil
 }
 
 var unknownField = regexp.MustCompile(`can't evaluate field (\w+)|map has no entry for key "?(\w+)"?`)

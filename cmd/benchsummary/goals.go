@@ -39,6 +39,9 @@ var Goals = []Goal{
 	{"memory: peak RSS, S4 with bursts of 1000 (MB)", "BurstMemory/N=1000", "peak-rss-MB", "<=", 150},
 	{"memory: a 1000-burst through the proxy adds (MB)", "BurstFootprint/N=1000", "clean-peak-MB", "", 0},
 	{"memory: a 1000-burst straight to the fake adds (MB)", "BurstFootprint/N=1000", "direct-peak-MB", "", 0},
+	{"memory: ten readings of a 900k-id list hold (MB)", "HugeListReadings", "sample-held-MB", "<=", 10},
+	{"memory: the same with every id kept, as before (MB)", "HugeListReadings", "every-id-held-MB", "", 0},
+	{"report: ten such readings in report.json (MB)", "HugeListReadings", "sample-report-MB", "<=", 2},
 	// scenarios.BenchmarkFirstCounterexample (P1, issue 5) fails when a
 	// run misses its mutant, so a figure here means every run found it.
 	{"property: time to first counterexample (ms)", "FirstCounterexample/*", "ms/counterexample", "", 0},

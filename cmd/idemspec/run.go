@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,10 @@ func (f *runFlags) validate() error {
 	if l := f.settings.Limits; l.Budget < 0 || l.Rate < 0 || l.Concurrency < 0 {
 		return fmt.Errorf("--budget, --rate and --concurrency must not be negative")
 	}
+	if r := f.settings.Limits.Rate; math.IsNaN(r) || math.IsInf(r, 0) {
+		// NaN passed every comparison above and switched pacing off.
+		return fmt.Errorf("--rate %g: must be a number of requests per second (0: no limit)", r)
+	}
 	if r := f.tuning.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
 		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
 	}
@@ -148,9 +153,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	defer sig.stop()
 	ctx := sig.first
 	started := time.Now()
-	target, err := targets.Load(f.target)
-	if mcpErr := notMCP(f.target); mcpErr != nil {
-		err = mcpErr
+	target, err := loadTarget(ctx, f.target, f.timeout)
+	if _, ok := err.(errLoadAbandoned); ok {
+		return fail(stderr, err)
 	}
 	if err != nil {
 		return f.notRun(nil, "", started, err, stdout, stderr)

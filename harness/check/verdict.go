@@ -92,8 +92,11 @@ type Reading struct {
 	Marker string   `json:"marker"`
 	Count  int      `json:"count"`
 	IDs    []string `json:"ids,omitempty"` // nil when the oracle counts without listing
-	Oracle string   `json:"oracle"`        // which oracle: "list", "sql", "command"
-	When   string   `json:"when,omitempty"`
+	// IDsOmitted is how many more ids the oracle listed than IDs holds
+	// (a bounded sample: targets.MaxObservedIDs).
+	IDsOmitted int    `json:"ids_omitted,omitempty"`
+	Oracle     string `json:"oracle"` // which oracle: "list", "sql", "command"
+	When       string `json:"when,omitempty"`
 }
 
 // Evidence is what a spec attaches to its verdict for the report.

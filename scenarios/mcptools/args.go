@@ -1,12 +1,12 @@
 package mcptools
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"text/template"
 
+	"github.com/idemspec/idemspec/targets"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
@@ -23,7 +23,8 @@ type arguments struct {
 func newArguments(tool mcp.Tool, key string, ts mcp.ToolSettings) (arguments, error) {
 	a := arguments{tool: tool, key: key}
 	if ts.Args != "" {
-		t, err := template.New(tool.Name).Option("missingkey=error").Parse(ts.Args)
+		// The target file's template language: fields only, no loops.
+		t, err := targets.JSONTemplate(tool.Name, ts.Args)
 		if err != nil {
 			return a, fmt.Errorf("tools: %s: args: %w", tool.Name, err)
 		}
@@ -35,13 +36,13 @@ func newArguments(tool mcp.Tool, key string, ts mcp.ToolSettings) (arguments, er
 // For renders the arguments carrying marker and key.
 func (a arguments) For(v Values) (map[string]any, error) {
 	if a.tmpl != nil {
-		var b bytes.Buffer
-		if err := a.tmpl.Execute(&b, v); err != nil {
+		b, err := targets.Render(a.tmpl, v)
+		if err != nil {
 			return nil, fmt.Errorf("tools: %s: args: %w", a.tool.Name, err)
 		}
 		var out map[string]any
-		if err := json.Unmarshal(b.Bytes(), &out); err != nil {
-			return nil, fmt.Errorf("tools: %s: args: not a JSON object once rendered (%v): %s", a.tool.Name, err, b.String())
+		if err := json.Unmarshal([]byte(b), &out); err != nil {
+			return nil, fmt.Errorf("tools: %s: args: not a JSON object once rendered (%v): %s", a.tool.Name, err, b)
 		}
 		return out, nil
 	}
