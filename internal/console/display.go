@@ -25,7 +25,7 @@ type Options struct {
 	Columns func() int
 	// Redraws paces the status line (nil: a redraw every 150 ms); in a
 	// log, it paces the look at whether a progress line is due (nil:
-	// every second). The ticks stop at Close.
+	// every 500 ms). The ticks stop at Close.
 	Redraws <-chan time.Time
 	// Now is the display's clock (nil: time.Now); tests set it to show
 	// a long check without waiting for one.
@@ -39,10 +39,11 @@ const redrawEvery = 150 * time.Millisecond
 // In a log there is no status line: a check under way that has printed
 // nothing for quietAtMost gets a progress line, so a long property
 // search never looks like a hang to a CI job or a person tailing it.
-// heartbeatEvery is how often that is looked at.
+// heartbeatEvery is how often that is looked at: together, a log is
+// never quiet for more than 10 s during a check.
 const (
-	quietAtMost    = 10 * time.Second
-	heartbeatEvery = time.Second
+	quietAtMost    = 9500 * time.Millisecond
+	heartbeatEvery = 500 * time.Millisecond
 )
 
 // The ANSI sequences a live display writes: clearLine returns to the
