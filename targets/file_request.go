@@ -102,12 +102,14 @@ func (d *document) headers(field string, m stringMap, t *Target, expand expander
 	h := make(http.Header, len(m))
 	for _, e := range m {
 		name, v := e.Key, e.Value
+		// Each header is judged on its own: every unset variable is named.
 		val, err := expand(field+"."+name, v)
-		if err != nil {
-			return nil, err
+		if !d.keep(err) {
+			continue
 		}
 		if err := checkHeader(name, val); err != nil {
-			return nil, d.errorf(field+"."+name, "%v", t.Redact(err.Error()))
+			d.keep(d.errorf(field+"."+name, "%v", t.Redact(err.Error())))
+			continue
 		}
 		h.Add(name, val)
 		if SecretHeader(name) {

@@ -136,6 +136,7 @@ oracle:
     path: /things?marker={{.Marker}}
 headers:
   Authorization: Bearer ${IDEMSPEC_TEST_UNSET_TOKEN}
+  X-Team: ${IDEMSPEC_TEST_UNSET_URL}-team
 tenants:
   - {name: a, headers: {Authorization: "Bearer ${IDEMSPEC_TEST_UNSET_TOKEN}"}}
   - {name: b, headers: {Authorization: "Bearer ${IDEMSPEC_TEST_UNSET_TOKEN}"}}
@@ -150,8 +151,9 @@ tenants:
 	want := []where{
 		{1, "base_url", targets.Unset},
 		{10, "headers.Authorization", targets.Unset},
-		{12, "tenants[0].headers.Authorization", targets.Unset},
-		{13, "tenants[1].headers.Authorization", targets.Unset},
+		{11, "headers.X-Team", targets.Unset},
+		{13, "tenants[0].headers.Authorization", targets.Unset},
+		{14, "tenants[1].headers.Authorization", targets.Unset},
 	}
 	if got := wheres(tg.Findings); !slices.Equal(got, want) {
 		t.Errorf("findings at %v, want %v", got, want)
