@@ -60,10 +60,11 @@ func referenceClient(in agent.Inputs, hc *http.Client) clientSteps {
 
 // RunClient is the reference client of client mode, or the mutant m of
 // it: it creates one resource as the contract (harness/agent) describes
-// and prints its Result. Exit codes: 0 SUCCEEDED, 1 another end, 2 bad
-// inputs.
-func RunClient(ctx context.Context, in agent.Inputs, m Mutant, stdout, stderr io.Writer) int {
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1}, CheckRedirect: noRedirect}
+// and prints its Result. With a token, every request it sends carries
+// `Authorization: Bearer token`, as an SDK's do. Exit codes: 0
+// SUCCEEDED, 1 another end, 2 bad inputs.
+func RunClient(ctx context.Context, in agent.Inputs, m Mutant, token string, stdout, stderr io.Writer) int {
+	hc := clientHTTP(token)
 	st := referenceClient(in, hc)
 	if m.client != nil {
 		m.client(&st)
@@ -112,6 +113,29 @@ func contractState(s state.State) state.State {
 }
 
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// clientHTTP is the reference client's HTTP client: one attempt per
+// send (a connection is never reused, so net/http never resends a
+// create by itself), no redirects, and the token on every request.
+func clientHTTP(token string) *http.Client {
+	var rt http.RoundTripper = &http.Transport{MaxIdleConnsPerHost: -1}
+	if token != "" {
+		rt = bearer{rt, "Bearer " + token}
+	}
+	return &http.Client{Transport: rt, CheckRedirect: noRedirect}
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	next          http.RoundTripper
+	authorization string
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", b.authorization)
+	return b.next.RoundTrip(req)
+}
 
 // lookup reconciles by key: 404 is not found, a resource id is found,
 // a known key without one is still in progress.

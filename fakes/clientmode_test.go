@@ -52,3 +52,35 @@ func TestRequestsLogCreatesAndLookups(t *testing.T) {
 		t.Errorf("the create has no payload hash, or Arrivals holds look-ups: %+v", in.Arrivals())
 	}
 }
+
+// Client mode reads a client's resources through the credentials of the
+// tenant its creates were filed under, and names the tenant without its
+// token.
+func TestTenantCredentialsReachTheTokensResources(t *testing.T) {
+	in := start(t, fakes.Options{})
+	post(t, in.URL, "k3", `{"marker":"m-token","amount":1}`, "Authorization", "Bearer sk-test-123")
+	log := in.Requests()
+	if len(log) != 1 || log[0].Tenant != "sk-test-123" {
+		t.Fatalf("log %+v, want one create filed under the token", log)
+	}
+	if n := len(items(get(t, in.URL+"/resources?marker=m-token"))); n != 0 {
+		t.Fatalf("the public tenant lists %d of the token's resources, want 0", n)
+	}
+	var creds []string
+	for name, vs := range fakes.TenantCredentials(log[0].Tenant) {
+		creds = append(creds, name, vs[0])
+	}
+	if n := len(items(get(t, in.URL+"/resources?marker=m-token", creds...))); n != 1 {
+		t.Fatalf("the token's credentials list %d resources, want 1", n)
+	}
+	if len(fakes.TenantCredentials("public")) != 0 {
+		t.Errorf("the public tenant needs no credentials: %v", fakes.TenantCredentials("public"))
+	}
+	// printf %s sk-test-123 | sha256sum
+	if got := fakes.TenantName("sk-test-123"); got != "token sha256:e0dbaa0c" {
+		t.Errorf("TenantName = %q", got)
+	}
+	if got := fakes.TenantName("public"); got != "public" {
+		t.Errorf("TenantName(public) = %q", got)
+	}
+}

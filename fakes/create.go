@@ -25,6 +25,9 @@ type answer struct {
 	location string
 	replayed bool
 	retry    bool // add Retry-After (in flight)
+	// sent, when set, runs once the answer is on the wire (written and
+	// flushed): a mutant's hook on the send.
+	sent func()
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) { s.createUnder(w, r, "") }
@@ -111,7 +114,7 @@ func validKey(k string) bool {
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, q request, a answer) {
 	s.mu.Lock()
-	arrival := Arrival{At: at, Key: q.key, Tenant: q.tenant, Hash: q.hash, Status: a.status, Path: r.URL.Path}
+	arrival := Arrival{At: at, Key: q.key, Tenant: q.tenant, Hash: q.hash, Status: a.status, Method: r.Method, Path: r.URL.Path}
 	s.seen = append(s.seen, arrival)
 	s.requests = append(s.requests, arrival)
 	s.mu.Unlock()
@@ -126,8 +129,17 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, q r
 	if a.retry {
 		h.Set("Retry-After", "1")
 	}
+	if a.sent != nil {
+		// The same bytes as without the hook (a length, not chunks),
+		// flushed now, so the hook runs after the send.
+		h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	}
 	w.WriteHeader(a.status)
 	w.Write(a.body)
+	if a.sent != nil {
+		http.NewResponseController(w).Flush()
+		a.sent()
+	}
 }
 
 // createOnce is the heart of the reference: claim the key through the

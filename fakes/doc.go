@@ -8,11 +8,16 @@
 // in-flight state answered with 409, and the final status and body, which
 // are replayed byte for byte; records live in SQLite and survive restarts.
 // The reference client (RunClient) is harness/retry speaking the
-// client-mode contract of harness/agent.
+// client-mode contract of harness/agent; the reference job agent
+// (RunJob) runs a job of several steps the same way, one journaled
+// operation per step. In client mode the server also holds the one
+// request a fault is aimed at (Hold) and lists a job's resources of
+// every tenant from its database (Census).
 //
 // Each mutant is a reference plus exactly one named bug, and declares
 // which checks must catch it. The references make their decisions through
-// small steps (steps.go for the server, clientSteps for the client), and
+// small steps (steps.go for the server, clientSteps for the client,
+// jobSteps for the job agent), and
 // a mutant replaces or wraps one of them, beside the reference and never
 // inside it: server.go reads as what correct looks like, and names no
 // mutant. One registry (Mutants) lists the mutants of both; the detection

@@ -93,8 +93,10 @@ func listen(addr string) (net.Listener, error) {
 
 func (g *generation) addr() string { return g.http.Addr }
 
-// stop is a graceful shutdown: requests in flight finish (for a while).
+// stop is a graceful shutdown: requests in flight finish (for a while),
+// and nothing else runs from the moment it begins.
 func (g *generation) stop() error {
+	g.stopping.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := g.http.Shutdown(ctx)

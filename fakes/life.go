@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/http"
 	"time"
 )
 
 var (
 	// errKilled refuses a write from a handler of a killed server.
 	errKilled = errors.New("the server was killed")
+	// errStopped refuses a background write of a stopping server.
+	errStopped = errors.New("the server is stopping")
 	// errLostClaim rolls back work whose claim another request took over.
 	errLostClaim = errors.New("the claim on the key was taken over")
 )
@@ -19,13 +22,17 @@ var (
 const crashHold = 10 * time.Second
 
 // write runs fn in one transaction, all or nothing, unless the server
-// was killed. The kill cannot land inside a transaction (a SIGKILL there
+// was killed, or is stopping and no request is in flight (the write is
+// a background task's, which the stop does not wait for). The kill cannot land inside a transaction (a SIGKILL there
 // would roll it back, which is the same as landing just before it).
 func (s *Server) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	s.life.RLock()
 	defer s.life.RUnlock()
 	if s.killed {
 		return errKilled
+	}
+	if s.stopping.Load() && s.busy.Load() == 0 {
+		return errStopped
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -109,4 +116,13 @@ func (s *Server) work(key string) {
 	case <-time.After(crashHold):
 		Work(s.opts.Delay)
 	}
+}
+
+// counted counts the handlers running, for a stop's rule on writes.
+func (s *Server) counted(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.busy.Add(1)
+		defer s.busy.Add(-1)
+		h.ServeHTTP(w, r)
+	})
 }

@@ -26,17 +26,25 @@ type Mutant struct {
 	// Multi lists the checks that must fail when two instances of the
 	// mutant share one database (a single instance fails only Catches).
 	Multi []string
+	// Skips lists the SHOULD checks that must be SKIP: the MUST check
+	// their judgement rests on fails (no refusal came, so there is no
+	// status to judge), and a PASS would claim what nobody saw.
+	Skips []string
 
 	// server changes the one step of the reference server the bug lives
 	// in (see steps); client, the one step of the reference client.
-	server func(*Server)
-	client func(*clientSteps)
+	server   func(*Server)
+	client   func(*clientSteps)
+	workflow func(*jobSteps)
 }
 
 // What a mutant is a mutant of.
 const (
 	OfServer = "server" // the reference server: `idemspec run --target fake:NAME`
 	OfClient = "client" // the reference client: `idemspec agent --bug NAME`
+	// OfWorkflow: the reference agent of the workflow shape, `idemspec
+	// agent --bug NAME` run by `idemspec client --workflow`.
+	OfWorkflow = "workflow agent"
 )
 
 // Reference is the name of the correct server and of the correct client.
@@ -44,7 +52,7 @@ const Reference = "reference"
 
 // mutants is the one registry: every mutant of the server
 // (mutants_server.go) and of the client (mutants_client.go).
-var mutants = slices.Concat(serverMutants, clientMutants, mcpMutants)
+var mutants = slices.Concat(serverMutants, clientMutants, workflowMutants, mcpMutants)
 
 // asMutantsOf marks each of ms as a mutant of the server or the client.
 func asMutantsOf(of string, ms []Mutant) []Mutant {

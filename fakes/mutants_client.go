@@ -62,7 +62,7 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 					return &http.Response{StatusCode: http.StatusBadRequest, Body: io.NopCloser(strings.NewReader("{}")), Header: http.Header{}, Request: req}, nil
 				}
 				return resp, err
-			}}
+			}, false}
 		},
 	},
 	{
@@ -90,7 +90,7 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 					resp.StatusCode = http.StatusServiceUnavailable
 				}
 				return resp, err
-			}}
+			}, false}
 		},
 	},
 })
@@ -123,11 +123,13 @@ func withAttempt(payload []byte, n int) []byte {
 type misread struct {
 	retry.Doer
 	answer func(req *http.Request, resp *http.Response, err error) (*http.Response, error)
+	// everyMethod misreads every request's answer, not only creates'.
+	everyMethod bool
 }
 
 func (m misread) Do(req *http.Request) (*http.Response, error) {
 	resp, err := m.Doer.Do(req)
-	if req.Method != http.MethodPost {
+	if req.Method != http.MethodPost && !m.everyMethod {
 		return resp, err
 	}
 	return m.answer(req, resp, err)

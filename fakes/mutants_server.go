@@ -38,8 +38,11 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		Bug:  "ignores the idempotency key: every request executes",
 		// S6: it keeps no key record, so after a lost answer the client's
 		// look-up finds nothing and its same-key resubmission executes
-		// again: two resources.
-		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "S6", "K1", "K2a", "K3", "K4", "K6", "P1"},
+		// again: two resources. Nothing is refused or replayed, so the
+		// checks of refusals' statuses and of replays have nothing to
+		// judge.
+		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "S6", "K1", "K2a", "K3", "K6", "P1"},
+		Skips:   []string{"S3a", "K1a", "K4", "K5"},
 		server:  func(s *Server) { s.steps.create = s.unprotected },
 	},
 	{
@@ -52,6 +55,7 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		Name:    "ignore-payload",
 		Bug:     "never compares the payload hash: a reused key with another payload replays the first answer",
 		Catches: []string{"S3", "K3", "P1"},
+		Skips:   []string{"S3a"}, // the mismatch is replayed, never refused
 		server: func(s *Server) {
 			s.steps.samePayload = func(record, string) bool { return true }
 		},
@@ -90,6 +94,7 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		Name:    "key-optional",
 		Bug:     "runs a create without the key, unprotected, although the key is declared required",
 		Catches: []string{"K1", "P1"},
+		Skips:   []string{"K1a"}, // the keyless create is accepted, never refused
 		server:  func(s *Server) { s.conv.KeyOptional = true },
 	},
 	{
@@ -205,7 +210,15 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		// Live requests see the answer from memory, so only a restart
 		// aimed right after an answer shows the bug.
 		Catches: []string{"S5a", "P1"},
-		server:  recordAfterAnswer,
+		server:  recordAfterAnswer(recordDelay),
+	},
+	{
+		Name: "record-after-answer-quick",
+		Bug:  "answers first and writes the key's record about 100 µs after the send (as quick as a Redis on loopback): a restart right after an answer still loses it",
+		// The window is narrow: S5a's rounds each aim a restart at it
+		// (docs/RESTARTS.md gives the timing).
+		Catches: []string{"S5a", "P1"},
+		server:  recordAfterAnswer(quickRecordDelay),
 	},
 })
 

@@ -24,7 +24,7 @@ func TestOneRegistry(t *testing.T) {
 		other := fakes.OfClient
 		switch m.Of {
 		case fakes.OfServer, fakes.OfMCP:
-		case fakes.OfClient:
+		case fakes.OfClient, fakes.OfWorkflow:
 			other = fakes.OfServer
 		default:
 			t.Errorf("%s: a mutant of %q", m.Name, m.Of)
@@ -37,10 +37,10 @@ func TestOneRegistry(t *testing.T) {
 			t.Errorf("LookupMutant(%s, %s): %v, want an error saying it is a mutant of the %s", other, m.Name, err, m.Of)
 		}
 	}
-	if n := len(fakes.MutantsOf(fakes.OfServer)) + len(fakes.MutantsOf(fakes.OfClient)) + len(fakes.MutantsOf(fakes.OfMCP)); n != len(fakes.Mutants()) || len(fakes.MutantsOf(fakes.OfClient)) == 0 {
+	if n := len(fakes.MutantsOf(fakes.OfServer)) + len(fakes.MutantsOf(fakes.OfClient)) + len(fakes.MutantsOf(fakes.OfWorkflow)) + len(fakes.MutantsOf(fakes.OfMCP)); n != len(fakes.Mutants()) || len(fakes.MutantsOf(fakes.OfClient)) == 0 || len(fakes.MutantsOf(fakes.OfWorkflow)) == 0 {
 		t.Errorf("%d server and client mutants of %d", n, len(fakes.Mutants()))
 	}
-	for _, of := range []string{fakes.OfServer, fakes.OfClient} {
+	for _, of := range []string{fakes.OfServer, fakes.OfClient, fakes.OfWorkflow} {
 		if m, err := fakes.LookupMutant(of, ""); err != nil || m.Name != fakes.Reference || m.Of != of {
 			t.Errorf(`LookupMutant(%s, ""): %+v, %v`, of, m, err)
 		}
@@ -92,5 +92,28 @@ func TestMutantClientsCoverTheClientChecks(t *testing.T) {
 	}
 	if _, err := fakes.LookupMutant(fakes.OfClient, "no-such-bug"); err == nil {
 		t.Error("an unknown bug is not an error")
+	}
+}
+
+// Each workflow mutant is the reference agent plus one bug, caught by
+// workflow checks only; every workflow check has a mutant that it
+// catches.
+func TestMutantAgentsCoverTheWorkflowChecks(t *testing.T) {
+	caught := map[string]bool{}
+	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
+		if len(m.Catches) == 0 || m.Bug == "" {
+			t.Errorf("%s: catches %v, bug %q", m.Name, m.Catches, m.Bug)
+		}
+		for _, id := range m.Catches {
+			if c, ok := check.Get(id); !ok || c.Group != "workflow" {
+				t.Errorf("%s: %s is not a workflow check", m.Name, id)
+			}
+			caught[id] = true
+		}
+	}
+	for _, c := range check.All() {
+		if c.Group == "workflow" && !caught[c.ID] {
+			t.Errorf("no mutant agent is caught by %s", c.ID)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package fakes
 import (
 	"context"
 	"database/sql"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -14,14 +15,24 @@ import (
 // the answer loses the write, and the key stays "in flight" in the
 // database for the whole in-progress timeout.
 
-// recordDelay is how long after the answer the record is written. A
-// graceful stop does not wait for it.
-const recordDelay = 150 * time.Millisecond
+// How long after the answer is sent the record is written; a graceful
+// stop does not wait for it. record-after-answer's delay is generous;
+// record-after-answer-quick's is that of a write to a Redis on loopback
+// (about 100 µs), the narrow window a real middleware leaves.
+const (
+	recordDelay      = 150 * time.Millisecond
+	quickRecordDelay = 100 * time.Microsecond
+)
 
 // recordAfterAnswer replaces the reference's execute, and serves the
-// records it has answered but not stored from memory.
-func recordAfterAnswer(s *Server) {
-	b := &behind{s: s, records: map[[2]string]record{}}
+// records it has answered but not stored from memory: the record is
+// written delay after the answer was sent.
+func recordAfterAnswer(delay time.Duration) func(*Server) {
+	return func(s *Server) { recordBehind(s, delay) }
+}
+
+func recordBehind(s *Server, delay time.Duration) {
+	b := &behind{s: s, delay: delay, records: map[[2]string]record{}}
 	read := s.steps.record
 	s.steps.record = func(ctx context.Context, tenant, key string) (record, error) {
 		if rec, ok := b.answered(tenant, key); ok {
@@ -36,6 +47,7 @@ func recordAfterAnswer(s *Server) {
 // key.
 type behind struct {
 	s       *Server
+	delay   time.Duration
 	mu      sync.Mutex
 	records map[[2]string]record
 }
@@ -48,7 +60,7 @@ func (b *behind) answered(tenant, key string) (record, bool) {
 }
 
 // execute does the work and commits the resource, answers, and completes
-// the key record recordDelay later in the background.
+// the key record b.delay after the answer was sent, in the background.
 func (b *behind) execute(ctx context.Context, c claim) answer {
 	s := b.s
 	s.work(c.key)
@@ -62,16 +74,32 @@ func (b *behind) execute(ctx context.Context, c claim) answer {
 	b.mu.Lock()
 	b.records[id] = rec
 	b.mu.Unlock()
-	go func() {
-		// A stopped server's database is closed, a killed one refuses
-		// writes: either way the record is lost.
-		time.Sleep(recordDelay)
-		s.write(context.Background(), func(tx *sql.Tx) error {
-			return complete(context.Background(), tx, c, a)
-		})
-		b.mu.Lock()
-		delete(b.records, id)
-		b.mu.Unlock()
-	}()
-	return a.answer
+	sent := a.answer
+	sent.sent = func() {
+		go func() {
+			// A stopped server's database is closed, a killed one
+			// refuses writes: either way the record is lost.
+			wait(b.delay)
+			s.write(context.Background(), func(tx *sql.Tx) error {
+				return complete(context.Background(), tx, c, a)
+			})
+			b.mu.Lock()
+			delete(b.records, id)
+			b.mu.Unlock()
+		}()
+	}
+	return sent
+}
+
+// wait waits d. The runtime's timers sleep at least a millisecond on
+// Linux (its poller's resolution), ten times a loopback Redis write, so
+// a short wait yields the processor until d has passed instead.
+func wait(d time.Duration) {
+	if d >= time.Millisecond {
+		time.Sleep(d)
+		return
+	}
+	for start := time.Now(); time.Since(start) < d; {
+		runtime.Gosched()
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -77,6 +78,7 @@ type Server struct {
 	failNext    int       // FailNext: creates still to answer failWith
 	failWith    int
 	crashPoints map[string]chan struct{} // armed by CrashPoint, by key
+	holds       []*Held                  // armed by Hold, in order
 
 	// life makes a kill honest: every write holds it for reading, kill
 	// takes it for writing, so once kill returns no handler of this
@@ -85,6 +87,12 @@ type Server struct {
 	life   sync.RWMutex
 	killed bool
 	dead   chan struct{} // closed by kill
+	// stopping is set by a graceful stop, the SIGTERM; busy counts the
+	// handlers running. Once stopping, a write outside every handler (a
+	// background task's) is refused: a stopping process gives such a
+	// task no time beyond its requests in flight.
+	stopping atomic.Bool
+	busy     atomic.Int64
 }
 
 // Arrival is one create request as the server saw it.
@@ -94,9 +102,13 @@ type Arrival struct {
 	Tenant string
 	Hash   string
 	Status int
-	// Path is the request's path: the create path, or a look-up's
-	// (which is how a client's reconciliation shows in the log).
-	Path string
+	// Method and Path are the request's: the create path, or a look-up's
+	// (which is how a client's reconciliation shows in the log), or a
+	// step of a multi-step job.
+	Method, Path string
+	// Dropped: a hold (Hold) dropped the request on arrival, before the
+	// server did anything with it.
+	Dropped bool
 }
 
 // Open creates the server and its database.
@@ -136,7 +148,7 @@ func Open(opts Options) (*Server, error) {
 		opts.DBPath = filepath.Join(s.tmpDir, "fake.db")
 		s.opts.DBPath = opts.DBPath
 	}
-	s.db, err = openDB(opts.DBPath, s.steps.schema)
+	s.db, err = openDB(opts.DBPath, s.steps.schema+uploadSchema)
 	if err != nil {
 		s.removeTemp()
 		return nil, err
@@ -204,14 +216,16 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /resources/{id}/events", s.appendEvent)
 	mux.HandleFunc("GET /resources/{id}/events", s.list)
 	mux.HandleFunc("DELETE /resources/{id}", s.remove)
+	mux.HandleFunc("PUT /uploads/{path...}", s.upload)
 	mux.HandleFunc("GET /idempotency-keys/{key}", s.lookup)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "server": s.mutant.Name})
 	})
+	h := s.held(mux)
 	if s.opts.Log == nil {
-		return mux
+		return s.counted(h)
 	}
-	return s.logged(mux)
+	return s.counted(s.logged(h))
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
@@ -236,6 +250,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 // resource by its id alone (an id no one guesses), so every tenant that
 // may act on it reads its own count of the action's effects.
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	at, rec := time.Now(), &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.getResource(rec, r)
+	// A job's final read is one of its steps.
+	s.logRequest(Arrival{At: at, Tenant: s.steps.tenant(r), Status: rec.status, Method: r.Method, Path: r.URL.Path})
+}
+
+func (s *Server) getResource(w http.ResponseWriter, r *http.Request) {
 	var row resourceRow
 	var at int64
 	err := s.db.QueryRowContext(r.Context(),
@@ -293,9 +314,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		status = http.StatusInternalServerError
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, Arrival{At: at, Key: r.PathValue("key"), Tenant: tenant, Status: status, Path: r.URL.Path})
-	s.mu.Unlock()
+	s.logRequest(Arrival{At: at, Key: r.PathValue("key"), Tenant: tenant, Status: status, Method: r.Method, Path: r.URL.Path})
 	switch {
 	case errors.Is(err, errNoRecord):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown key"})
@@ -332,6 +351,26 @@ func tenantOf(r *http.Request) string {
 
 // public is the tenant of a request without credentials.
 const public = "public"
+
+// TenantCredentials are the headers that reach tenant's keys and
+// resources: its bearer token, none for the public tenant. Client mode
+// reads a client's resources through them, whichever token it sent.
+func TenantCredentials(tenant string) http.Header {
+	if tenant == public || tenant == "" {
+		return http.Header{}
+	}
+	return http.Header{"Authorization": {"Bearer " + tenant}}
+}
+
+// TenantName names a tenant in reports without its token: "public", or
+// "token sha256:" and the first eight hex digits of the token's digest
+// (printf %s TOKEN | sha256sum).
+func TenantName(tenant string) string {
+	if tenant == public || tenant == "" {
+		return public
+	}
+	return "token sha256:" + digest([]byte(tenant))[:8]
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -73,7 +73,7 @@ func (p *ClientProcess) Wait(limit time.Duration) check.ClientExit {
 	p.mu.Lock()
 	x.Killed = p.killed
 	p.mu.Unlock()
-	x.State, x.ResourceID, x.Problem = readResult(p.stdout.String())
+	x.State, x.ResourceID, x.IDs, x.Problem = readResult(p.stdout.String())
 	return x
 }
 
@@ -83,29 +83,39 @@ func (p *ClientProcess) Output(n int) (stdout, stderr string) {
 }
 
 // readResult parses the result the contract asks for on the last
-// non-empty stdout line.
-func readResult(stdout string) (end, resourceID, problem string) {
+// non-empty stdout line: a create's resource id, or a job's ids by step.
+func readResult(stdout string) (end, resourceID string, ids map[string]string, problem string) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if last == "" {
-		return "", "", "no output on stdout"
+		return "", "", nil, "no output on stdout"
 	}
 	var r struct {
-		State      string `json:"state"`
-		ResourceID any    `json:"resource_id"`
+		State      string         `json:"state"`
+		ResourceID any            `json:"resource_id"`
+		IDs        map[string]any `json:"ids"`
 	}
 	if err := json.Unmarshal([]byte(last), &r); err != nil {
-		return "", "", fmt.Sprintf("the last stdout line is not a JSON result: %v", err)
+		return "", "", nil, fmt.Sprintf("the last stdout line is not a JSON result: %v", err)
 	}
 	switch state.State(r.State) {
 	case state.Succeeded, state.UnknownResult, state.Failed:
 	default:
-		return "", "", fmt.Sprintf("state %q is not %s, %s or %s", r.State, state.Succeeded, state.UnknownResult, state.Failed)
+		return "", "", nil, fmt.Sprintf("state %q is not %s, %s or %s", r.State, state.Succeeded, state.UnknownResult, state.Failed)
 	}
 	if r.ResourceID != nil {
 		resourceID = fmt.Sprint(r.ResourceID)
 	}
-	return r.State, resourceID, ""
+	for step, id := range r.IDs {
+		if id == nil {
+			continue
+		}
+		if ids == nil {
+			ids = map[string]string{}
+		}
+		ids[step] = fmt.Sprint(id)
+	}
+	return r.State, resourceID, ids, ""
 }
 
 func tail(s string, n int) string {

@@ -15,7 +15,10 @@ type MalformedKey struct {
 }
 
 // InFormat says whether the target's declared format accepts the key
-// after all, so that accepting it is no fault.
+// after all, so that accepting it is no fault. Two key headers are an
+// error whatever the format (the draft's grammar: one sf-string); with
+// no format or length declared, nothing else is (uuid is idemspec's
+// default, not the target's).
 func (k MalformedKey) InFormat(e *Env) bool {
 	return len(k.Values) == 1 && e.Target.Key.Matches(k.Values[0])
 }

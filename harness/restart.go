@@ -38,20 +38,89 @@ func (e *Env) Crash(ctx context.Context, point string, inFlight ...int) (history
 	return e.cycle(ctx, history.Restart{Mode: Crash, Point: point, Seqs: inFlight}, c.Crash)
 }
 
+// RestartOnAnswer sends a and restarts the target gracefully the instant
+// the answer's first byte arrives, while the rest is still being read:
+// nothing of the harness runs between the two, so a target that sends
+// its answer first and stores the key's record a few hundred
+// microseconds later is stopped inside that window. With no answer, the
+// restart follows the attempt. It returns the attempt's exchange, the
+// restart, and how long after the answer's first byte the restart began.
+func (e *Env) RestartOnAnswer(ctx context.Context, h *history.History, a Attempt) (history.Exchange, history.Restart, time.Duration, error) {
+	r, ok := e.Target.Lifecycle.(targets.Restarter)
+	if !ok {
+		return history.Exchange{}, history.Restart{Mode: Graceful}, 0, errors.New(e.Target.CannotRestart())
+	}
+	type restarted struct {
+		rec history.Restart
+		err error
+	}
+	done := make(chan restarted, 1)
+	var answered time.Time
+	// The answer's reading waits for the restart, which may take a hook
+	// and a health check (each capped at targets.MaxWait): the attempt's
+	// bound covers them, while an answer that never begins is given up
+	// on after the usual request timeout.
+	timeout := a.Timeout
+	if timeout == 0 {
+		timeout = e.Settings.RequestTimeout
+	}
+	a.Timeout = timeout + 3*targets.MaxWait
+	began, sent, cancel := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	a.Cancel = cancel
+	go func() {
+		select {
+		case <-began:
+		case <-sent:
+		case <-time.After(timeout):
+			close(cancel)
+		}
+	}()
+	// The stop runs on the transport's goroutine, holding the answer's
+	// reading until it returns: a goroutine of its own could wait
+	// hundreds of microseconds for a processor on a busy machine. The
+	// answer's bytes are already on their way; the reading resumes after.
+	begin := sync.OnceFunc(func() {
+		rec, err := e.cycle(ctx, history.Restart{Mode: Graceful}, r.Restart)
+		done <- restarted{rec, err}
+	})
+	a.Answered = sync.OnceFunc(func() {
+		answered = time.Now()
+		close(began)
+		begin()
+	})
+	x := e.Send(ctx, h, a)
+	close(sent)
+	begin() // no answer came: the restart follows the attempt
+	res := <-done
+	// The answer's connection went back to the pool after the restart
+	// may have closed the idle ones: it leads nowhere now.
+	e.closeIdle()
+	var gap time.Duration
+	if !answered.IsZero() {
+		gap = res.rec.At.Sub(answered)
+	}
+	return x, res.rec, gap, res.err
+}
+
 func (e *Env) cycle(ctx context.Context, rec history.Restart, do func(context.Context) error) (history.Restart, error) {
 	rec.At = time.Now()
 	err := do(ctx)
 	rec.Down = time.Since(rec.At)
-	// Connections kept alive across the restart lead nowhere now, and a
-	// POST sent on one would fail without being sent again.
-	for _, l := range slices.Concat(e.cleans, e.faults) {
-		l.client.CloseIdleConnections()
-	}
-	e.Target.Direct.CloseIdleConnections()
+	e.closeIdle()
 	if err != nil {
 		return rec, fmt.Errorf("%s restart: %w", rec.Mode, err)
 	}
 	return rec, nil
+}
+
+// closeIdle drops the connections kept alive across a restart: they
+// lead nowhere now, and a POST sent on one would fail without being sent
+// again.
+func (e *Env) closeIdle() {
+	for _, l := range slices.Concat(e.cleans, e.faults) {
+		l.client.CloseIdleConnections()
+	}
+	e.Target.Direct.CloseIdleConnections()
 }
 
 // CrashMidRequest sends a and crashes the target while the request is

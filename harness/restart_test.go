@@ -80,3 +80,49 @@ func TestRestartWithoutCapability(t *testing.T) {
 		t.Errorf("CrashMidRequest: %v", err)
 	}
 }
+
+// slowRestart restarts the fake after a pause, as a restart hook and a
+// health check take their time.
+type slowRestart struct {
+	in    *fakes.Instance
+	pause time.Duration
+}
+
+func (s slowRestart) Stop() error { return s.in.Close() }
+func (s slowRestart) Restart(ctx context.Context) error {
+	time.Sleep(s.pause)
+	return s.in.Restart(ctx)
+}
+
+// TestRestartOnAnswer: the restart begins the instant the answer's first
+// byte arrives, the answer is still read whole although the restart
+// outlasts the request timeout, and the same request afterwards gets the
+// original resource on a fresh connection.
+func TestRestartOnAnswer(t *testing.T) {
+	env, in := newEnv(t)
+	env.Settings.RequestTimeout = 200 * time.Millisecond
+	env.Target.Lifecycle = slowRestart{in: in, pause: 3 * env.Settings.RequestTimeout}
+	h := &history.History{}
+	key, marker := env.NewKey(), env.NewMarker("restart")
+	body, _ := env.Body(marker, "1")
+	a := harness.Attempt{Step: "original", Lane: env.Clean, Key: key, Body: body}
+	x, rec, gap, err := env.RestartOnAnswer(context.Background(), h, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Outcome != history.OK || x.Status != 201 || x.ResourceID == "" {
+		t.Fatalf("the answer: %s %d %q, want 201 with an id, read whole across the restart", x.Outcome, x.Status, x.Error)
+	}
+	if rec.Mode != harness.Graceful || rec.Down < 3*env.Settings.RequestTimeout {
+		t.Errorf("restart %+v, want a graceful one of at least %s", rec, 3*env.Settings.RequestTimeout)
+	}
+	// Nothing of the harness between the first byte and the restart: a
+	// bound a busy machine cannot miss, far below the request's own time.
+	if gap < 0 || gap > 50*time.Millisecond {
+		t.Errorf("the restart began %s after the answer's first byte", gap)
+	}
+	again := env.Send(context.Background(), h, harness.Attempt{Step: "again", Lane: env.Clean, Key: key, Body: body})
+	if again.Outcome != history.OK || again.ResourceID != x.ResourceID {
+		t.Errorf("after the restart: %s %d id %q, want the original %s", again.Outcome, again.Status, again.ResourceID, x.ResourceID)
+	}
+}

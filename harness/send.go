@@ -41,6 +41,9 @@ type Attempt struct {
 	// Wrote, when set, is called (from the transport's goroutine) once
 	// the whole request was written: the target has the bytes.
 	Wrote func()
+	// Answered, when set, is called (from the transport's goroutine) the
+	// instant the answer's first byte arrives, before the rest is read.
+	Answered func()
 }
 
 // headersKept are the answer headers checks read.
@@ -84,7 +87,7 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	if a.Query != "" {
 		req.URL.RawQuery = strings.TrimPrefix(req.URL.RawQuery+"&"+a.Query, "&")
 	}
-	e.roundTrip(h, &x, a.Lane, req, a.Wrote)
+	e.roundTrip(h, &x, a.Lane, req, a.Wrote, a.Answered)
 	return x
 }
 
@@ -100,10 +103,11 @@ func (a Attempt) keys() []string {
 }
 
 // roundTrip sends req once through lane and records it in x and h;
-// onWrote, if set, is called once the whole request is written. With an
+// onWrote, if set, is called once the whole request is written, and
+// onAnswer once the answer's first byte arrived. With an
 // answer, it returns the response, its body already read (and kept in
 // memory for the caller).
-func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req *http.Request, onWrote func()) (*http.Response, error) {
+func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req *http.Request, onWrote, onAnswer func()) (*http.Response, error) {
 	// The transport reports the write from its own goroutine.
 	var wrote atomic.Bool
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
@@ -111,6 +115,11 @@ func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req
 			wrote.Store(true)
 			if onWrote != nil && info.Err == nil {
 				onWrote()
+			}
+		},
+		GotFirstResponseByte: func() {
+			if onAnswer != nil {
+				onAnswer()
 			}
 		},
 	}))

@@ -66,7 +66,7 @@ func (c *LaneClient) Do(req *http.Request) (*http.Response, error) {
 		out.ContentLength = int64(len(body))
 	}
 	out.GetBody = nil
-	resp, err := c.env.roundTrip(c.h, &x, c.lane, out, nil)
+	resp, err := c.env.roundTrip(c.h, &x, c.lane, out, nil, nil)
 	c.mu.Lock()
 	c.seqs = append(c.seqs, x.Seq)
 	c.mu.Unlock()

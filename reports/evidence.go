@@ -96,15 +96,25 @@ func readingLine(r check.Reading) string {
 	return s
 }
 
-// shortKey keeps enough of a key to tell keys apart in a diagram.
+// shortKey keeps enough of a key to tell keys apart in a diagram: its
+// end, since keys of one run begin with the run's id.
 func shortKey(k string) string {
-	if k == "" {
+	switch {
+	case k == "":
 		return "(none)"
-	}
-	if len(k) > 8 {
-		return k[:8]
+	case len(k) > 8:
+		return "…" + k[len(k)-8:]
 	}
 	return k
+}
+
+// historyKeys are the keys of a history's exchanges, in order.
+func historyKeys(xs []history.Exchange) []string {
+	keys := make([]string, len(xs))
+	for i, x := range xs {
+		keys[i] = x.Key
+	}
+	return keys
 }
 
 // durationText prints a duration at a precision a reader can use.

@@ -22,7 +22,7 @@ const hostile = "<script>alert(1)</script> | a;b #c `d` *e*"
 
 func exchange(seq int, step, lane string, status int, id string) history.Exchange {
 	return history.Exchange{
-		Seq: seq, Step: step, Key: "7f3c9a1e-2b4d-4e6f-8a0b-1c2d3e4f5a6b", Payload: "68d615b879ce", Variant: "100",
+		Seq: seq, Step: step, Key: "r1a2b3c4-2b4d-4e6f-8a0b-1c2d3e4f5a6b", Payload: "68d615b879ce", Variant: "100",
 		Lane: lane, Start: t0.Add(time.Duration(seq) * 10 * time.Millisecond), Duration: 4 * time.Millisecond,
 		Outcome: history.OK, Status: status, ResourceID: id, Body: `{"id":"` + id + `"}`,
 		Arrival: t0.Add(time.Duration(seq)*10*time.Millisecond + time.Millisecond),

@@ -48,12 +48,17 @@ const (
 // WriteHTML writes the report as a self-contained HTML page.
 func WriteHTML(w io.Writer, r Report) error {
 	r = showControls(r)
-	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Headline: headline(r), Matrix: r.Matrix(), Operations: r.Operations()}
-	for i, c := range r.Checks {
-		v := checkView(c)
-		// Each operation's checks are a section of their own.
-		v.Section = c.Operation != "" && (i == 0 || r.Checks[i-1].Operation != c.Operation)
-		page.Views = append(page.Views, v)
+	page := htmlPage{Report: r, CSS: style(), Overall: r.Verdict(), Tone: r.Verdict(), Headline: r.Headline(), Matrix: r.Matrix(), Operations: r.Operations()}
+	if page.Tone == "PASS" && r.Summary.Warn > 0 {
+		page.Tone = "WARN" // a pass over warnings is not coloured as a clean one
+	}
+	// Each operation's checks are a section of their own, FAIL first.
+	for _, op := range r.Operations() {
+		for i, c := range byFinding(r.ChecksOf(op)) {
+			v := checkView(c, r.Run.ID)
+			v.Section = c.Operation != "" && i == 0
+			page.Views = append(page.Views, v)
+		}
 	}
 	return htmlTemplates.ExecuteTemplate(w, "report.html", page)
 }
@@ -62,6 +67,7 @@ type htmlPage struct {
 	Report
 	CSS      template.CSS
 	Overall  string
+	Tone     string // the banner's colour: Overall, but WARN for a pass over warnings
 	Headline string
 	Views    []htmlCheck
 	// Matrix is the operations × checks table (nil: one operation).
@@ -94,6 +100,9 @@ type htmlExchange struct {
 	history.Exchange
 	Cited  bool // a violation points at it
 	Answer string
+	// KeyLabel is the part of the key that tells it from the table's
+	// others (the whole key is the cell's title).
+	KeyLabel string
 }
 
 // htmlBurst is a burst with a timeline: one bar per request from its
@@ -115,24 +124,7 @@ type burstBar struct {
 	Tooltip string
 }
 
-func headline(r Report) string {
-	s := r.Summary
-	switch r.Verdict() {
-	case "PASS":
-		return fmt.Sprintf("all %d %s passed", s.Total-s.Skip, plural(s.Total-s.Skip, "check", "checks"))
-	case "FAIL":
-		n := s.Fail
-		if r.Run.Strict {
-			n += s.Warn
-		}
-		return fmt.Sprintf("%d of %d %s failed", n, s.Total, plural(s.Total, "check", "checks"))
-	case "INCOMPLETE":
-		return "the run was interrupted: " + r.Run.Incomplete
-	}
-	return fmt.Sprintf("the harness could not run %d %s", s.Error, plural(s.Error, "check", "checks"))
-}
-
-func checkView(c CheckResult) htmlCheck {
+func checkView(c CheckResult, runID string) htmlCheck {
 	v := htmlCheck{CheckResult: c, Class: verdictClass(c.Verdict), Open: findingWorthy(c.Verdict)}
 	var cited []int
 	for _, x := range c.Violations {
@@ -140,12 +132,13 @@ func checkView(c CheckResult) htmlCheck {
 		seqs, more := capSeqs(x.Seqs, maxHTMLCited)
 		v.ViolationViews = append(v.ViolationViews, htmlViolation{Violation: x, Cited: seqs, More: more})
 	}
+	label := keyLabels(runID, historyKeys(c.Evidence.History))
 	for i, x := range c.Evidence.History {
 		if i == maxHTMLHistory {
 			v.HistoryMore = len(c.Evidence.History) - i
 			break
 		}
-		v.History = append(v.History, htmlExchange{Exchange: x, Cited: slices.Contains(cited, x.Seq), Answer: answerText(x)})
+		v.History = append(v.History, htmlExchange{Exchange: x, Cited: slices.Contains(cited, x.Seq), Answer: answerText(x), KeyLabel: label(x.Key)})
 	}
 	for _, b := range c.Evidence.Bursts {
 		v.Bursts = append(v.Bursts, burstView(b, exchangesBySeq(c.Evidence.History, b.Seqs)))

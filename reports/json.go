@@ -14,6 +14,7 @@ import (
 func WriteJSON(w io.Writer, r Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	r.Summary.Text = r.Headline()
 	return enc.Encode(r)
 }
 

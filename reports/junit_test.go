@@ -127,8 +127,8 @@ func TestJUnitFailureCitesEvidence(t *testing.T) {
 		}
 		for _, want := range []string{
 			"- the retry created a second resource (expected res_a, observed res_b)",
-			"    #1 first (answer lost): faulty lane with response-loss, key 7f3c9a1e, payload 68d615b879ce -> no answer, maybe applied: timeout awaiting answer",
-			"    #2 retry: clean lane, key 7f3c9a1e, payload 68d615b879ce -> 201 res_b",
+			"    #1 first (answer lost): faulty lane with response-loss, key …3e4f5a6b, payload 68d615b879ce -> no answer, maybe applied: timeout awaiting answer",
+			"    #2 retry: clean lane, key …3e4f5a6b, payload 68d615b879ce -> 201 res_b",
 			"fault: response-loss on the faulty lane for the first attempt",
 			"oracle: 2 resources carry marker idemspec-r1-S2-2 (after the retries, list oracle)",
 		} {

@@ -22,7 +22,11 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md := &markdown{}
 	md.linef("# idemspec report: %s", inline(r.Target.Name))
 	md.line("")
-	md.linef("**%s %s**: %s", verdictIcon(check.Status(r.Verdict())), r.Verdict(), summaryText(r.Summary))
+	icon := verdictIcon(check.Status(r.Verdict()))
+	if r.Verdict() == "PASS" && r.Summary.Warn > 0 {
+		icon = verdictIcon(check.WARN)
+	}
+	md.linef("**%s %s**: %s (%s)", icon, r.Verdict(), r.Headline(), summaryText(r.Summary))
 	if !r.Run.Complete {
 		md.linef("\n> [!WARNING]\n> This run is incomplete (%s): it holds only the checks that finished.", inline(r.Run.Incomplete))
 	}
@@ -47,9 +51,10 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 		md.checks(r.ChecksOf(op), op)
 	}
-	for _, c := range r.Checks {
+	// FAIL first, then ERROR and WARN, each in catalogue order.
+	for _, c := range byFinding(r.Checks) {
 		if findingWorthy(c.Verdict) {
-			md.finding(c)
+			md.finding(c, r.Run.ID)
 		}
 	}
 	skipped := false
@@ -123,8 +128,9 @@ func (md *markdown) matrix(r Report) {
 	md.line("")
 }
 
-// finding is the section of one check that did not pass.
-func (md *markdown) finding(c CheckResult) {
+// finding is the section of one check that did not pass; runID is the
+// run's, which its keys begin with.
+func (md *markdown) finding(c CheckResult, runID string) {
 	md.line("")
 	md.linef("## %s %s %s: %s", verdictIcon(c.Verdict), inline(c.Label()), inline(string(c.Verdict)), inline(c.Title))
 	md.line("")
@@ -194,6 +200,7 @@ func (md *markdown) finding(c CheckResult) {
 		md.line("")
 		md.line("| # | step | lane | key | payload | answer | time |")
 		md.line("|---|---|---|---|---|---|---|")
+		label := keyLabels(runID, historyKeys(ev.History))
 		for i, x := range ev.History {
 			if i == maxMarkdownHistory {
 				md.linef("| | %d more in report.json | | | | | |", len(ev.History)-i)
@@ -203,7 +210,7 @@ func (md *markdown) finding(c CheckResult) {
 			if x.Fault != "" {
 				lane += " (" + x.Fault + ")"
 			}
-			md.linef("| %d | %s | %s | `%s` | `%s` | %s | %s |", x.Seq, cell(x.Step), cell(lane), code(shortKey(x.Key)),
+			md.linef("| %d | %s | %s | `%s` | `%s` | %s | %s |", x.Seq, cell(x.Step), cell(lane), code(label(x.Key)),
 				code(x.Payload), cell(answerText(x)), durationText(x.Duration))
 		}
 		md.line("")

@@ -78,6 +78,10 @@ type Summary struct {
 	Warn  int `json:"warn"`
 	Skip  int `json:"skip"`
 	Error int `json:"error"`
+	// Text is the run's headline (Report.Headline), as every format
+	// says it: "passed, with 2 warnings: ...", never "all passed" over
+	// a WARN.
+	Text string `json:"text,omitempty"`
 }
 
 // Meta is what the Ginkgo report does not know.

@@ -3,8 +3,11 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,9 +67,16 @@ type trial struct {
 	ce     *ClientEnv
 	in     agent.Inputs
 	offset int
-	lost   map[int]bool // creates (by log index) whose answers were lost
+	lost   map[int]bool // requests (by log index) whose answers were lost
 	rec    ClientTrial
 	ev     *check.Evidence
+	// job is the workflow shape's job (nil: one create); holds are the
+	// holds the trial armed at the server, and jobRec what it recorded.
+	job    *jobState
+	holds  []*fakes.Held
+	jobRec *JobTrial
+	// siblings are further operations of the same check (W4's second job).
+	siblings []*trial
 }
 
 // clientRun is a client spec body's wrapper: outside client mode the
@@ -80,7 +90,7 @@ func trialSpec(c *Check) func(SpecContext) {
 			return
 		}
 		start := time.Now()
-		t, err := newTrial(ce, c.ID)
+		t, err := newTrial(ce, c.ID, c.Group == workflowGroup)
 		var v check.Verdict
 		if err == nil {
 			v, err = c.Trial(ctx, t)
@@ -92,15 +102,20 @@ func trialSpec(c *Check) func(SpecContext) {
 		}
 		var ev check.Evidence
 		if t != nil {
+			t.releaseHolds()
 			ev = *t.ev
-			ev.Tables = append(ev.Tables, t.logTable())
+			if t.jobRec != nil {
+				ev.Tables = append(ev.Tables, t.jobRec.table())
+			} else {
+				ev.Tables = append(ev.Tables, t.logTable())
+			}
 		}
 		ev.Elapsed = time.Since(start)
 		conclude(check.Result{Verdict: v, Evidence: ev})
 	}
 }
 
-func newTrial(ce *ClientEnv, scope string) (*trial, error) {
+func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 	e := ce.Env
 	marker := e.NewMarker(scope)
 	body, err := e.Body(marker, "100")
@@ -123,7 +138,33 @@ func newTrial(ce *ClientEnv, scope string) (*trial, error) {
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
+	if workflow {
+		steps, err := jobSteps(e, marker)
+		if err != nil {
+			return nil, err
+		}
+		t.job = &jobState{steps: steps}
+	}
 	return t, nil
+}
+
+// releaseHolds disarms the holds nothing reached, and lets go of any
+// request still held.
+func (t *trial) releaseHolds() {
+	for _, h := range t.holds {
+		h.Release(true)
+	}
+	for _, u := range t.siblings {
+		u.releaseHolds()
+	}
+}
+
+// environ is the program's environment: one create's, or a job's.
+func (t *trial) environ() []string {
+	if t.job != nil {
+		return agent.Job{Inputs: t.in, Steps: t.job.steps}.Environ()
+	}
+	return t.in.Environ()
 }
 
 // keyHeader is the contract's IDEMSPEC_KEY_HEADER: the key's header, or
@@ -137,7 +178,7 @@ func keyHeader(k targets.Key) string {
 
 // start runs the client command once for the trial's operation.
 func (t *trial) start() (*harness.ClientProcess, error) {
-	return harness.StartClient(t.ce.Command, t.in.Environ())
+	return harness.StartClient(t.ce.Command, t.environ())
 }
 
 // finish waits for a client run (killing it at the deadline plus slack)
@@ -197,27 +238,57 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 // judge reads the server's log and the oracle into the trial.
 func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
 	log := t.ce.Server.Requests()[t.offset:]
+	var tenants []string
+	lookups := strings.ReplaceAll(t.in.LookupPath, "{key}", "*")
 	for i, a := range log {
-		kind := "lookup"
-		if a.Path == t.in.CreatePath {
-			kind = "create"
+		kind := "create"
+		switch looked, _ := path.Match(lookups, a.Path); {
+		case a.Path == t.in.CreatePath && a.Method == http.MethodPost:
+			if !slices.Contains(tenants, a.Tenant) {
+				tenants = append(tenants, a.Tenant)
+			}
+		case looked && a.Method == http.MethodGet:
+			kind = "lookup"
+		default:
+			continue // not part of the one-create contract (a read of the resource, say)
 		}
 		t.rec.Requests = append(t.rec.Requests, check.ServerRequest{
-			Seq: i + 1, Kind: kind, Key: a.Key, Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
+			Seq: i + 1, Kind: kind, Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
 		})
 	}
-	obs, err := t.ce.Env.Observe(ctx, t.in.Marker)
+	n, err := t.census(ctx, tenants)
 	if err != nil {
 		return t.rec, fmt.Errorf("oracle: %w", err)
 	}
-	t.rec.Resources = obs.Count
-	t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(t.in.Marker, "after the client", obs))
+	t.rec.Resources = n
 	return t.rec, nil
+}
+
+// census counts the operation's resources in every tenant the server
+// filed its creates under: a client that sends a token (as most SDKs
+// do) creates in that token's tenant, which a read without it cannot
+// see. Each tenant's reading is evidence, named by the tenant; with no
+// create at all, the public tenant's reading says so.
+func (t *trial) census(ctx context.Context, tenants []string) (int, error) {
+	if len(tenants) == 0 {
+		tenants = []string{""}
+	}
+	total := 0
+	for _, tn := range tenants {
+		as := targets.AsTenant(ctx, targets.Tenant{Name: fakes.TenantName(tn), Headers: fakes.TenantCredentials(tn)})
+		obs, err := t.ce.Env.Observe(as, t.in.Marker)
+		if err != nil {
+			return 0, fmt.Errorf("tenant %s: %w", fakes.TenantName(tn), err)
+		}
+		total += obs.Count
+		t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(t.in.Marker, "after the client, in tenant "+fakes.TenantName(tn), obs))
+	}
+	return total, nil
 }
 
 // logTable is the server's log for the trial, as evidence.
 func (t *trial) logTable() check.Table {
-	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "request", "key", "payload sha256", "status", "answer"}}
+	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "request", "key", "tenant", "payload sha256", "status", "answer"}}
 	for _, r := range t.rec.Requests {
 		answer := "delivered"
 		if r.Lost {
@@ -227,7 +298,7 @@ func (t *trial) logTable() check.Table {
 		if len(hash) > 12 {
 			hash = hash[:12]
 		}
-		tb.Rows = append(tb.Rows, []string{fmt.Sprint(r.Seq), r.Kind, r.Key, hash, fmt.Sprint(r.Status), answer})
+		tb.Rows = append(tb.Rows, []string{fmt.Sprint(r.Seq), r.Kind, r.Key, r.Tenant, hash, fmt.Sprint(r.Status), answer})
 	}
 	return tb
 }

@@ -44,6 +44,22 @@ func TestRestartRecovery(t *testing.T) {
 	}
 }
 
+// TestRestartRecoveryRounds: S5a judges every round it ran; one round
+// whose restart landed in the gap is a FAIL, whatever the others showed.
+func TestRestartRecoveryRounds(t *testing.T) {
+	restart := history.Restart{Mode: "graceful"}
+	kept := scenarios.RestartRecord{Original: answer(1, "original", 201, "r1"), Restart: restart, Retry: answer(2, "again", 201, "r1"), Reading: reading(1, "r1")}
+	lostInGap := scenarios.RestartRecord{Original: answer(3, "original (round 2)", 201, "r2"), Restart: restart, Retry: answer(4, "again (round 2)", 409, ""), Reading: reading(1, "r2")}
+	unreachable := scenarios.RestartRecord{Original: refused(5, "original (round 3)"), Restart: restart, Retry: refused(6, "again (round 3)"), Reading: reading(0)}
+	expectVerdict(t, scenarios.RestartRecovery(kept, kept), "S5a", check.PASS, "")
+	got := scenarios.RestartRecovery(kept, lostInGap)
+	expectVerdict(t, got, "S5a", check.FAIL, "the same request with the same key was refused")
+	if len(got.Violations) != 1 || got.Violations[0].Seqs[0] != 4 {
+		t.Errorf("violations %+v, want one, on seq 4", got.Violations)
+	}
+	expectVerdict(t, scenarios.RestartRecovery(kept, unreachable), "S5a", check.ERROR, "could not be reached")
+}
+
 func TestCrashMidRequest(t *testing.T) {
 	crashAt := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	const timeout = 2 * time.Second

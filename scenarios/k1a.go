@@ -31,13 +31,19 @@ func missingKeyStatus(ctx context.Context, e *harness.Env, h *history.History, e
 }
 
 // MissingKeyStatus judges K1a: a refusal carries the profile's status.
-// An accepted keyless create is K1's failure, not judged again here.
+// An accepted or unanswered keyless create is K1's failure: no refusal
+// came, so K1a is SKIP with that reason, never PASS.
 func MissingKeyStatus(rec MissingKeyRecord) check.Verdict {
 	x := rec.Send
 	if err := unreached([]history.Exchange{x}); err != nil {
 		return check.Errored("K1a", err)
 	}
-	if x.Outcome != history.OK || x.Is2xx() || x.Status == rec.Want {
+	switch {
+	case x.Outcome != history.OK:
+		return check.Skip("K1a", fmt.Sprintf("K1 fails here: the create without the key got no answer (%s), so there is no refusal status to judge", x.Outcome))
+	case x.Is2xx():
+		return check.Skip("K1a", fmt.Sprintf("K1 fails here: the create without the required key was accepted (%s), so there is no refusal status to judge", answerOf(x)))
+	case x.Status == rec.Want:
 		return check.Judge("K1a")
 	}
 	return check.Judge("K1a", check.Violation{

@@ -70,6 +70,12 @@ func ReplayFidelity(rec ReplayRecord) (check.Verdict, []string) {
 	if len(vs) > 0 {
 		return check.Judge("K4", vs...), nil
 	}
+	if r.Is2xx() && r.ResourceID != o.ResourceID {
+		// The same request executed again: the key was not honoured, the
+		// MUST checks' failure (S1, S2), and there is no replay whose
+		// fidelity could be judged.
+		return check.Skip("K4", fmt.Sprintf("S1 and S2 fail here: the same request again made another resource (%s, the original %s), so there is no replay to judge", quoted(r.ResourceID), quoted(o.ResourceID))), nil
+	}
 	seqs := []int{o.Seq, r.Seq}
 	if same, how := check.SameAnswer(o, r, rec.Volatile); !same {
 		vs = append(vs, check.Violation{What: "the replay's status or body differs from the original's", Observed: how, Seqs: seqs})

@@ -117,6 +117,18 @@ func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
 		// PASS would claim one was right.
 		return check.Errored("K5", fmt.Errorf("none of the %d same-key requests was answered (%s): there is no in-flight answer to judge", len(rec.Sends), rec.Sends[0].Error)), nil
 	}
+	if conflict == 0 && len(refused) == 0 {
+		// No duplicate was refused: a PASS would claim an in-flight
+		// answer was right that never came.
+		if again := executedAgain(rec.Sends); again != "" {
+			return check.Skip("K5", "S4 fails here: "+again+", so no in-flight answer came to judge"), nil
+		}
+		why := "the answered ones were served one after another (acceptable)"
+		if silent > 0 {
+			why += fmt.Sprintf("; %d got no answer (S4's to judge)", silent)
+		}
+		return check.Skip("K5", fmt.Sprintf("no duplicate of the %d same-key requests in %d bursts was refused: %s, so no in-flight answer came to judge", len(rec.Sends), len(rec.Bursts), why)), nil
+	}
 	note := fmt.Sprintf("of %d same-key requests in %d bursts: %d succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), %d answered %d in flight",
 		len(rec.Sends), len(rec.Bursts), success, conflict, rec.InFlight)
 	if conflict > 0 {
@@ -126,6 +138,29 @@ func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
 		note += fmt.Sprintf(", %d got no answer (judged by S4)", silent)
 	}
 	return check.Judge("K5", vs...), []string{note}
+}
+
+// executedAgain says how same-key requests executed more than once (2xx
+// answers naming different resources for one key), "" when none did.
+func executedAgain(sends []history.Exchange) string {
+	ids := map[string]map[string]bool{}
+	var keys []string
+	for _, x := range sends {
+		if !x.Is2xx() || x.ResourceID == "" {
+			continue
+		}
+		if ids[x.Key] == nil {
+			ids[x.Key] = map[string]bool{}
+			keys = append(keys, x.Key)
+		}
+		ids[x.Key][x.ResourceID] = true
+	}
+	for _, k := range keys {
+		if n := len(ids[k]); n > 1 {
+			return fmt.Sprintf("one key's duplicates were executed again (%d resource ids)", n)
+		}
+	}
+	return ""
 }
 
 // validRetryAfter parses RFC 9110's Retry-After: delay-seconds (digits)

@@ -46,7 +46,7 @@ var _ = ReportBeforeSuite(func(r types.Report) {
 	var checks []check.Check
 	for _, op := range operations() {
 		for _, c := range Checks() {
-			if (c.Group == clientGroup) == o.Client {
+			if o.shows(c.Group) {
 				checks = append(checks, shown(c.Entry(), op))
 			}
 		}
@@ -99,7 +99,7 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 	if !ok {
 		return
 	}
-	o.Observer.Finish(c.ID, res.Verdict.Status, line(c, res, r.RunTime))
+	o.Observer.Finish(c.ID, res.Verdict.Status, line(c, res, max(r.RunTime, res.Evidence.Search)))
 })
 
 // observed is the check of a spec the observer follows: one of the

@@ -67,6 +67,7 @@ func propertySpec(id string) func(context.Context, *harness.Env, *history.Histor
 			h.Add(x)
 		}
 		*ev = r.Evidence
+		ev.Search = took
 		if by != id {
 			// Its duration is only this read: say where the time went.
 			ev.Notes = append(slices.Clone(ev.Notes), fmt.Sprintf("one search serves P1 and P2: it ran in %s's time (%s)", by, took.Round(time.Millisecond)))

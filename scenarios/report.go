@@ -43,7 +43,7 @@ func ComplianceReport(r types.Report, m reports.Meta) reports.Report {
 		c, _ := check.Get(res.Verdict.Check)
 		checks = append(checks, reports.CheckResult{
 			Check: c, Operation: operationLabelOf(s.Labels()), Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
-			Violations: res.Verdict.Violations, DurationMS: reports.MS(s.RunTime), Evidence: res.Evidence,
+			Violations: res.Verdict.Violations, DurationMS: reports.MS(max(s.RunTime, res.Evidence.Search)), Evidence: res.Evidence,
 		})
 	}
 	return reports.New(run, m, checks)
@@ -88,7 +88,7 @@ func NotRun(m reports.Meta, client bool, started time.Time, cause error) reports
 	}
 	for _, op := range ops {
 		for _, c := range Checks() {
-			if (c.Group == clientGroup) != client || !keep(labels(c.Entry(), op)) {
+			if ofClientMode(c.Group) != client || !keep(labels(c.Entry(), op)) {
 				continue
 			}
 			v := check.Errored(c.ID, fmt.Errorf("not run: %w", cause))

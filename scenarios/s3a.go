@@ -31,14 +31,20 @@ func mismatchStatus(ctx context.Context, e *harness.Env, h *history.History, ev 
 
 // MismatchStatus judges S3a: a refusal of the other payload carries the
 // profile's mismatch status. An accepted or unrefused mismatch is S3's
-// failure, not judged again here.
+// failure: no refusal came, so there is no status to judge, and S3a is
+// SKIP with that reason, never PASS.
 func MismatchStatus(rec MismatchRecord) check.Verdict {
 	if v, ok := mismatchRan("S3a", rec); !ok {
 		return v
 	}
 	m := rec.Mismatch
-	if m.Outcome != history.OK || !is4xx(m.Status) || m.Status == rec.Want {
+	switch {
+	case m.Outcome != history.OK:
+		return check.Skip("S3a", fmt.Sprintf("S3 fails here: the reused key with another payload got no answer (%s), so there is no refusal status to judge", m.Outcome))
+	case m.Status == rec.Want:
 		return check.Judge("S3a")
+	case !is4xx(m.Status):
+		return check.Skip("S3a", fmt.Sprintf("S3 fails here: the reused key with another payload was not refused (%s), so there is no refusal status to judge", answerOf(m)))
 	}
 	return check.Judge("S3a", check.Violation{
 		What:     "a reused key with another payload was refused with another status than the profile's",

@@ -16,39 +16,67 @@ var S5a = define(Check{
 	ID: "S5a", Group: "restart", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.6",
 	Title: "should replay the original result to a retry after the target restarted",
 	Needs: func(t *targets.Target) string { return t.CannotRestart() },
-	Plan:  func(Planning) Planned { return Planned{Requests: 3, MaxRequests: 3, Restarts: 1} },
-	Run:   restartRecovery,
+	Plan: func(Planning) Planned {
+		return Planned{Requests: 3 * restartRounds, MaxRequests: 3 * restartRounds, Restarts: restartRounds, Markers: restartRounds}
+	},
+	Run: restartRecovery,
 })
 
-// S5a: create, restart gracefully the moment the answer arrives (nothing
-// runs between the two), send the same request again. The timing is the
-// point: a server that answers first and stores the key's record after
-// (a hook on the send) loses the record only to a stop right after the
-// answer, and then refuses the retry as still in flight.
+// restartRounds bounds S5a's rounds. A server that answers first and
+// stores the key's record after (a hook on the send) loses the record
+// only to a stop inside that gap, which for a write to a Redis on
+// loopback is about 100 µs; a busy machine can let one round's restart
+// land after it. Each round is one more chance; a round that shows a
+// violation ends the check, so a correct target costs every round and a
+// broken one stops at the first catch (docs/RESTARTS.md gives the
+// timing measured against record-after-answer-quick).
+const restartRounds = 5
+
+// S5a: rounds of: create, restart gracefully the instant the answer's
+// first byte arrives (nothing of the harness runs between the two), send
+// the same request again.
 func restartRecovery(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+	var rounds []RestartRecord
+	for round := 1; round <= restartRounds; round++ {
+		rec, err := restartRound(ctx, e, h, ev, round)
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		rounds = append(rounds, rec)
+		if v := RestartRecovery(rounds...); v.Status != check.PASS {
+			return v, nil
+		}
+	}
+	return RestartRecovery(rounds...), nil
+}
+
+// restartRound is one create, the restart aimed at its answer, and the
+// retry.
+func restartRound(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, round int) (RestartRecord, error) {
 	key, marker := e.NewKey(), e.NewMarker("S5a")
 	body, err := e.Body(marker, "100")
 	if err != nil {
-		return check.Verdict{}, err
+		return RestartRecord{}, err
 	}
-	send := harness.Attempt{Step: "original", Lane: e.Clean, Key: key, Body: body, Variant: "100"}
-	original := e.Send(ctx, h, send)
-	restart, err := e.Restart(ctx)
+	suffix := ""
+	if round > 1 {
+		suffix = fmt.Sprintf(" (round %d)", round)
+	}
+	send := harness.Attempt{Step: "original" + suffix, Lane: e.Clean, Key: key, Body: body, Variant: "100"}
+	original, restart, gap, err := e.RestartOnAnswer(ctx, h, send)
 	ev.Restarts = append(ev.Restarts, restart)
 	if err != nil {
-		return check.Verdict{}, err
+		return RestartRecord{}, err
 	}
-	ev.Notes = append(ev.Notes, fmt.Sprintf("graceful restart begun %s after the answer to seq %d arrived (aimed right after an answer: a record stored after answering is lost there); down for %s",
-		restart.At.Sub(original.Start.Add(original.Duration)).Round(time.Microsecond), original.Seq, restart.Down.Round(time.Millisecond)))
-	send.Step = "same request after the restart"
+	ev.Notes = append(ev.Notes, fmt.Sprintf("round %d: graceful restart begun %s after the first byte of the answer to seq %d arrived (aimed inside the gap a record stored after answering leaves); down for %s",
+		round, gap.Round(time.Microsecond), original.Seq, restart.Down.Round(time.Millisecond)))
+	send.Step = "same request after the restart" + suffix
 	retry := e.Send(ctx, h, send)
-	r, err := reading(ctx, e, ev, marker, "after the restart and the retry")
+	r, err := reading(ctx, e, ev, marker, "after the restart and the retry"+suffix)
 	if err != nil {
-		return check.Verdict{}, err
+		return RestartRecord{}, err
 	}
-	return RestartRecovery(RestartRecord{
-		Original: original, Restart: restart, Retry: retry, Reading: r,
-	}), nil
+	return RestartRecord{Original: original, Restart: restart, Retry: retry, Reading: r}, nil
 }
 
 // RestartRecord is what S5a observed: a completed create, a graceful
@@ -60,8 +88,22 @@ type RestartRecord struct {
 	Reading  check.Reading
 }
 
-// RestartRecovery judges S5a.
-func RestartRecovery(rec RestartRecord) check.Verdict {
+// RestartRecovery judges S5a over its rounds: each round's record
+// survived its restart.
+func RestartRecovery(rounds ...RestartRecord) check.Verdict {
+	var vs []check.Violation
+	for _, rec := range rounds {
+		v := restartRecovered(rec)
+		if v.Status == check.ERROR {
+			return v
+		}
+		vs = append(vs, v.Violations...)
+	}
+	return check.Judge("S5a", vs...)
+}
+
+// restartRecovered judges one round.
+func restartRecovered(rec RestartRecord) check.Verdict {
 	xs := []history.Exchange{rec.Original, rec.Retry}
 	if err := unreached(xs); err != nil {
 		return check.Errored("S5a", err)

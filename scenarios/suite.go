@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,16 +35,38 @@ type Options struct {
 	// zero value is DefaultTuning.
 	Tuning Tuning
 	// Client is client mode: the report and the progress lines hold the
-	// client checks only; otherwise they hold every check but those.
-	Client bool
+	// client checks only (with Workflow, the workflow shape's); otherwise
+	// they hold every check but those.
+	Client, Workflow bool
 }
 
-// clientGroup is the label of the client checks (C1..C7's group).
-const clientGroup = "client"
+// clientGroup is the label of the client checks (C1..C7's group), and
+// workflowGroup that of the workflow shape's (W1..W5's): client mode's
+// checks, which `idemspec run` leaves out.
+const (
+	clientGroup   = "client"
+	workflowGroup = "workflow"
+)
+
+// ofClientMode reports whether a check of group runs in client mode.
+func ofClientMode(group string) bool { return group == clientGroup || group == workflowGroup }
+
+// shows reports whether a check of group belongs to the run's mode: the
+// server checks, the client checks, or the workflow shape's.
+func (o Options) shows(group string) bool {
+	switch {
+	case !o.Client:
+		return !ofClientMode(group)
+	case o.Workflow:
+		return group == workflowGroup
+	}
+	return group == clientGroup
+}
 
 // inMode reports whether a spec belongs to the run's mode.
 func inMode(r types.SpecReport, o Options) bool {
-	return slices.Contains(r.Labels(), clientGroup) == o.Client
+	c, _ := check.Get(checkLabel(r.Labels()))
+	return o.shows(c.Group)
 }
 
 // suite is the one run the specs serve. Ginkgo registers the specs when

@@ -8,9 +8,15 @@ import "strings"
 // key builds the key description from the file's key: section; c is
 // the create call, whose body may carry the key.
 func (d *document) key(s keySpec, c Create) (Key, error) {
-	k := Key{Format: s.Format, Pattern: s.Pattern}
+	k := Key{Format: s.Format, Pattern: s.Pattern, Declared: s.Format != "" || s.Pattern != ""}
 	if err := d.keyPlace(s, &k, c); err != nil {
 		return Key{}, err
+	}
+	if s.MaxLength != nil {
+		if *s.MaxLength < 1 {
+			return Key{}, d.errorf("key.max_length", "%d is not a length (1 or more)", *s.MaxLength)
+		}
+		k.MaxLength = *s.MaxLength
 	}
 	if k.Format == "" {
 		k.Format = FormatUUID
@@ -32,6 +38,9 @@ func (d *document) key(s keySpec, c Create) (Key, error) {
 		}
 	default:
 		return Key{}, d.errorf("key.format", "unknown format %q (known: uuid, pattern)", k.Format)
+	}
+	if key := k.NewKey(); k.MaxLength > 0 && len(key) > k.MaxLength {
+		return Key{}, d.errorf("key.max_length", "%d is shorter than the keys idemspec makes (%q has %d characters): declare a format: pattern whose keys fit", k.MaxLength, key, len(key))
 	}
 	return k, nil
 }

@@ -73,7 +73,7 @@ fail_trigger:
 	if p.Name != "stripe" || p.Mismatch != 409 || p.InFlight != 409 || p.MissingKey != 428 {
 		t.Errorf("profile %+v: want stripe with mismatch 409 and missing_key 428 overridden, in_flight kept", p)
 	}
-	if tg.Key != (targets.Key{In: targets.KeyInHeader, Name: "X-Request-Id", Format: targets.FormatPattern, Pattern: "req_[a-z0-9]{20}", Required: true}) {
+	if tg.Key != (targets.Key{In: targets.KeyInHeader, Name: "X-Request-Id", Format: targets.FormatPattern, Pattern: "req_[a-z0-9]{20}", Declared: true, Required: true}) {
 		t.Errorf("Key = %+v", tg.Key)
 	}
 	if tg.FailTrigger == nil || *tg.FailTrigger != (targets.FailTrigger{Header: "X-Test-Fail", Value: "503"}) {
@@ -105,9 +105,9 @@ func TestKeyFormats(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.pattern, func(t *testing.T) {
-			k := targets.Key{Format: targets.FormatUUID}
+			k := targets.Key{Format: targets.FormatUUID, Declared: true}
 			if tc.pattern != "" {
-				k = targets.Key{Format: targets.FormatPattern, Pattern: tc.pattern}
+				k = targets.Key{Format: targets.FormatPattern, Pattern: tc.pattern, Declared: true}
 			}
 			for _, s := range tc.good {
 				if !k.Matches(s) {
@@ -172,5 +172,49 @@ func TestStartFakeProfile(t *testing.T) {
 	}
 	if _, err := targets.StartFake("fake:reference?profile=paypal"); err == nil || !strings.Contains(err.Error(), `unknown profile "paypal"`) {
 		t.Errorf("unknown profile: err %v", err)
+	}
+}
+
+// TestDeclaredKeyFormat: a file that declares no format leaves every key
+// in the target's format (uuid is idemspec's default for the keys it
+// makes, not the API's); a declared format or max_length is judged.
+func TestDeclaredKeyFormat(t *testing.T) {
+	tests := []struct {
+		name, key string
+		in, out   []string // keys the declaration takes, and refuses
+		err       string
+	}{
+		{name: "nothing declared", in: []string{"not a uuid", "é", strings.Repeat("k", 1024)}},
+		{name: "uuid declared", key: "key:\n  format: uuid\n", in: []string{"8e03978e-40d5-43e8-bc93-6894a57f9324"}, out: []string{"not a uuid"}},
+		{name: "a length only", key: "key:\n  max_length: 40\n", in: []string{"any key at all", "é"}, out: []string{strings.Repeat("k", 41)}},
+		{name: "a length below the keys idemspec makes", key: "key:\n  max_length: 20\n", err: "key.max_length: 20 is shorter than the keys idemspec makes"},
+		{name: "no length", key: "key:\n  max_length: 0\n", err: "key.max_length: 0 is not a length"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, err := targets.Parse("t.yaml", file(base+tc.key))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tg.Key.Matches(tg.Key.NewKey()) {
+				t.Errorf("the keys idemspec makes are outside the declared format")
+			}
+			for _, k := range tc.in {
+				if !tg.Key.Matches(k) {
+					t.Errorf("%q is refused, want taken", k)
+				}
+			}
+			for _, k := range tc.out {
+				if tg.Key.Matches(k) {
+					t.Errorf("%q is taken, want refused", k)
+				}
+			}
+		})
 	}
 }

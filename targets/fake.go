@@ -144,7 +144,7 @@ func FakeTarget(baseURL, name string) *Target {
 			IDField:     "id",
 			Body:        template.Must(template.New("body").Parse(`{"marker":"{{.Marker}}","amount":{{.Variant}}}`)),
 		},
-		Key:               Key{In: KeyInHeader, Name: fakes.DefaultKeyHeader, Format: FormatUUID, Required: true},
+		Key:               Key{In: KeyInHeader, Name: fakes.DefaultKeyHeader, Format: FormatUUID, Declared: true, Required: true},
 		Headers:           http.Header{},
 		LookupPath:        "/idempotency-keys/{{.Key}}",
 		LookupIDField:     "resource_id",

@@ -52,12 +52,13 @@ type createSpec struct {
 }
 
 type keySpec struct {
-	In       string `yaml:"in"`
-	Name     string `yaml:"name"`
-	Header   string `yaml:"header"` // the older spelling of in: header, name: ...
-	Format   string `yaml:"format"`
-	Pattern  string `yaml:"pattern"`
-	Required *bool  `yaml:"required"`
+	In        string `yaml:"in"`
+	Name      string `yaml:"name"`
+	Header    string `yaml:"header"` // the older spelling of in: header, name: ...
+	Format    string `yaml:"format"`
+	Pattern   string `yaml:"pattern"`
+	MaxLength *int   `yaml:"max_length"`
+	Required  *bool  `yaml:"required"`
 }
 
 // statusSpec overrides single codes of the profile; nil keeps its code.

@@ -146,7 +146,7 @@ func (d *document) restartHook(s *restartSpec, t *Target, expand expander) (*Res
 }
 
 func (d *document) health(field string, s healthSpec) (Health, error) {
-	timeout, err := d.duration(field+".timeout", s.Timeout, DefaultHealthTimeout)
+	timeout, err := d.durationUpTo(field+".timeout", s.Timeout, DefaultHealthTimeout, MaxStartup, "the most idemspec waits for a start-up")
 	if err != nil || s.Path == "" {
 		return Health{Timeout: timeout}, err
 	}
@@ -178,6 +178,12 @@ func (d *document) pathOrURL(field, v string, t *Target) (*url.URL, error) {
 // duration parses a positive duration field that bounds a wait, or
 // gives the fallback. No wait may exceed MaxWait.
 func (d *document) duration(field, v string, fallback time.Duration) (time.Duration, error) {
+	return d.durationUpTo(field, v, fallback, MaxWait, "the most idemspec waits for anything")
+}
+
+// durationUpTo is duration with the cap most (a start-up's is
+// MaxStartup), which what says in an error.
+func (d *document) durationUpTo(field, v string, fallback, most time.Duration, what string) (time.Duration, error) {
 	if v == "" {
 		return fallback, nil
 	}
@@ -185,8 +191,8 @@ func (d *document) duration(field, v string, fallback time.Duration) (time.Durat
 	if err != nil || out <= 0 {
 		return 0, d.errorf(field, "%q is not a positive duration such as 30s", v)
 	}
-	if out > MaxWait {
-		return 0, d.errorf(field, "%s is longer than %s, the most idemspec waits for anything", out, MaxWait)
+	if out > most {
+		return 0, d.errorf(field, "%s is longer than %s, %s", out, most, what)
 	}
 	return out, nil
 }

@@ -61,8 +61,15 @@ func (k Key) NewRunKey(run string) string {
 	return stamped
 }
 
-// Matches reports whether s is a key of the declared format.
+// Matches reports whether s is a key of the declared format and length;
+// with neither declared, every key is.
 func (k Key) Matches(s string) bool {
+	if k.MaxLength > 0 && len(s) > k.MaxLength {
+		return false
+	}
+	if !k.Declared {
+		return true
+	}
 	if k.Format == FormatPattern {
 		return regexp.MustCompile(`^(?:` + k.Pattern + `)$`).MatchString(s)
 	}
@@ -70,6 +77,10 @@ func (k Key) Matches(s string) bool {
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// CheckKeyPattern says why a pattern cannot be a target's key format
+// (nil: it can): what `init --openapi` asks of a document's pattern.
+func CheckKeyPattern(pattern string) error { return checkPattern(pattern) }
 
 // checkPattern validates a key pattern: it must parse, generate only keys
 // it matches, and carry enough randomness that keys never collide.
@@ -81,7 +92,7 @@ func checkPattern(pattern string) error {
 	if bits := entropy(re.Simplify()); bits < minKeyBits {
 		return fmt.Errorf("keys matching %q carry only %.0f bits of randomness; idemspec needs at least %d so that keys never collide (e.g. [A-Za-z0-9]{24})", pattern, bits, minKeyBits)
 	}
-	k := Key{Format: FormatPattern, Pattern: pattern}
+	k := Key{Format: FormatPattern, Pattern: pattern, Declared: true}
 	if s := k.NewKey(); !k.Matches(s) {
 		return fmt.Errorf("%q uses a construct idemspec cannot generate keys for (generated %q)", pattern, s)
 	}

@@ -126,6 +126,12 @@ func TestParseLifecycleErrors(t *testing.T) {
 			"process.crash_window: \"80ms-20ms\" is not a window such as 50ms-200ms"},
 		{"bad health timeout", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  health: {timeout: soon}\n",
 			"process.health.timeout: \"soon\" is not a positive duration"},
+		{"a start-up past its cap", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  health: {timeout: 10m1s}\n",
+			"process.health.timeout: 10m1s is longer than 10m0s, the most idemspec waits for a start-up"},
+		{"a restart hook's start-up past its cap", "base_url: http://127.0.0.1:1" + sections + "restart:\n  command: x\n  health: {timeout: 11m}\n",
+			"restart.health.timeout: 11m0s is longer than 10m0s, the most idemspec waits for a start-up"},
+		{"a stop past the cap of other waits", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  stop_timeout: 2m\n",
+			"process.stop_timeout: 2m0s is longer than 1m0s, the most idemspec waits for anything"},
 		{"restart with neither hook", "base_url: http://127.0.0.1:1" + sections + "restart:\n  timeout: 5s\n",
 			"t.yaml:9: restart: give exactly one of command: (a script) or http: (an admin endpoint)"},
 		{"restart with both hooks", "base_url: http://127.0.0.1:1" + sections + "restart:\n  command: x\n  http: {url: /r}\n",
@@ -140,6 +146,61 @@ func TestParseLifecycleErrors(t *testing.T) {
 				t.Errorf("error %v, want it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A start-up may take minutes (a JVM, a first npm ci): health.timeout
+// takes up to targets.MaxStartup, beyond the minute every other wait is
+// capped at (the parse holds it there: 2m and 10m read as given, 10m1s
+// refused above), and a process that comes up slowly, here after 3 s,
+// is waited for until it is up, not until the timeout.
+func TestSlowStartUp(t *testing.T) {
+	for _, timeout := range []string{"2m", "10m"} {
+		tg, err := targets.Parse("p.yaml", file("base_url: http://127.0.0.1:1"+sections+"process:\n  command: x\n  health: {timeout: "+timeout+"}\n"))
+		if err != nil {
+			t.Fatalf("health.timeout %s: %v", timeout, err)
+		}
+		if got := tg.Lifecycle.(*targets.Process).Health.Timeout.String(); got != map[string]string{"2m": "2m0s", "10m": "10m0s"}[timeout] {
+			t.Errorf("health.timeout %s read as %s", timeout, got)
+		}
+		tg.Close()
+	}
+	dir := t.TempDir()
+	tg, err := targets.Parse("p.yaml", file(`
+base_url: http://127.0.0.1:{{.Port}}`+sections+`
+process:
+  command: sh
+  args: ["-c", "sleep 3; echo up > `+filepath.Join(dir, "up")+`; while :; do sleep 1; done"]
+  health: {timeout: 2m}
+  stop_timeout: 300ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	// The health check's port answers once the process says it is up.
+	ln, err := net.Listen("tcp", tg.Upstream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	go func() {
+		for range 600 {
+			if _, err := os.Stat(filepath.Join(dir, "up")); err == nil {
+				if l, err := net.Listen("tcp", tg.Upstream()); err == nil {
+					t.Cleanup(func() { l.Close() })
+				}
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	if err := tg.Start(context.Background(), dir); err != nil {
+		t.Fatalf("a process up after 3 s with health.timeout 2m: %v", err)
+	}
+	if took := time.Since(start); took < 3*time.Second {
+		t.Errorf("Start returned after %v, before the process was up", took)
 	}
 }
 

@@ -130,6 +130,13 @@ type Key struct {
 	// Pattern is the regular expression keys are generated from (and
 	// judged against) when Format is FormatPattern.
 	Pattern string
+	// Declared says the target declared the format (format: or
+	// pattern:); without it, keys are UUIDs, idemspec's default, and
+	// only the draft's grammar judges which keys the target must refuse.
+	Declared bool
+	// MaxLength is the longest key the target declared it takes (0:
+	// none declared).
+	MaxLength int
 	// Required says a create without the key is refused (the profile's
 	// default unless the target file says).
 	Required bool

@@ -9,3 +9,10 @@ import "time"
 // verdicts. A declared in-progress timeout longer than this is reported
 // (S5b warns), never waited out.
 const MaxWait = time.Minute
+
+// MaxStartup caps the wait for a target to come up: a managed process's
+// start and its restarts (process.health.timeout), and a restart hook's
+// health check (restart.health.timeout). A JVM service or a first
+// `npm ci` needs minutes, more than MaxWait allows anything else; the
+// run's --timeout still bounds the whole run.
+const MaxStartup = 10 * time.Minute

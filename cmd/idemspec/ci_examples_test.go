@@ -78,8 +78,12 @@ lookup: {path: "/idempotency-keys/{{.Key}}"}
 // actionInputs are what a workflow would pass the composite action;
 // args holds two flags, which the action must split.
 var actionInputs = map[string]string{
-	"target": "idemspec.yaml", "args": "--allow-remote --strict", "report-dir": "idemspec-report", "version": "v0.0.0-test",
+	"target": "idemspec.yaml", "args": "--allow-remote --strict", "report-dir": "idemspec-report", "version": pinnedCommit,
 }
+
+// pinnedCommit is the commit of idemspec's source the examples build:
+// TestCIExamplesBuildAtThePinnedCommit builds it.
+const pinnedCommit = "b8f154b09616dddb89da7fadccbda88f17186e91"
 
 // idemspecCommand finds a line that runs idemspec (not a path that
 // merely names it, as idemspec-report/ does).
@@ -89,8 +93,8 @@ var idemspecCommand = regexp.MustCompile(`(?m)(^|[;&|]\s*)idemspec\s`)
 // YAML and runs each of its scripts that calls idemspec with bash, as the
 // CI would, against a CI-like target file (a service hostname), with
 // `idemspec run` turned into `idemspec run --dry-run`: every command line
-// must be accepted, --allow-remote included. The go install lines must
-// name this module's command.
+// must be accepted, --allow-remote included. The scripts that build
+// idemspec must build this repository's source at pinnedCommit.
 func TestCIExamplesAcceptedByDryRun(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(ciExamples, "*"))
 	if err != nil || len(files) == 0 {
@@ -106,8 +110,8 @@ func TestCIExamplesAcceptedByDryRun(t *testing.T) {
 			bin, calls := dryRunWrapper(t)
 			ran := 0
 			for _, s := range scripts {
-				if strings.Contains(s.script, "go install") {
-					checkInstallLine(t, s)
+				if builds(s) {
+					checkBuildScript(t, s)
 					continue
 				}
 				if !idemspecCommand.MatchString(s.script) {
@@ -154,7 +158,7 @@ func TestGitHubExampleByHand(t *testing.T) {
 			uses = append(uses, step)
 			continue
 		}
-		if strings.Contains(step.Run, "go install") {
+		if strings.Contains(step.Run, "git clone") {
 			continue // the binary under test is on PATH instead
 		}
 		env := merge(job.Env, step.Env)
@@ -268,12 +272,92 @@ func expand(t *testing.T, where, s string, env, inputs map[string]string) string
 	})
 }
 
-// checkInstallLine: every go install of idemspec names this module's
-// command at a version.
-func checkInstallLine(t *testing.T, s ciScript) {
+// builds says whether a script builds idemspec.
+func builds(s ciScript) bool {
+	return strings.Contains(s.script, "git clone") || strings.Contains(s.script, "go install")
+}
+
+// checkBuildScript: every script that builds idemspec clones this
+// module's repository and checks out IDEMSPEC_COMMIT, set to
+// pinnedCommit; none installs a version by name (v0.1.0 was never
+// released: a user's first step failed with "not available").
+func checkBuildScript(t *testing.T, s ciScript) {
 	t.Helper()
-	if !strings.Contains(s.script, "github.com/idemspec/idemspec/cmd/idemspec@${IDEMSPEC_VERSION}") || s.env["IDEMSPEC_VERSION"] == "" {
-		t.Errorf("%s: go install must name github.com/idemspec/idemspec/cmd/idemspec@${IDEMSPEC_VERSION}, with IDEMSPEC_VERSION set:\n%s", s.where, s.script)
+	if strings.Contains(s.script, "go install") || !strings.Contains(s.script, "git clone --quiet https://github.com/idemspec/idemspec.git") ||
+		!strings.Contains(s.script, `checkout --quiet --detach "$IDEMSPEC_COMMIT"`) || s.env["IDEMSPEC_COMMIT"] != pinnedCommit {
+		t.Errorf("%s: must clone github.com/idemspec/idemspec and check out IDEMSPEC_COMMIT=%s (got %q):\n%s", s.where, pinnedCommit, s.env["IDEMSPEC_COMMIT"], s.script)
+	}
+}
+
+// TestCIExamplesBuildAtThePinnedCommit runs each example's build
+// script as the CI would, its clone of github.com/idemspec/idemspec
+// redirected to this repository (git's url.insteadOf) and the modules
+// read from the local cache: the pinned commit exists, builds, and the
+// binary it leaves runs and is put on the PATH of the steps after.
+func TestCIExamplesBuildAtThePinnedCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds idemspec at the pinned commit: the full tier's")
+	}
+	repo, err := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("not a git repository: %v", err)
+		}
+		t.Skipf("not a git repository (%v)", err)
+	}
+	commit := pinnedCommit
+	if err := exec.Command("git", "cat-file", "-e", pinnedCommit+"^{commit}").Run(); err != nil {
+		shallow, _ := exec.Command("git", "rev-parse", "--is-shallow-repository").Output()
+		if strings.TrimSpace(string(shallow)) != "true" {
+			t.Fatalf("the examples pin %s, which is no commit of this repository: %v", pinnedCommit, err)
+		}
+		// A shallow clone (CI's, often) holds no history to find the
+		// pin in: the scripts are still run for real, at HEAD.
+		head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit = strings.TrimSpace(string(head))
+		t.Logf("a shallow clone without %s: the build scripts run at HEAD %s", pinnedCommit, commit)
+	}
+	modcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := map[string]int{}
+	for _, name := range []string{"github-actions.yml", "action.yml", "gitlab-ci.yml"} {
+		file := filepath.Join(ciExamples, name)
+		for _, s := range ciScripts(t, file) {
+			if !builds(s) {
+				continue
+			}
+			built[name]++
+			tmp := t.TempDir()
+			s.env = merge(s.env, map[string]string{
+				"RUNNER_TEMP": tmp, "TMPDIR": tmp,
+				"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "url." + strings.TrimSpace(string(repo)) + ".insteadOf",
+				"GIT_CONFIG_VALUE_0": "https://github.com/idemspec/idemspec.git",
+				"GOFLAGS":            "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local", "GOMODCACHE": strings.TrimSpace(string(modcache)),
+				"IDEMSPEC_COMMIT": commit,
+			})
+			// A build of the whole module on a busy machine: minutes the
+			// first time, seconds once the build cache holds it.
+			code, out := bashFor(t, 10*time.Minute, tmp, filepath.Dir(binary), s)
+			if code != 0 {
+				t.Errorf("%s: exit %d\n%s\n%s", s.where, code, s.script, out)
+				continue
+			}
+			bin := filepath.Join(tmp, "idemspec-src", "bin", "idemspec")
+			v, err := exec.Command(bin, "version").Output()
+			if err != nil || !strings.Contains(string(v), "idemspec") {
+				t.Errorf("%s: the built %s: %v %s", s.where, bin, err, v)
+			}
+		}
+	}
+	for _, name := range []string{"github-actions.yml", "action.yml", "gitlab-ci.yml"} {
+		if built[name] != 1 {
+			t.Errorf("%s: %d scripts build idemspec, want one", name, built[name])
+		}
 	}
 }
 
@@ -298,7 +382,13 @@ exec %q "$@"
 // in dir, with bin first on PATH and the files GitHub's runner provides.
 func bash(t *testing.T, dir, bin string, s ciScript) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	return bashFor(t, 2*time.Minute, dir, bin, s)
+}
+
+// bashFor is bash with its own deadline.
+func bashFor(t *testing.T, limit time.Duration, dir, bin string, s ciScript) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s.script)
 	cmd.Dir = dir

@@ -165,12 +165,12 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 	return r
 }
 
-// serverChecks is the catalogue but the client checks: what `idemspec
-// run` judges (client mode judges the rest).
+// serverChecks is the catalogue but the client and workflow checks:
+// what `idemspec run` judges (client mode judges the rest).
 func serverChecks() []check.Check {
 	var out []check.Check
 	for _, c := range check.All() {
-		if c.Group != "client" && c.Group != mcptools.Group {
+		if c.Group != "client" && c.Group != "workflow" && c.Group != mcptools.Group {
 			out = append(out, c)
 		}
 	}
@@ -281,6 +281,7 @@ func TestBadFlagsExitTwo(t *testing.T) {
 		{"run", "--retry-attempts", "0"},
 		{"run", "--retry-timeout", "0s"},
 		{"run", "--target", "fake:no-such-mutant"},
+		{"client", "--workflow", "--cmd", "true", "--deadline", "2m"},
 		{"frobnicate"},
 	} {
 		if r := idemspec(t, args...); r.code != 2 {

@@ -17,11 +17,15 @@ import (
 )
 
 func init() {
-	register(command{use: "client", summary: "judge a client command (C1-C7) against the reference server behind Toxiproxy", define: clientCommand})
+	register(command{use: "client", summary: "judge a client command (C1-C7), or with --workflow a job's agent (W1-W5), against the reference server behind Toxiproxy", define: clientCommand})
 }
 
-// clientFilter selects the client checks, and only them.
-const clientFilter = "client"
+// clientFilter selects the client checks, and only them; workflowFilter
+// the workflow shape's.
+const (
+	clientFilter   = "client"
+	workflowFilter = "workflow"
+)
 
 type clientFlags struct {
 	suiteFlags
@@ -31,6 +35,7 @@ type clientFlags struct {
 	attemptTimeout time.Duration
 	slack          time.Duration
 	keyIn          string
+	workflow       bool
 }
 
 func clientCommand(fs *pflag.FlagSet) body {
@@ -42,6 +47,7 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
 	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
+	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by W1-W5")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
@@ -62,6 +68,8 @@ func (f *clientFlags) validate() error {
 		return fmt.Errorf("--key-in %q: must be header, body or query", f.keyIn)
 	case f.attemptTimeout > f.deadline:
 		return fmt.Errorf("--attempt-timeout %v is longer than --deadline %v", f.attemptTimeout, f.deadline)
+	case f.workflow && f.deadline+f.slack > scenarios.MaxJobRun:
+		return fmt.Errorf("--deadline plus --slack is %v: at most %v with --workflow (a W check runs the program up to three times)", f.deadline+f.slack, scenarios.MaxJobRun)
 	}
 	return nil
 }
@@ -96,13 +104,16 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 		Budget: f.budget, Deadline: f.deadline, AttemptTimeout: f.attemptTimeout, Slack: f.slack, StateRoot: state,
 	})
 	defer scenarios.UseClient(nil)
-	filter := clientFilter
+	filter, banner := clientFilter, fmt.Sprintf("testing the client %q against the reference server", f.command)
+	if f.workflow {
+		filter, banner = workflowFilter, fmt.Sprintf("testing the job agent %q against the reference server", f.command)
+	}
 	if f.labelFilter != "" {
-		filter = clientFilter + " && (" + f.labelFilter + ")"
+		filter += " && (" + f.labelFilter + ")"
 	}
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: filter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true,
-		banner: fmt.Sprintf("testing the client %q against the reference server", f.command),
+		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true, workflow: f.workflow,
+		banner: banner,
 	}, stdout, stderr)
 }

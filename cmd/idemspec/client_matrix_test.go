@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"cmp"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -26,7 +27,15 @@ type clientEntry struct {
 	catches []string
 	// slack covers an interpreter's start-up on a busy machine.
 	slack time.Duration
+	// runs is how many times the full tier runs the entry (0: five).
+	runs int
+	// workflow: the entry runs the workflow shape (--workflow, W1-W5).
+	workflow bool
 }
+
+// token is the bearer token the token entries' clients send, as an
+// SDK's do: the reference server files their resources under it.
+const token = "sk-test-123"
 
 func clientEntries(t *testing.T) []clientEntry {
 	_, file, _, _ := runtime.Caller(0)
@@ -53,6 +62,32 @@ func clientEntries(t *testing.T) []clientEntry {
 			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.Catches, slack: 2 * time.Second})
 		}
 	}
+	// A bearer token on every request: judged as without one. The
+	// reference and the Python example pass, every mutant is caught by
+	// its check, and twice each is enough (the token changes the tenant,
+	// not the timing).
+	entries = append(entries,
+		clientEntry{name: "reference?bearer", command: binary + " agent --bearer " + token, slack: 2 * time.Second, runs: 2},
+		clientEntry{name: "python?bearer", command: "API_TOKEN=" + token + " python3 " + python, slack: 5 * time.Second, runs: 2})
+	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+		entries = append(entries, clientEntry{name: m.Name + "?bearer", command: binary + " agent --bearer " + token + " --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second, runs: 2})
+	}
+	// The workflow shape: the reference agent and the Python example
+	// pass W1-W5 (with the key in a header, in the body, and with a
+	// token), and each mutant agent fails exactly its entry's checks.
+	workflow := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "python", "workflow.py")
+	wf := []string{"--workflow"}
+	entries = append(entries,
+		clientEntry{name: "workflow/reference", command: binary + " agent", args: wf, slack: 2 * time.Second, workflow: true},
+		clientEntry{name: "workflow/reference?key_in=body", command: binary + " agent", args: append(wf, "--key-in", fakes.KeyInBody), slack: 2 * time.Second, workflow: true, runs: 2},
+		clientEntry{name: "workflow/reference?bearer", command: binary + " agent --bearer " + token, args: wf, slack: 2 * time.Second, workflow: true, runs: 2},
+		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: 5 * time.Second, workflow: true, runs: 3},
+		clientEntry{name: "workflow/python?key_in=body", command: "python3 " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: 5 * time.Second, workflow: true, runs: 2})
+	// A workflow mutant's fault lands on its step through a hold, not a
+	// race: three runs each are enough.
+	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
+		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, slack: 2 * time.Second, workflow: true, runs: 3})
+	}
 	return entries
 }
 
@@ -69,10 +104,16 @@ func client(t *testing.T, args ...string) result {
 	return r
 }
 
-func clientChecks() []check.Check {
+// clientChecks are the checks of client mode's shape: C1-C7, or with
+// workflow W1-W5.
+func clientChecks(workflow bool) []check.Check {
+	group := "client"
+	if workflow {
+		group = "workflow"
+	}
 	var out []check.Check
 	for _, c := range check.All() {
-		if c.Group == "client" {
+		if c.Group == group {
 			out = append(out, c)
 		}
 	}
@@ -86,7 +127,7 @@ func TestClientDetectionMatrix(t *testing.T) {
 		if len(e.catches) > 0 {
 			wantCode = 1
 		}
-		runs := matrixRuns(t, 5)
+		runs := matrixRuns(t, cmp.Or(e.runs, 5))
 		for i := 0; i < runs; i++ {
 			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
 				// Generous: a timeout that fires before the request
@@ -97,7 +138,7 @@ func TestClientDetectionMatrix(t *testing.T) {
 				verdicts[c.ID] = c.Verdict
 			}
 			var missed, falseAlarms []string
-			for _, c := range clientChecks() {
+			for _, c := range clientChecks(e.workflow) {
 				v, ran := verdicts[c.ID]
 				switch {
 				case !ran:
@@ -109,8 +150,8 @@ func TestClientDetectionMatrix(t *testing.T) {
 				}
 			}
 			for _, c := range r.report.Checks {
-				if c.Group != "client" {
-					t.Errorf("run %d: server check %s in a client report", i+1, c.ID)
+				if (c.Group == "workflow") != e.workflow || c.Group != "client" && c.Group != "workflow" {
+					t.Errorf("run %d: %s check %s in the report of %s", i+1, c.Group, c.ID, e.name)
 				}
 			}
 			sort.Strings(missed)
@@ -156,5 +197,34 @@ func TestClientNeedsACommand(t *testing.T) {
 	r := idemspec(t, "client")
 	if r.code != 2 || !strings.Contains(r.stderr, "--cmd is required") || strings.Contains(r.stderr, "goroutine") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A job's program that never ends is killed at the deadline plus slack
+// in every run, every W check judges it (it sent no step: FAIL), and it
+// does not hold idemspec up.
+func TestHangingJobAgentIsKilledAndJudged(t *testing.T) {
+	long(t)
+	t.Parallel()
+	r := client(t, "--workflow", "--cmd", "sleep 120", "--deadline", "1s", "--attempt-timeout", "200ms", "--slack", "500ms")
+	if r.elapsed > 90*time.Second {
+		t.Errorf("idemspec took %v with a hanging program", r.elapsed)
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d for a program that never sent a step, want 1\n%s", r.code, r.stdout)
+	}
+	for _, c := range clientChecks(true) {
+		found := false
+		for _, got := range r.report.Checks {
+			if got.ID == c.ID {
+				found = true
+				if got.Verdict != check.FAIL {
+					t.Errorf("%s: %s (%s) for a program that never sent a step", got.ID, got.Verdict, got.Reason)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s missing from the report", c.ID)
+		}
 	}
 }

@@ -29,8 +29,9 @@ func writeConformance(w io.Writer) {
 	p("draft `draft-ietf-httpapi-idempotency-key-header`. A broken MUST is a FAIL;")
 	p("a broken SHOULD or MAY is a WARN, which fails the run only with `--strict`.")
 	p("Each check is caught by at least one mutant of the reference server or, for")
-	p("the client checks, of the reference client (the reference plus exactly one")
-	p("bug); the detection matrix tests hold every mutant to the checks listed for it.")
+	p("the client and workflow checks, of the reference client or job agent (the")
+	p("reference plus exactly one bug); the detection matrix tests hold every mutant")
+	p("to the checks listed for it.")
 	p("")
 	p("%d checks: %s.", len(checks), levelCounts(checks))
 
@@ -57,6 +58,7 @@ func writeConformance(w io.Writer) {
 	for _, of := range []struct{ of, run string }{
 		{fakes.OfServer, "`idemspec run --target fake:NAME`"},
 		{fakes.OfClient, "`idemspec client --cmd \"idemspec agent --bug NAME\"`"},
+		{fakes.OfWorkflow, "`idemspec client --workflow --cmd \"idemspec agent --bug NAME\"`"},
 		{fakes.OfMCP, "`idemspec mcp --cmd \"idemspec serve --mcp --mutant NAME\"`"},
 	} {
 		p("")
@@ -71,7 +73,11 @@ func writeConformance(w io.Writer) {
 			if m.Why != "" {
 				may += " (" + m.Why + ")"
 			}
-			p("| `%s` | %s | %s | %s |", m.Name, mdCell(m.Bug), strings.Join(m.Catches, ", "), mdCell(may))
+			must := strings.Join(m.Catches, ", ")
+			if len(m.Skips) > 0 {
+				must += "; SKIP (their MUST fails, nothing to judge): " + strings.Join(m.Skips, ", ")
+			}
+			p("| `%s` | %s | %s | %s |", m.Name, mdCell(m.Bug), must, mdCell(may))
 		}
 	}
 }

@@ -154,6 +154,8 @@ func TestListFakes(t *testing.T) {
 		switch m.Of {
 		case fakes.OfClient:
 			prefix = "--bug " + m.Name
+		case fakes.OfWorkflow:
+			prefix = "--workflow --bug " + m.Name
 		case fakes.OfMCP:
 			prefix = "--mcp --mutant " + m.Name
 		}

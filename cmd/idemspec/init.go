@@ -22,7 +22,8 @@ const initUsage = `Write a commented target file to start from.
   idemspec init [--out FILE] [--url URL] [--path PATH] [--key-header NAME]
       a commented file for one create endpoint, every field explained
   idemspec init --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR]
-      a file drafted from an OpenAPI document: one operation's create:,
+      a file drafted from an OpenAPI document: one operation's create:
+      (by default the API's main create, ranked: the file says why),
       or several (--operation repeated, --all) under operations:, sharing
       base_url and headers; an action under a path parameter gets a
       setup: request of the POST that makes its parent, when the document
@@ -89,7 +90,7 @@ func initCommand(fs *pflag.FlagSet) body {
 	fs.StringVar(&keyHeader, "key-header", "Idempotency-Key", "the idempotency key header (with --openapi: the header of operations that declare no key)")
 	fs.StringVar(&o.document, "openapi", "", "draft the file from this OpenAPI 3.0 or 3.1 document (JSON or YAML)")
 	fs.StringArrayVar(&o.operations, "operation", nil, "with --openapi: the operationId to draft (repeat for several, in one file under operations:)")
-	fs.BoolVar(&o.all, "all", false, "with --openapi: draft every POST, keyed or not, in one file under operations:")
+	fs.BoolVar(&o.all, "all", false, "with --openapi: draft every POST that creates or acts, keyed or not (token, search and session calls left out), in one file under operations:")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if o.document != "" {
 			if fs.Changed("path") {

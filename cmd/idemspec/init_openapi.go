@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/idemspec/idemspec/targets"
@@ -33,7 +34,7 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if o.keyHeader != "" && !targets.ValidHeaderName(o.keyHeader) {
 		return fail(stderr, fmt.Sprintf("--key-header %q is not a header name", o.keyHeader))
 	}
-	data, err := os.ReadFile(o.document)
+	data, err := readDocument(o.document)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -41,9 +42,12 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	d, err := doc.Draft(openapi.Options{Operations: o.operations, All: o.all, KeyHeader: o.keyHeader, BaseURL: o.url})
+	d, err := doc.Draft(openapi.Options{Operations: o.operations, All: o.all, KeyHeader: o.keyHeader, BaseURL: o.url, CheckKeyPattern: targets.CheckKeyPattern})
 	if err != nil {
 		return fail(stderr, err)
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintln(stderr, "idemspec: warning: "+printable(w))
 	}
 	if o.out == "" {
 		stdout.Write(d.Text)
@@ -62,9 +66,33 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if err := writeNew(file, d.Text); err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s)%s\n", file, drafted(d.Plans), todoCount(len(d.TODOs)))
+	fmt.Fprintf(stdout, "wrote %s (%s)%s\n", file, printable(drafted(d.Plans)), todoCount(len(d.TODOs)))
 	fmt.Fprintf(stdout, "check it with: idemspec validate %s (it names each TODO and what is still missing)\n", file)
 	return exitOK
+}
+
+// readDocument reads a document of at most openapi.MaxDocument bytes,
+// and never more than a byte past it: a larger one is refused, at no
+// more cost, with its size.
+func readDocument(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		if err := openapi.CheckSize(info.Size()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, openapi.MaxDocument+1))
+	if err == nil {
+		err = openapi.CheckSize(int64(len(data)))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return data, nil
 }
 
 // drafted says what a file holds: "POST /orders" for one operation,
@@ -85,6 +113,17 @@ func drafted(plans []*openapi.Plan) string {
 	return fmt.Sprintf("%d operations: %s", len(plans), strings.Join(ops, ", "))
 }
 
+// printable keeps a document's strings from writing to the terminal:
+// a control character (an escape sequence, a line break) is written as
+// its Go escape.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
 func todoCount(n int) string {
 	switch n {
 	case 0:
@@ -97,9 +136,12 @@ func todoCount(n int) string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// fileName makes an operationId or a document's name safe as a file name.
+// fileName makes an operationId or a document's name safe as a file
+// name in DIR: letters, digits, dots, dashes and underscores, never
+// starting with a dot or a dash, and "operation" when nothing is left
+// (an operationId of "..").
 func fileName(id string) string {
-	return strings.Trim(unsafeName.ReplaceAllString(id, "-"), ".-")
+	return or(strings.Trim(unsafeName.ReplaceAllString(id, "-"), ".-"), "operation")
 }
 
 // writeNew writes a file that must not exist yet.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
 )
@@ -234,5 +236,65 @@ func TestInitFromOpenAPIRunsAnAction(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A document cannot make init write a file that runs a command: its
+// strings are data (testdata/hostile.yaml's operationId would add
+// allow_remote: and process: to a file that spliced it into a comment),
+// an operationId of ".." names no hidden file, and a document over the
+// cap is refused with its size.
+func TestInitFromOpenAPIWritesADocumentsStringsAsData(t *testing.T) {
+	doc := "../../targets/openapi/testdata/hostile.yaml"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hostile.yaml")
+	id := "createOrder\nallow_remote: true\nprocess:\n  command: sh\n  args: [-c, 'touch PWNED']\n#"
+	if r := idemspec(t, "init", "--openapi", doc, "--operation", id, "--url", "http://127.0.0.1:9", "--out", file); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := yaml.Unmarshal(data, &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"process", "allow_remote", "restart", "cleanup"} {
+		if _, ok := fields[name]; ok {
+			t.Errorf("the draft has %s:\n%s", name, data)
+		}
+	}
+	if fields["name"] != id {
+		t.Errorf("name %q, want the operationId as the document wrote it", fields["name"])
+	}
+	if v := idemspec(t, "validate", file); v.code != 0 {
+		t.Errorf("validate: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+
+	// A path with escape sequences reaches neither the terminal nor the
+	// file raw.
+	esc := filepath.Join(dir, "esc.yaml")
+	r := idemspec(t, "init", "--openapi", doc, "--operation", "escPath", "--out", esc)
+	data, _ = os.ReadFile(esc)
+	if r.code != 0 || strings.ContainsAny(r.stdout+r.stderr+string(data), "\x1b\a") || !strings.Contains(r.stdout, `(POST /esc\x1b[2J\x1b]0;pwned\a/orders)`) {
+		t.Errorf("init --operation escPath: exit %d, want the path escaped\n%q\n%q", r.code, r.stdout+r.stderr, data)
+	}
+
+	r = idemspec(t, "init", "--openapi", doc, "--operation", "..", "--out", dir)
+	if want := "wrote " + filepath.Join(dir, "operation.yaml") + " "; r.code != 0 || !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("init --operation ..: exit %d, want %q\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".yaml")); err == nil {
+		t.Errorf("init wrote %s", filepath.Join(dir, ".yaml"))
+	}
+
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, []byte(`{"openapi": "3.0.3", "x": "`+strings.Repeat("x", 17<<20)+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = idemspec(t, "init", "--openapi", big)
+	if want := "idemspec: " + big + ": the document is 17.0 MiB, larger than the 16 MiB init reads"; r.code != 2 || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("a 17 MiB document: exit %d, want 2 and %q\n%s", r.code, want, r.stderr)
 	}
 }

@@ -20,7 +20,7 @@ func init() {
 
 func listCommand(fs *pflag.FlagSet) body {
 	format := fs.String("format", "text", "text, or markdown (the conformance document, docs/CONFORMANCE.md)")
-	fakesOnly := fs.Bool("fakes", false, "list the built-in fakes (targets fake:NAME), mutant clients (idemspec agent --bug NAME) and MCP servers (idemspec serve --mcp --mutant NAME) instead")
+	fakesOnly := fs.Bool("fakes", false, "list the built-in fakes (targets fake:NAME), mutant clients and job agents (idemspec agent --bug NAME) and MCP servers (idemspec serve --mcp --mutant NAME) instead")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if *fakesOnly {
 			listFakes(stdout)
@@ -69,6 +69,12 @@ func listFakes(w io.Writer) {
 		fmt.Fprintf(tw, "--bug %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
 	}
 	fmt.Fprintln(tw, "\t\t")
+	fmt.Fprintln(tw, "WORKFLOW AGENT\tFAILS\tBUG")
+	fmt.Fprintf(tw, "--workflow --bug %s\t-\tnone: the correct job agent, which passes every workflow check\n", fakes.Reference)
+	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
+		fmt.Fprintf(tw, "--workflow --bug %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
+	}
+	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "MCP SERVER\tFAILS\tBUG")
 	fmt.Fprintf(tw, "--mcp --mutant %s\t-\tnone: the reference MCP server, which passes or warns exactly as designed\n", fakes.Reference)
 	for _, m := range fakes.MutantsOf(fakes.OfMCP) {
@@ -76,5 +82,5 @@ func listFakes(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nA server fake takes options: fake:NAME?OPTION=VALUE&... (see docs/REFERENCE-SERVER.md);")
-	fmt.Fprintln(w, "idemspec serve --mutant NAME serves one as a process, idemspec client --cmd \"idemspec agent --bug NAME\" judges a client,\nidemspec mcp --cmd \"idemspec serve --mcp --mutant NAME\" audits an MCP server.")
+	fmt.Fprintln(w, "idemspec serve --mutant NAME serves one as a process, idemspec client --cmd \"idemspec agent --bug NAME\" judges a client,\nidemspec client --workflow --cmd \"idemspec agent --bug NAME\" a job's agent, idemspec mcp --cmd \"idemspec serve --mcp --mutant NAME\" audits an MCP server.")
 }

@@ -111,6 +111,7 @@ execution error.`,
 		}
 		cmd.Flags().SortFlags = false
 		work := c.define(cmd.Flags())
+		completeFlags(cmd)
 		cmd.RunE = func(cmd *cobra.Command, args []string) error {
 			if err := flagsFromEnv(cmd.Flags(), os.LookupEnv); err != nil {
 				return fmt.Errorf("%s: %w", name, err)

@@ -219,13 +219,15 @@ func wantExit(t *testing.T, m fakes.Mutant) int {
 }
 
 // expectDetection holds one run's report to m's entry: every listed
-// check caught, no other check failing or warning (SKIP allowed),
-// MayCatch either way.
+// check caught, every check in Skips SKIP for its failed MUST (never
+// PASS), no other check failing or warning (SKIP allowed), MayCatch
+// either way.
 func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
 	t.Helper()
 	verdicts := map[string]check.Status{}
+	reasons := map[string]string{}
 	for _, c := range r.report.Checks {
-		verdicts[c.ID] = c.Verdict
+		verdicts[c.ID], reasons[c.ID] = c.Verdict, c.Reason
 	}
 	var missed, falseAlarms []string
 	for _, c := range serverChecks() {
@@ -234,6 +236,10 @@ func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
 		case !ran:
 			t.Errorf("%s: check %s missing from the report", which, c.ID)
 		case slices.Contains(m.MayCatch, c.ID):
+		case slices.Contains(m.Skips, c.ID):
+			if v != check.SKIP || !strings.Contains(reasons[c.ID], " fail") {
+				missed = append(missed, c.ID+"="+string(v)+" (want SKIP for its failed MUST)")
+			}
 		case slices.Contains(m.Catches, c.ID) && v != caught(c):
 			missed = append(missed, c.ID+"="+string(v))
 		case !slices.Contains(m.Catches, c.ID) && v != check.PASS && v != check.SKIP:

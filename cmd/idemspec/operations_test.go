@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios"
 )
 
 // operationsExample describes the reference twice, as the operations
@@ -142,5 +144,28 @@ func TestActionOnAParent(t *testing.T) {
 				t.Errorf("%d events on %d parents, %d parents created: want the creates to act on parents made once each\n%s", len(events), len(distinct), len(parents), r.stdout)
 			}
 		})
+	}
+}
+
+// TestPropertyReplayNamesTheOperation: in a file with several
+// operations, a property's replay line runs the operation whose search
+// failed, and nothing else.
+func TestPropertyReplayNamesTheOperation(t *testing.T) {
+	long(t)
+	t.Parallel()
+	r := runEnv(t, []string{"IDEMSPEC_MUTANT=ignore-payload"}, "--target", operationsExample, "--report-dir", t.TempDir(), "--label-filter", "P1", "--checks", "10")
+	for _, op := range []string{"first", "second"} {
+		var p1 *reports.CheckResult
+		for _, c := range r.report.ChecksOf(op) {
+			if c.ID == scenarios.P1.ID {
+				p1 = &c
+			}
+		}
+		if p1 == nil || p1.Verdict != check.FAIL {
+			t.Fatalf("operation %s: P1 %v, want FAIL\n%s", op, p1, r.stdout)
+		}
+		if !strings.HasSuffix(p1.Evidence.Replay, " --operation "+op) && !strings.Contains(p1.Evidence.Replay, " --operation "+op+" ") {
+			t.Errorf("operation %s: replay line %q does not name it", op, p1.Evidence.Replay)
+		}
 	}
 }

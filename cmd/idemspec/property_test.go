@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,6 +60,11 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 				if c.Group != "property" && c.Verdict != check.SKIP {
 					t.Fatalf("run %d: %s ran (%s) though the label filter selects the properties alone", i+1, c.ID, c.Verdict)
 				}
+				// One search serves both: each shows its time, whichever
+				// spec ran it.
+				if c.Group == "property" && (c.Evidence.Search <= 0 || c.DurationMS < reports.MS(c.Evidence.Search)) {
+					t.Fatalf("run %d: %s took %.2f ms, its search %s: want the search's time", i+1, c.ID, c.DurationMS, c.Evidence.Search)
+				}
 			}
 			if catcher == "" {
 				continue
@@ -83,6 +89,7 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 			if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
 				t.Fatalf("run %d: the terminal does not show the counterexample and its replay line:\n%s", i+1, r.stdout)
 			}
+			replayAgrees(t, ev)
 		}
 	})
 }
@@ -243,5 +250,30 @@ func TestPropertyOnProcessTarget(t *testing.T) {
 				t.Fatalf("processes left behind: %v", left)
 			}
 		})
+	}
+}
+
+// replayAgrees holds a replay line to the counterexample beside it: its
+// --crashes counts the crash steps the table shows (or a note says why
+// it gives none).
+func replayAgrees(t *testing.T, ev check.Evidence) {
+	t.Helper()
+	crashSteps := 0
+	for _, st := range ev.Steps {
+		if st.Fault == "crash" {
+			crashSteps++
+		}
+	}
+	_, after, ok := strings.Cut(ev.Replay, " --crashes ")
+	if !ok {
+		t.Fatalf("replay line %q has no --crashes", ev.Replay)
+	}
+	crashes, err := strconv.Atoi(strings.Fields(after)[0])
+	if err != nil {
+		t.Fatalf("replay line %q: %v", ev.Replay, err)
+	}
+	explained := slices.ContainsFunc(ev.Notes, func(n string) bool { return strings.Contains(n, "the replay line gives no crashes") })
+	if crashes < crashSteps && !(crashes == 0 && explained) {
+		t.Fatalf("replay line %q gives --crashes %d, the counterexample shows %d crash steps", ev.Replay, crashes, crashSteps)
 	}
 }

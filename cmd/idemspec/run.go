@@ -209,6 +209,7 @@ type suiteRun struct {
 	quiet, noColor  bool
 	timeout         time.Duration // the whole run's bound (0: Ginkgo's own)
 	client          bool
+	workflow        bool // client mode's workflow shape
 	banner          string
 	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
 	// one; nil means never.
@@ -218,7 +219,7 @@ type suiteRun struct {
 	// command line that replays a failing sequence (nil in client mode).
 	tuning   scenarios.Tuning
 	property property.Config
-	replay   func(seed int64, c property.Config) string
+	replay   func(seed int64, c property.Config, operation string) string
 }
 
 // runSuite runs the specs the label filter selects and writes the reports.
@@ -267,12 +268,16 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	view.Live = view.Live && !r.verbose // Ginkgo's stream would break into the status line
 	shown := console.New(progress, view)
 	defer shown.Close()
-	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Property: r.property, Tuning: r.tuning})
+	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Workflow: r.workflow, Property: r.property, Tuning: r.tuning})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
 		buildVersion(), r.banner, env.RunID, suiteConfig.RandomSeed)
-	fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	if r.workflow {
+		fmt.Fprintln(stdout, "oracle: the reference server's database (every resource and event carrying the job's marker, of every tenant)")
+	} else {
+		fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+	}
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 	shown.Close()
 
@@ -310,7 +315,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintln(stdout)
-	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error%s\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, warned(rep))
 	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(paths, ", "))
 	if code := rep.ExitCode(); code != exitOK || !cleanupFailed {
 		return code
@@ -318,11 +323,25 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	return exitError
 }
 
+// warned is what the summary line adds to a run that passed over WARNs,
+// so that it never reads as a clean pass: ": passed, with 2 warnings".
+func warned(r reports.Report) string {
+	if r.Verdict() != "PASS" || r.Summary.Warn == 0 {
+		return ""
+	}
+	head, _, _ := strings.Cut(r.Headline(), ":")
+	return ": " + head
+}
+
 // replay is the command line that runs the property alone from a failing
 // sequence's seed, which rapid draws first: one check is enough.
-func (f *runFlags) replay(seed int64, c property.Config) string {
+// A file with several operations replays the one whose search failed.
+func (f *runFlags) replay(seed int64, c property.Config, operation string) string {
 	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d --crashes %d",
 		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
+	if operation != "" {
+		cmd += " --operation " + shellQuote(operation)
+	}
 	if c.Budget > 0 {
 		cmd += fmt.Sprintf(" --property-budget %d", c.Budget)
 	}

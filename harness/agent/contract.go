@@ -92,16 +92,5 @@ func FromEnv() (Inputs, error) {
 	if len(missing) > 0 {
 		return in, fmt.Errorf("not run by `idemspec client`: %s not set", strings.Join(missing, ", "))
 	}
-	var err error
-	if in.AttemptBudget, err = strconv.Atoi(os.Getenv(EnvAttemptBudget)); err != nil || in.AttemptBudget < 1 {
-		return in, fmt.Errorf("%s=%q: want a positive integer", EnvAttemptBudget, os.Getenv(EnvAttemptBudget))
-	}
-	for name, d := range map[string]*time.Duration{EnvDeadline: &in.Deadline, EnvAttemptTimeout: &in.AttemptTimeout} {
-		ms, err := strconv.Atoi(os.Getenv(name))
-		if err != nil || ms < 1 {
-			return in, fmt.Errorf("%s=%q: want a positive number of milliseconds", name, os.Getenv(name))
-		}
-		*d = time.Duration(ms) * time.Millisecond
-	}
-	return in, nil
+	return in, in.readBounds()
 }

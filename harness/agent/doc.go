@@ -1,10 +1,11 @@
 // Package agent is the contract between idemspec and a client under test
 // in client mode (docs/CLIENT-CONTRACT.md): the environment a client
-// command is given, and the result it prints on its last stdout line,
-// whose end states harness/retry/state names.
+// command is given, for one create (Inputs) or a job of several steps
+// (Job, the workflow shape), and the result it prints on its last stdout
+// line, whose end states harness/retry/state names.
 //
 // idemspec's reference client for this contract, and its mutants, live
-// beside the reference server in fakes (fakes.RunClient). This package
+// beside the reference server in fakes (fakes.RunClient, fakes.RunJob). This package
 // holds only the contract, so the harness and any client can share it
 // without depending on either.
 package agent

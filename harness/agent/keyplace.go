@@ -16,7 +16,12 @@ const KeySlot = "{{.Key}}"
 // key where IDEMSPEC_KEY_IN says (a header, the payload's KeySlot, or a
 // query parameter).
 func (in Inputs) Keyed(key string, payload []byte) (target string, body []byte, header http.Header) {
-	target, body, header = in.ServerURL+in.CreatePath, payload, http.Header{}
+	return in.KeyedAt(in.CreatePath, key, payload)
+}
+
+// KeyedAt is Keyed for a request to another path (a step of a job).
+func (in Inputs) KeyedAt(path, key string, payload []byte) (target string, body []byte, header http.Header) {
+	target, body, header = in.ServerURL+path, payload, http.Header{}
 	switch in.KeyIn {
 	case "body":
 		quoted, _ := json.Marshal(key)

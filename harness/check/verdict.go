@@ -109,6 +109,10 @@ type Evidence struct {
 	Notes    []string           `json:"notes,omitempty"`
 	Tables   []Table            `json:"tables,omitempty"`
 	Elapsed  time.Duration      `json:"elapsed_ns,omitempty"`
+	// Search is the time of the property search this check's verdict
+	// comes from: one search serves P1 and P2, and runs in whichever
+	// spec comes first, so both show its time, not the other's 0s.
+	Search time.Duration `json:"search_ns,omitempty"`
 	// Steps is a property's counterexample, shrunk, one action per step.
 	Steps []history.Step `json:"steps,omitempty"`
 	// Replay is the command line that runs the counterexample again.

@@ -23,28 +23,24 @@ type Options struct {
 	// Columns is the terminal's width, read at each redraw so that a
 	// resized window is followed (nil, or 0: 80).
 	Columns func() int
-	// Redraws paces the status line (nil: a redraw every 150 ms); in a
-	// log, it paces the look at whether a progress line is due (nil:
-	// every 500 ms). The ticks stop at Close.
+	// Redraws paces the status line (nil: a redraw every 150 ms). The
+	// redraws stop at Close.
 	Redraws <-chan time.Time
-	// Now is the display's clock (nil: time.Now); tests set it to show
-	// a long check without waiting for one.
-	Now func() time.Time
+	// ProgressEvery, when not Live, prints a line saying which check is
+	// under way, for how long and how far, at this interval while one
+	// runs (0: none): a piped run is never silent for longer through a
+	// long check (P1 ran 26 s without a line). Progress paces it instead
+	// (tests).
+	ProgressEvery time.Duration
+	Progress      <-chan time.Time
 }
+
+// ProgressEvery is how often a piped run says which check is under way.
+const ProgressEvery = 10 * time.Second
 
 // redrawEvery throttles the status line: often enough for a clock that
 // reads in tenths of a second, rarely enough to cost nothing.
 const redrawEvery = 150 * time.Millisecond
-
-// In a log there is no status line: a check under way that has printed
-// nothing for quietAtMost gets a progress line, so a long property
-// search never looks like a hang to a CI job or a person tailing it.
-// heartbeatEvery is how often that is looked at: together, a log is
-// never quiet for more than 10 s during a check.
-const (
-	quietAtMost    = 9500 * time.Millisecond
-	heartbeatEvery = 500 * time.Millisecond
-)
 
 // The ANSI sequences a live display writes: clearLine returns to the
 // start of the line and erases it; eraseRest erases what an older,
@@ -75,9 +71,6 @@ type Display struct {
 	since   time.Time
 	detail  string
 	shown   bool // a status line is on the screen
-	// written is when the display last wrote a line (a log's progress
-	// lines are due when it has been quiet for quietAtMost).
-	written time.Time
 
 	// stop ends the redraws (once), done says they have ended.
 	stop     chan struct{}
@@ -88,21 +81,19 @@ type Display struct {
 // New makes a Display that writes to w.
 func New(w io.Writer, o Options) *Display {
 	d := &Display{w: w, opts: o, held: map[string]string{}}
-	if d.opts.Now == nil {
-		d.opts.Now = time.Now
+	ticks, every := o.Redraws, redrawEvery
+	if !o.Live {
+		ticks, every = o.Progress, o.ProgressEvery
 	}
-	every, tick := heartbeatEvery, d.heartbeat
-	if o.Live {
-		every, tick = redrawEvery, d.redraw
+	if o.Live || ticks != nil || every > 0 {
+		var ticker *time.Ticker
+		if ticks == nil {
+			ticker = time.NewTicker(every)
+			ticks = ticker.C
+		}
+		d.stop, d.done = make(chan struct{}), make(chan struct{})
+		go d.redraw(ticks, ticker)
 	}
-	ticks := o.Redraws
-	var ticker *time.Ticker
-	if ticks == nil {
-		ticker = time.NewTicker(every)
-		ticks = ticker.C
-	}
-	d.stop, d.done = make(chan struct{}), make(chan struct{})
-	go d.follow(ticks, ticker, tick)
 	return d
 }
 
@@ -125,7 +116,7 @@ func (d *Display) Start(c check.Check) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.started++
-	d.current, d.since, d.detail = c, d.opts.Now(), ""
+	d.current, d.since, d.detail = c, time.Now(), ""
 }
 
 // Searching says how far the check under way has got, in its own words
@@ -166,8 +157,10 @@ func (d *Display) Finish(id string, status check.Status, line string) {
 // status line and clears it. A line finished after Close is printed at
 // once. Close may be called more than once.
 func (d *Display) Close() {
-	d.stopOnce.Do(func() { close(d.stop) })
-	<-d.done
+	if d.stop != nil {
+		d.stopOnce.Do(func() { close(d.stop) })
+		<-d.done
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, id := range d.order[d.next:] {
@@ -184,7 +177,6 @@ func (d *Display) Close() {
 func (d *Display) print(text string) {
 	d.clear()
 	io.WriteString(d.w, text)
-	d.written = d.opts.Now()
 }
 
 func (d *Display) clear() {
@@ -194,8 +186,9 @@ func (d *Display) clear() {
 	}
 }
 
-// follow calls tick at each tick until Close.
-func (d *Display) follow(ticks <-chan time.Time, ticker *time.Ticker, tick func()) {
+// redraw repaints the status line at each tick until Close, or, when
+// not Live, prints it as a line of its own while a check is under way.
+func (d *Display) redraw(ticks <-chan time.Time, ticker *time.Ticker) {
 	defer close(d.done)
 	if ticker != nil {
 		defer ticker.Stop()
@@ -206,52 +199,30 @@ func (d *Display) follow(ticks <-chan time.Time, ticker *time.Ticker, tick func(
 			return
 		case <-ticks:
 			d.mu.Lock()
-			tick()
+			if !d.opts.Live {
+				if d.current.ID != "" {
+					io.WriteString(d.w, "...   "+d.progress()+"\n")
+				}
+				d.mu.Unlock()
+				continue
+			}
+			if d.current.ID != "" {
+				io.WriteString(d.w, "\r"+d.status()+eraseRest)
+				d.shown = true
+			} else {
+				d.clear()
+			}
 			d.mu.Unlock()
 		}
 	}
 }
 
-// redraw repaints a terminal's status line (d.mu held).
-func (d *Display) redraw() {
-	if d.current.ID != "" {
-		io.WriteString(d.w, "\r"+d.fit(d.status())+eraseRest)
-		d.shown = true
-	} else {
-		d.clear()
-	}
-}
-
-// heartbeat prints, in a log, the status line of the check under way
-// when the display has been quiet for quietAtMost since the check began
-// or since its last line (d.mu held). A log is read whole, so the line
-// is not cut to a width.
-func (d *Display) heartbeat() {
-	if d.current.ID == "" {
-		return
-	}
-	quiet := d.since
-	if d.written.After(quiet) {
-		quiet = d.written
-	}
-	if d.opts.Now().Sub(quiet) >= quietAtMost {
-		d.print(d.status() + "\n")
-	}
-}
-
 // status is the status line: where the run is, the check under way and
-// how long it has run, what it said last, its title.
+// how long it has run, what it said last, its title; cut to the
+// terminal's width, so that it never wraps onto a second line that "\r"
+// could not return to.
 func (d *Display) status() string {
-	s := fmt.Sprintf("[%d/%d] %s %s", d.started, max(d.selected, d.started), d.current.ID, elapsed(d.opts.Now().Sub(d.since)))
-	if d.detail != "" {
-		s += " · " + d.detail
-	}
-	return s + " · " + d.current.Title
-}
-
-// fit cuts a status line to the terminal's width, so that it never
-// wraps onto a second line that "\r" could not return to.
-func (d *Display) fit(s string) string {
+	s := d.progress()
 	width := 80
 	if d.opts.Columns != nil && d.opts.Columns() > 0 {
 		width = d.opts.Columns()
@@ -260,6 +231,16 @@ func (d *Display) fit(s string) string {
 		s = string(r[:max(width-2, 0)]) + "…"
 	}
 	return s
+}
+
+// progress says where the run is, the check under way and how long it
+// has run, what it said last, and its title.
+func (d *Display) progress() string {
+	s := fmt.Sprintf("[%d/%d] %s %s", d.started, max(d.selected, d.started), d.current.ID, elapsed(time.Since(d.since)))
+	if d.detail != "" {
+		s += " · " + d.detail
+	}
+	return s + " · " + d.current.Title
 }
 
 // elapsed reads in tenths of a second, then minutes and seconds.

@@ -234,83 +234,40 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
-// clock is a display's clock that the test moves.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// In a log (a pipe, CI), a long check prints a progress line once the
-// display has been quiet for 9.5 s, and again each time it has been
-// quiet that long, so that with the half-second look a log is never
-// quiet for more than 10 s; a short check prints none. The clock is the
-// test's, so nothing waits.
-func TestLogShowsALongCheckEveryTenSeconds(t *testing.T) {
+// A piped run prints a line at each progress tick while a check is
+// under way, and nothing at a tick between checks; no escape sequence.
+func TestProgressLinesWhenNotLive(t *testing.T) {
 	var out screen
-	c := &clock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	ticks := make(chan time.Time)
-	d := console.New(&out, console.Options{InOrder: true, Redraws: ticks, Now: c.Now})
-	defer d.Close()
-	tick := func() { ticks <- c.Now(); ticks <- c.Now() } // the second is taken once the first is handled
-	d.Begin([]check.Check{s1, p1}, all)
-	d.Start(s1)
-	c.advance(3 * time.Second)
+	d := console.New(&out, console.Options{InOrder: true, Progress: ticks})
+	t.Cleanup(d.Close)
+	tick := func() { ticks <- time.Now(); ticks <- time.Now() } // the second is taken once the first is written
+	d.Begin([]check.Check{p1, s1}, all)
 	tick()
-	d.Finish("S1", check.PASS, "S1 (3.00s)")
-	d.Start(p1)
-	d.Searching("MUST rules: sequence 3 of 25")
-	c.advance(9 * time.Second)
-	tick()
-	if got, want := out.String(), "PASS  S1 (3.00s)\n"; got != want {
-		t.Fatalf("after 9 s of P1: got %q, want %q alone", got, want)
-	}
-	c.advance(500 * time.Millisecond)
-	tick()
-	line := "[2/2] P1 9.5s · MUST rules: sequence 3 of 25 · should execute each key once across random sequences\n"
-	if got, want := out.String(), "PASS  S1 (3.00s)\n"+line; got != want {
-		t.Fatalf("after 9.5 s of P1: got %q, want %q", got, want)
-	}
-	c.advance(9 * time.Second)
-	tick()
-	if n := strings.Count(out.String(), "[2/2] P1"); n != 1 {
-		t.Fatalf("9 s after the progress line: %d progress lines, want still 1\n%s", n, out.String())
-	}
-	d.Searching("shrinking")
-	c.advance(500 * time.Millisecond)
-	tick()
-	if got := out.String(); !strings.HasSuffix(got, "[2/2] P1 19.0s · shrinking · should execute each key once across random sequences\n") {
-		t.Fatalf("19 s into P1: got %q, want a second progress line", got)
-	}
-	d.Finish("P1", check.PASS, "P1 (26.00s)")
-	c.advance(time.Minute)
-	tick()
-	if got := out.String(); !strings.HasSuffix(got, "PASS  P1 (26.00s)\n") {
+	if got := out.String(); got != "" {
 		t.Errorf("a progress line with no check under way: %q", got)
 	}
-}
-
-// A log's display paces itself when the test gives it no ticks, and
-// Close stops it.
-func TestLogHeartbeatStopsAtClose(t *testing.T) {
-	var out screen
-	d := console.New(&out, console.Options{InOrder: true})
-	d.Begin([]check.Check{s1}, all)
-	d.Start(s1)
+	d.Start(p1)
+	d.Searching("MUST rules: sequence 3 of 25")
+	tick()
+	// Each tick's line, whole (a log does not wrap), with no escape.
+	want := "...   [1/2] P1 0.0s · MUST rules: sequence 3 of 25 · should execute each key once across random sequences"
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for _, l := range lines {
+		if l != want {
+			t.Fatalf("progress: %q, want lines %q", out.String(), want)
+		}
+	}
+	d.Finish("P1", check.PASS, "P1")
+	before := out.String()
+	tick()
+	if got := out.String(); got != before {
+		t.Errorf("a progress line after the check finished: %q", strings.TrimPrefix(got, before))
+	}
 	d.Close()
-	d.Close()
-	if got := out.String(); got != "" {
-		t.Errorf("a check of no time wrote %q", got)
+	select {
+	case ticks <- time.Now():
+		t.Error("still printing progress after Close")
+	case <-time.After(50 * time.Millisecond):
 	}
 }

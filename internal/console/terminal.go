@@ -9,13 +9,14 @@ import (
 
 // Detect says how to show a run on w: on a terminal, live and in
 // colour; anywhere else (a pipe, a file, a CI log), plain lines in the
-// catalogue's order. Colour is off when noColor is set (--no-color) or
+// catalogue's order, and a line saying which check is under way every
+// ProgressEvery while one runs. Colour is off when noColor is set (--no-color) or
 // the NO_COLOR environment variable is not empty (no-color.org); a
 // terminal that says it is dumb (TERM=dumb) gets no status line either.
 func Detect(w io.Writer, noColor bool) Options {
 	f, ok := w.(*os.File)
 	if !ok || !isTerminal(f) || os.Getenv("TERM") == "dumb" {
-		return Options{InOrder: true}
+		return Options{InOrder: true, ProgressEvery: ProgressEvery}
 	}
 	return Options{
 		Live:    true,

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -49,5 +50,50 @@ func TestMemoAnswersOnlyPlansThatRan(t *testing.T) {
 	}
 	if msg, ok := m.failedAtEnd(ab[:1]); !ok || msg != "step 2 (reconcile): k1: ..." {
 		t.Errorf("failedAtEnd = %q, %t", msg, ok)
+	}
+}
+
+// TestReplayCrashesMatchTheSteps: the replay line's --crashes counts the
+// crash steps the counterexample shows (a crash on a request doing no
+// work takes none of the budget, but a line saying 0 next to a crash
+// step reads false), and says none only where a budget would land a
+// crash the sequence held.
+func TestReplayCrashesMatchTheSteps(t *testing.T) {
+	crash := history.Step{Action: "submit, crash mid-request", Fault: "crash"}
+	submit := history.Step{Action: "submit"}
+	tests := []struct {
+		name string
+		seq  sequence
+		want int
+	}{
+		{"no crash, none left", sequence{steps: []history.Step{submit}}, -1},
+		{"no crash, one left", sequence{startCrashes: 1, steps: []history.Step{submit}}, 1},
+		{"a crash on no work, none left", sequence{steps: []history.Step{submit, crash}}, 1},
+		{"a crash that landed", sequence{startCrashes: 1, landed: true, steps: []history.Step{crash, submit}}, 1},
+		{"two crashes on no work", sequence{steps: []history.Step{crash, submit, crash}}, 2},
+		{"an opening crash held", sequence{heldOpening: true, steps: []history.Step{submit, crash}}, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.seq.replayCrashes(); got != tc.want {
+				t.Errorf("replayCrashes = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplayNotesExplainAHeldCrash: a line that gives fewer crashes than
+// the steps show says why, and only then.
+func TestReplayNotesExplainAHeldCrash(t *testing.T) {
+	crash := history.Step{Action: "submit, crash mid-request", Fault: "crash"}
+	held := &pass{best: &sequence{heldOpening: true, steps: []history.Step{crash}}}
+	if notes := held.replayNotes(Config{Crashes: held.best.replayCrashes()}); len(notes) != 1 {
+		t.Errorf("a held opening crash beside a crash step: notes %q, want one", notes)
+	}
+	for _, s := range []*sequence{{heldOpening: true}, {steps: []history.Step{crash}}, {}} {
+		p := &pass{best: s}
+		if notes := p.replayNotes(Config{Crashes: s.replayCrashes()}); len(notes) != 0 {
+			t.Errorf("%+v: notes %q, want none", *s, notes)
+		}
 	}
 }

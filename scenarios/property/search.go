@@ -36,8 +36,10 @@ type Config struct {
 	// counted. Negative: none.
 	Crashes int
 	// Replay renders the command line that runs the properties again from
-	// a failing sequence's seed (nil: the report gives the seed alone).
-	Replay func(seed int64, c Config) string
+	// a failing sequence's seed, with the config that reproduces it, on
+	// the operation the search drove ("": the target's only one); nil:
+	// the report gives the seed alone.
+	Replay func(seed int64, c Config, operation string) string
 	// Log gets rapid's own output (nil: discarded).
 	Log io.Writer
 	// Progress is told where the search is at each sequence and step
@@ -136,7 +138,11 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 	}
 	out.Should = should.result("P2")
 	out.Should.FirstCounterexample, out.Should.FirstSequence = must.shouldAt, must.shouldIndex+1
-	out.Should.Evidence.Notes = append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; %s", must.shouldIndex+1, again))
+	notes := append(must.notes(), fmt.Sprintf("the SHOULD rules first broke in sequence %d; %s", must.shouldIndex+1, again))
+	if out.Should.Evidence.Replay != "" {
+		notes = append(notes, should.replayNotes(Config{Crashes: should.best.replayCrashes()})...)
+	}
+	out.Should.Evidence.Notes = notes
 	return out, nil
 }
 
@@ -183,14 +189,48 @@ func (r *pass) result(id string) Result {
 	res.Evidence = r.best.evidence()
 	res.Evidence.Notes = r.notes()
 	if r.failingSeed != 0 && r.cfg.Replay != nil {
-		// The replay draws the failing sequence first, with the crashes
-		// it had left.
 		replay := r.cfg
-		replay.Crashes = r.best.startCrashes
-		if replay.Crashes == 0 {
-			replay.Crashes = -1
-		}
-		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay)
+		replay.Crashes = r.best.replayCrashes()
+		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay, r.env.Target.Operation)
+		res.Evidence.Notes = append(res.Evidence.Notes, r.replayNotes(replay)...)
 	}
 	return res
+}
+
+// replayNotes say why a replay line gives fewer crashes than its
+// counterexample shows, when it does.
+func (r *pass) replayNotes(replay Config) []string {
+	if n := r.best.crashSteps(); max(replay.Crashes, 0) < n {
+		return []string{fmt.Sprintf("the replay line gives no crashes although the steps show %d: each crashed a request doing no work, which takes none of the budget, and the sequence held a crash that would have landed as its first action for want of one; a budget would land it", n)}
+	}
+	return nil
+}
+
+// replayCrashes is the --crashes that draws the sequence again as it
+// ran (negative: none). The budget decides one thing only: whether a
+// crash drawn as the first action that would land in a request's work
+// lands (crashes elsewhere, or on a request doing no work, go anyway).
+// So the line gives as many crashes as the table shows crash steps,
+// which reads true and replays the same, unless the sequence held such
+// an opening crash for want of budget: then it must say none, or the
+// replay would land it.
+func (s *sequence) replayCrashes() int {
+	if s.heldOpening {
+		return -1
+	}
+	if n := max(s.startCrashes, s.crashSteps()); n > 0 {
+		return n
+	}
+	return -1
+}
+
+// crashSteps counts the sequence's steps that crashed the target.
+func (s *sequence) crashSteps() int {
+	n := 0
+	for _, st := range s.steps {
+		if st.Fault == "crash" {
+			n++
+		}
+	}
+	return n
 }

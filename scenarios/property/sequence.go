@@ -82,8 +82,11 @@ type sequence struct {
 	// crashes is how many crashes may still land in a request's work;
 	// startCrashes what the sequence started with (a replay needs it).
 	crashes, startCrashes int
-	pending               []model.Finding // the current step's answers broke these
-	failed                []check.Violation
+	// heldOpening: the first action drawn was a crash that would have
+	// landed, held for want of budget (a replay must not have one).
+	heldOpening bool
+	pending     []model.Finding // the current step's answers broke these
+	failed      []check.Violation
 	// noted are the findings of the other level, by step number.
 	noted   []check.Violation
 	notedAt map[int][]string
@@ -286,6 +289,7 @@ func (s *sequence) hold(p planned) bool {
 		return false
 	}
 	if len(s.steps) > 0 || s.crashes == 0 {
+		s.heldOpening = s.heldOpening || len(s.steps) == 0
 		return true
 	}
 	s.landed, s.crashes = true, s.crashes-1

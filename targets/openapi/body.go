@@ -17,10 +17,12 @@ import (
 type slot struct{ json, form string }
 
 var (
-	markerSlot    = slot{`"{{.Marker}}"`, `{{.Marker}}`}
-	variantNumber = slot{`{{.Variant}}`, `{{.Variant}}`}
-	variantString = slot{`"v{{.Variant}}"`, `v{{.Variant}}`}
-	keySlot       = slot{`"{{.Key}}"`, `{{.Key}}`}
+	markerSlot     = slot{`"{{.Marker}}"`, `{{.Marker}}`}
+	variantNumber  = slot{`{{.Variant}}`, `{{.Variant}}`}
+	variantString  = slot{`"v{{.Variant}}"`, `v{{.Variant}}`}
+	variantDecimal = slot{`"{{.Variant}}.00"`, `{{.Variant}}.00`}
+	variantMinor   = slot{`{{.Variant}}00`, `{{.Variant}}00`}
+	keySlot        = slot{`"{{.Key}}"`, `{{.Key}}`}
 )
 
 const formType = "application/x-www-form-urlencoded"
@@ -31,8 +33,8 @@ type body struct {
 	contentType string
 	schema      *openapi3.Schema // the flattened top-level schema (nil: none)
 	text        string           // "": no body could be drafted (see the TODOs)
-	marker      string           // the property holding {{.Marker}}
-	variant     string           // the dotted path of the property holding {{.Variant}}
+	marker      []string         // the path of the property holding {{.Marker}} (an array's item as "0"), nil for none
+	variant     []string         // the path of the property holding {{.Variant}}
 }
 
 // mediaType picks the request body's JSON media type, else its form one.
@@ -56,15 +58,16 @@ func mediaType(rb *openapi3.RequestBodyRef) (string, *openapi3.MediaType) {
 }
 
 // draftBody builds the body from the media type's example, else the
-// schema's required properties, then places the marker (in a free string
-// the list can filter by, when there is one: filters; never in one that
-// refers to another resource: refs), the variant and a body key.
-func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []string, refs func(string) bool) body {
+// schema's required properties (keeping those isParent names), then
+// places the marker (place.go; in a property the list can filter by,
+// filters, when one fits), the variant and a body key, and lets finish
+// put in the API's test values and the parents' ids.
+func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []string, isParent func(string) bool, finish func(*Plan, *openapi3.Schema, map[string]any)) body {
 	if mt == nil {
 		p.todo("create.body", "the operation declares no request body: write one that holds {{.Marker}} and {{.Variant}} in fields your API stores")
 		return body{contentType: contentType}
 	}
-	b, fields, why := startBody(contentType, mt)
+	b, fields, why := startBody(contentType, mt, isParent)
 	if why != "" {
 		p.todo("create.body", "%s: write one that holds {{.Marker}} and {{.Variant}}", why)
 		return b
@@ -76,21 +79,13 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 			fields[p.key.name] = keySlot
 		}
 	}
-	if b.marker = pickMarker(b.schema, p.key, filters, refs); b.marker == "" {
-		p.todo("create.body", "no free string property (no enum, format or pattern) to carry {{.Marker}}: put it in a field your API stores and can list by")
-	} else {
-		fields[b.marker] = markerSlot
+	if b.marker = placeMarker(b.schema, fields, p.key, filters); b.marker == nil {
+		p.todo("create.body", "no free-text property (a description, note, reference or metadata map, with no enum, format or pattern) to carry {{.Marker}}: put it in a field your API stores and gives back")
 	}
-	if path, v := pickVariant(b.schema, fields, p.key, b.marker, refs); path == nil {
-		p.todo("create.body", "no second field to carry {{.Variant}}: the body must change with it (S3 sends a second payload under the same key)")
-	} else {
-		b.variant = strings.Join(path, ".")
-		if len(path) == 2 {
-			fields[path[0]].(map[string]any)[path[1]] = v
-		} else {
-			fields[path[0]] = v
-		}
+	if b.variant = placeVariant(b.schema, fields, p.key, b.marker); b.variant == nil {
+		p.todo("create.body", "no amount or second free-text field to carry {{.Variant}}: the body must change with it (S3 sends a second payload under the same key)")
 	}
+	finish(p, b.schema, fields)
 	b.text = render(contentType, fields)
 	return b
 }
@@ -98,7 +93,7 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 // startBody is the fields of a body of the media type: its example, else
 // the schema's required properties. why, when set, says why no body can
 // be drafted (a body that is neither JSON nor a form, or not an object).
-func startBody(contentType string, mt *openapi3.MediaType) (b body, fields map[string]any, why string) {
+func startBody(contentType string, mt *openapi3.MediaType, keep func(string) bool) (b body, fields map[string]any, why string) {
 	b = body{contentType: contentType}
 	if contentType != formType && !strings.Contains(contentType, "json") {
 		return b, nil, fmt.Sprintf("the request body is %s: only JSON and form bodies are drafted", contentType)
@@ -108,12 +103,46 @@ func startBody(contentType string, mt *openapi3.MediaType) (b body, fields map[s
 		return b, nil, "the request body is not a JSON object"
 	}
 	fields = map[string]any{}
-	if ex, ok := mediaExample(mt).(map[string]any); ok {
-		maps.Copy(fields, ex)
-	} else if s, ok := sample(mt.Schema, 0).(map[string]any); ok {
+	if ex, ok := deepCopy(mediaExample(mt)).(map[string]any); ok {
+		fields = ex
+	} else if s, ok := deepCopy(sample(mt.Schema, 0)).(map[string]any); ok {
 		fields = s
 	}
+	// Of an example, the values of what the schema requires, the amount
+	// and the parents keep says setup can make (Square's refund's
+	// payment_id): what it shows besides (Square's app_fee_money, a
+	// location_id of its own) is what an account may not have or allow.
+	if len(b.schema.Required) > 0 {
+		maps.DeleteFunc(fields, func(name string, _ any) bool {
+			return !slices.Contains(b.schema.Required, name) && !strings.Contains(strings.ToLower(name), "amount") && !keep(name)
+		})
+		for _, name := range b.schema.Required {
+			if _, ok := fields[name]; !ok {
+				fields[name] = sample(b.schema.Properties[name], 1)
+			}
+		}
+	}
 	return b, fields, ""
+}
+
+// deepCopy copies a document's example, which the draft then fills: the
+// document's own stays as it was for the next operation drafted from it.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
 }
 
 // render writes a body's fields as a form or as JSON.
@@ -139,38 +168,6 @@ func mediaExample(mt *openapi3.MediaType) any {
 	return nil
 }
 
-// markerNames are the properties that hold free text most often, in the
-// order the marker prefers them.
-var markerNames = []string{"marker", "reference", "description", "note", "memo", "name", "title", "label", "comment"}
-
-// pickMarker chooses the free string property for the marker: one the
-// list can filter by, else one of markerNames, else a required one, else
-// any.
-func pickMarker(s *openapi3.Schema, key keyPlace, filters []string, refs func(string) bool) string {
-	free := func(name string) bool {
-		return !(key.in == "body" && name == key.name) && !refs(name) && freeString(property(s, name))
-	}
-	for _, f := range filters {
-		if property(s, f) != nil && free(f) {
-			return f
-		}
-	}
-	return best(s, free, markerNames)
-}
-
-// best is the first property that fits, by preferred name, then
-// required, then name.
-func best(s *openapi3.Schema, fits func(string) bool, preferred []string) string {
-	for _, group := range [][]string{preferred, s.Required, propertyNames(s)} {
-		for _, name := range group {
-			if property(s, name) != nil && fits(name) {
-				return name
-			}
-		}
-	}
-	return ""
-}
-
 // freeString is a string any text fits: no enum, const, format,
 // pattern or example (an example shows a value of a form of its own: a
 // card nonce, an account id), writable, and long enough for a marker.
@@ -178,43 +175,6 @@ func freeString(p *openapi3.Schema) bool {
 	return p != nil && kind(p) == openapi3.TypeString && len(p.Enum) == 0 && p.Const == nil &&
 		p.Example == nil && len(p.Examples) == 0 &&
 		p.Format == "" && p.Pattern == "" && !p.ReadOnly && (p.MaxLength == nil || *p.MaxLength >= 64)
-}
-
-// variantNames are the numeric properties a payload's variant fits best.
-var variantNames = []string{"amount", "quantity", "count", "price", "total", "value"}
-
-// pickVariant chooses where {{.Variant}} goes, as a path of property
-// names: a number that takes the variants the checks send (1 to a few
-// hundred) at the top or in an object the body holds (amount_money.amount),
-// else a second free string.
-func pickVariant(s *openapi3.Schema, fields map[string]any, key keyPlace, marker string, refs func(string) bool) ([]string, slot) {
-	number := func(s *openapi3.Schema) func(string) bool {
-		return func(name string) bool {
-			p := property(s, name)
-			k := kind(p)
-			return name != marker && (k == openapi3.TypeInteger || k == openapi3.TypeNumber) && len(p.Enum) == 0 &&
-				p.Const == nil && !p.ReadOnly && (p.Min == nil || *p.Min <= 1) && (p.Max == nil || *p.Max >= 1000)
-		}
-	}
-	if name := best(s, number(s), variantNames); name != "" {
-		return []string{name}, variantNumber
-	}
-	for _, outer := range propertyNames(s) {
-		if _, held := fields[outer].(map[string]any); !held {
-			continue
-		}
-		inner := property(s, outer)
-		if name := best(inner, number(inner), variantNames); name != "" {
-			return []string{outer, name}, variantNumber
-		}
-	}
-	text := func(name string) bool {
-		return name != marker && !(key.in == "body" && name == key.name) && !refs(name) && freeString(property(s, name))
-	}
-	if name := best(s, text, markerNames); name != "" {
-		return []string{name}, variantString
-	}
-	return nil, slot{}
 }
 
 // writeJSON writes v as JSON with object keys sorted, slots as their

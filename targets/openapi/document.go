@@ -8,23 +8,36 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // Document is a loaded OpenAPI 3.0 or 3.1 document.
 type Document struct {
-	name      string
-	t         *openapi3.T
-	nounsOnce sync.Once
-	nouns     map[string]bool // the singular names of the document's path segments
+	name     string
+	t        *openapi3.T
+	dangling []string // the $refs that name nothing in the document
 }
 
-// Load reads an OpenAPI document (JSON or YAML). References within the
-// document are resolved; references to other files or URLs are refused,
-// so drafting never reads beyond the one document.
+// selection is what choose picked: the operations, why the default
+// one is the API's main create and what else could be (why "": they
+// were named, or --all), and the POSTs --all left out.
+type selection struct {
+	ops       []operation
+	why, next string
+	left      []string
+}
+
+// Load reads an OpenAPI document (JSON or YAML) of at most MaxDocument
+// bytes. References within the document are resolved; references to
+// other files or URLs are refused, so drafting never reads beyond the
+// one document, and a chain of references to references longer than
+// a real document's is refused before it is followed.
 func Load(name string, data []byte) (*Document, error) {
+	data, dangling, err := prescan(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
 	t, err := loader.LoadFromData(data)
@@ -37,23 +50,27 @@ func Load(name string, data []byte) (*Document, error) {
 	if t.Paths == nil || t.Paths.Len() == 0 {
 		return nil, fmt.Errorf("%s: the document has no paths", name)
 	}
-	return &Document{name: name, t: t}, nil
+	return &Document{name: name, t: t, dangling: dangling}, nil
 }
 
 // Options choose what to draft.
 type Options struct {
 	Operations []string // operationIds to draft; none: see All
-	All        bool     // every POST; neither: the first POST that declares a key
+	All        bool     // every POST but token, search and session calls; neither: the API's main create
 	KeyHeader  string   // the header the API takes its key in when an operation declares none ("": none assumed)
 	BaseURL    string   // base_url; "": the document's first server
+	// CheckKeyPattern says why a key's pattern cannot be the target's
+	// key format (nil: it can); nil takes every pattern.
+	CheckKeyPattern func(pattern string) error
 }
 
 // Draft is a drafted target file: one operation's create:, key: and
 // oracle: at its top level, or several operations under operations:.
 type Draft struct {
-	Plans []*Plan // the operations, in the file's order
-	Text  []byte
-	TODOs []string // what the file leaves to its author, as "field: what to do"
+	Plans    []*Plan // the operations, in the file's order
+	Text     []byte
+	TODOs    []string // what the file leaves to its author, as "field: what to do"
+	Warnings []string // what the document lacks, said once (init prints each)
 }
 
 // Draft drafts one target file of the operations the options choose.
@@ -61,41 +78,23 @@ type Draft struct {
 // every older idemspec reads; several share the file's base_url and
 // headers, each under its own name in operations:.
 func (d *Document) Draft(o Options) (Draft, error) {
-	ops, err := d.choose(o)
+	sel, err := d.choose(o)
 	if err != nil {
 		return Draft{}, err
 	}
+	ops := sel.ops
 	plans := make([]*Plan, 0, len(ops))
 	taken := map[string]bool{}
 	for _, op := range ops {
 		p := d.plan(op, o.KeyHeader)
+		p.keyFormat(o.CheckKeyPattern)
 		if len(ops) > 1 {
 			p.Name = uniqueName(operationName(p.ID), "-", taken)
 		}
 		plans = append(plans, p)
 	}
-	text, todos := d.file(ops, plans, o.BaseURL)
-	return Draft{Plans: plans, Text: text, TODOs: todos}, nil
-}
-
-// refersToResource says whether a property names another resource: an
-// id (order_id, orderId), or the name of one of the document's
-// collections (customer, when /v1/customers is a path).
-func (d *Document) refersToResource(name string) bool {
-	if name == "id" || strings.HasSuffix(strings.ToLower(name), "_id") || strings.HasSuffix(name, "Id") {
-		return true
-	}
-	d.nounsOnce.Do(func() {
-		d.nouns = map[string]bool{}
-		for path := range d.t.Paths.Map() {
-			for _, seg := range strings.Split(path, "/") {
-				if seg != "" && !strings.HasPrefix(seg, "{") {
-					d.nouns[resourceName(seg)] = true
-				}
-			}
-		}
-	})
-	return d.nouns[name]
+	text, todos := d.file(sel, plans, o.BaseURL)
+	return Draft{Plans: plans, Text: text, TODOs: todos, Warnings: d.danglingWarning()}, nil
 }
 
 // operation is one operation of the document and where it stands.
@@ -119,9 +118,9 @@ func (d *Document) operations() []operation {
 	return out
 }
 
-// choose picks the operations to draft: those named, every POST (All),
-// or the first POST that declares a key (any POST with a KeyHeader).
-func (d *Document) choose(o Options) ([]operation, error) {
+// choose picks the operations to draft: those named, every POST that
+// creates or acts (All), or the API's main create (rank.go).
+func (d *Document) choose(o Options) (selection, error) {
 	all := d.operations()
 	var posts []operation
 	for _, op := range all {
@@ -134,32 +133,35 @@ func (d *Document) choose(o Options) ([]operation, error) {
 		for _, id := range o.Operations {
 			i := slices.IndexFunc(all, func(op operation) bool { return operationID(op.method, op.path, op.op) == id })
 			if i < 0 {
-				return nil, fmt.Errorf("%s: no operation %q (POST operations: %s)", d.name, id, idList(posts))
+				return selection{}, fmt.Errorf("%s: no operation %q (POST operations: %s)", d.name, id, idList(posts))
 			}
 			// Naming one twice still tests it once.
 			if !slices.ContainsFunc(out, func(op operation) bool { return op.op == all[i].op }) {
 				out = append(out, all[i])
 			}
 		}
-		return out, nil
+		return selection{ops: out}, nil
 	}
 	if o.All {
-		if len(posts) == 0 {
-			return nil, fmt.Errorf("%s: the document has no POST operation", d.name)
+		// Creates and actions; POSTs that sign in, search or check
+		// make nothing to count, and are named in a comment instead.
+		var sel selection
+		for _, op := range posts {
+			if w := side(op); w != "" {
+				sel.left = append(sel.left, fmt.Sprintf("%s (POST %s: %s)", operationID(op.method, op.path, op.op), op.path, w))
+				continue
+			}
+			sel.ops = append(sel.ops, op)
 		}
-		return posts, nil
+		if len(sel.ops) == 0 {
+			return selection{}, fmt.Errorf("%s: the document has no POST operation that creates or acts (%d token, search or session calls left out)", d.name, len(sel.left))
+		}
+		return sel, nil
 	}
-	for _, op := range posts {
-		_, mt := mediaType(op.op.RequestBody)
-		var body *openapi3.Schema
-		if mt != nil {
-			body = flatten(mt.Schema)
-		}
-		if _, ok := declaredKey(parameters(op.item, op.op), body); ok || o.KeyHeader != "" {
-			return []operation{op}, nil
-		}
+	if ranked := d.rank(posts, o.KeyHeader); len(ranked) > 0 && ranked[0].keyed {
+		return selection{ops: []operation{ranked[0].op}, why: ranked[0].why(), next: nextCandidates(ranked)}, nil
 	}
-	return nil, errors.New(d.name + ": no POST declares an idempotency key (a header, query parameter or body field named like Idempotency-Key): " +
+	return selection{}, errors.New(d.name + ": no POST declares an idempotency key (a header, query parameter or body field named like Idempotency-Key): " +
 		"name one with --operation (" + idList(posts) + ") or take every POST with --all; " +
 		"if the API takes a key it does not declare (Stripe's Idempotency-Key), say which header with --key-header")
 }

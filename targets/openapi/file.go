@@ -6,16 +6,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // file renders the target file: a header naming the document, base_url
 // and credentials, then one operation's create:, key: and oracle: at the
 // top level, or several operations under operations:, each with its
 // TODOs under its own operations[i].
-func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []string) {
+func (d *Document) file(sel selection, plans []*Plan, base string) ([]byte, []string) {
 	var w writer
 	title := "the OpenAPI document"
 	if d.t.Info != nil && d.t.Info.Title != "" {
@@ -26,10 +30,19 @@ func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []
 	if len(plans) == 1 {
 		p := plans[0]
 		w.comment("", "operation %s: %s %s%s.", p.ID, p.Method, p.Path, summary(p.Summary))
+		if sel.why != "" {
+			w.comment("", "Chosen as the API's main create: %s.", sel.why)
+			if sel.next != "" {
+				w.comment("", "Next candidates (init --operation ID): %s.", sel.next)
+			}
+		}
 	} else {
 		w.comment("", "%d operations: each item of operations: is tested as a target of its own", len(plans))
 		w.comment("", "(`idemspec run --operation NAME` runs the one named), all sharing base_url and headers.")
 		name = d.title()
+		for _, l := range sel.left {
+			w.comment("", "Left out, as it creates nothing to count: %s.", l)
+		}
 	}
 	w.comment("", "Each TODO needs you; `idemspec validate FILE` names a field still missing.")
 	w.comment("", "Every field is described in idemspec's docs/TARGET-FILE.md.")
@@ -50,7 +63,7 @@ func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []
 	}
 	// Setup requests go with the file's headers too: they hold the
 	// credentials of the POSTs that make the parents.
-	withParents := slices.Clone(ops)
+	withParents := slices.Clone(sel.ops)
 	for _, p := range plans {
 		for _, s := range p.setup {
 			if !slices.ContainsFunc(withParents, func(o operation) bool { return o.op == s.parent.op }) {
@@ -59,6 +72,10 @@ func (d *Document) file(ops []operation, plans []*Plan, base string) ([]byte, []
 		}
 	}
 	d.writeCredentials(&w, withParents)
+	if p := d.profile(); p != "" {
+		w.comment("", "The document is %s's: its answers to a reused or refused key are the %s profile's (idemspec list).", p, p)
+		w.field("", "profile", p)
+	}
 	w.blank()
 	if len(plans) == 1 {
 		writeOperation(&w, plans[0], "")
@@ -171,6 +188,8 @@ func (d *Document) credentials(op *openapi3.Operation) (headers [][2]string, tod
 			headers = append(headers, [2]string{"Authorization", "Basic ${API_BASIC_CREDENTIALS}"})
 		case s.Type == "http" || s.Type == "oauth2" || s.Type == "openIdConnect":
 			headers = append(headers, [2]string{"Authorization", "Bearer ${API_TOKEN}"})
+		case s.Type == "apiKey" && s.In == openapi3.ParameterInHeader && !targets.ValidHeaderName(s.Name):
+			todos = append(todos, fmt.Sprintf("the security scheme %q takes its credentials in the header %q, which is not a header name: send them in headers:", name, s.Name))
 		case s.Type == "apiKey" && s.In == openapi3.ParameterInHeader:
 			headers = append(headers, [2]string{s.Name, "${API_KEY}"})
 		default:
@@ -221,8 +240,23 @@ func writeOperation(w *writer, p *Plan, at string) {
 	w.line("", "key:")
 	w.field("  ", "in", p.key.in)
 	w.field("  ", "name", p.key.name)
+	if p.key.pattern != "" {
+		w.field("  ", "format", "pattern")
+		w.field("  ", "pattern", p.key.pattern)
+	}
+	if p.key.maxLength > 0 {
+		w.line("  ", "max_length: "+strconv.FormatUint(p.key.maxLength, 10))
+	}
 	w.blank()
 	todos("", "oracle")
+	if l := p.lookup; l != nil {
+		w.line("", "oracle:")
+		w.line("  ", "lookup:")
+		w.field("    ", "path", l.path)
+		if l.markerField != "" {
+			w.field("    ", "marker_field", l.markerField)
+		}
+	}
 	if l := p.list; l != nil {
 		w.line("", "oracle:")
 		w.line("  ", "list:")
@@ -250,7 +284,10 @@ func writeOperation(w *writer, p *Plan, at string) {
 }
 
 // writer builds a commented YAML file line by line, each line after
-// indent, and keeps the TODOs it wrote.
+// indent, and keeps the TODOs it wrote. Every string a document gave
+// reaches the file through it as data: a key or a value is quoted by
+// quote, and a comment is kept on its one line by oneLine, so no
+// operationId, title or property name can add a field to the file.
 type writer struct {
 	b      strings.Builder
 	indent string
@@ -260,32 +297,62 @@ type writer struct {
 func (w *writer) line(indent, s string) { w.b.WriteString(w.indent + indent + s + "\n") }
 func (w *writer) blank()                { w.b.WriteString("\n") }
 
-func (w *writer) field(indent, name, value string) { w.line(indent, name+": "+quote(value)) }
+// field writes name: value, both quoted.
+func (w *writer) field(indent, name, value string) { w.line(indent, quote(name)+": "+quote(value)) }
 
 func (w *writer) comment(indent, format string, args ...any) {
-	w.line(indent, "# "+fmt.Sprintf(format, args...))
+	w.line(indent, "# "+oneLine(fmt.Sprintf(format, args...)))
 }
 
 // todo writes a TODO comment; `idemspec validate` lists each as a warning.
 func (w *writer) todo(indent, format string, args ...any) {
-	t := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
+	t := oneLine(fmt.Sprintf(format, args...))
 	w.todos = append(w.todos, t)
 	w.line(indent, "# TODO: "+t)
 }
+
+// oneLine keeps text on one line of a comment: a line break (YAML
+// reads U+0085, U+2028 and U+2029 as breaks too) or any other rune
+// that is not printable is written as its Go escape (\n, \u2028).
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, notPrintable) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if notPrintable(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// notPrintable is a rune YAML may read as a break or refuse in a
+// scalar: a control character, a separator other than the space, a
+// format character such as the byte-order mark, an invalid byte.
+func notPrintable(r rune) bool { return r == utf8.RuneError || !strconv.IsPrint(r) }
 
 var (
 	plainSafe = regexp.MustCompile(`^[A-Za-z0-9/_.$][A-Za-z0-9/_.~%?=&{}()\[\]*+,;:@!$-]*$`)
 	plainNot  = regexp.MustCompile(`^(?i:true|false|yes|no|on|off|null|~|[-+0-9.eE_]+)$`)
 )
 
-// quote writes s plain when YAML reads it back as the same string, else
-// single-quoted.
+// quote writes s as a YAML scalar that reads back as the same string:
+// plain when it is safe so, single-quoted when every rune is printable
+// (inside single quotes only a quote is special, and it is doubled),
+// else double-quoted with escapes (\n, \u2028), which YAML reads as Go
+// writes them. None of the three can end the line it is on.
 func quote(s string) string {
-	if s == "" {
+	switch {
+	case s == "":
 		return `""`
-	}
-	if plainSafe.MatchString(s) && !plainNot.MatchString(s) && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":") {
+	case plainSafe.MatchString(s) && !plainNot.MatchString(s) && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":"):
 		return s
+	case !strings.ContainsFunc(s, notPrintable):
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	}
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	return strconv.Quote(strings.ToValidUTF8(s, "\uFFFD"))
 }

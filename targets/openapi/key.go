@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // keyNames are the names APIs give an idempotency key besides those
@@ -26,6 +28,23 @@ func isKeyName(name string) bool {
 type keyPlace struct {
 	in, name string
 	declared bool // the document names it; false when assumed from --key-header
+	// pattern and maxLength are what the document's schema of the key
+	// says of its format ("" and 0: nothing), carried into key: so that
+	// K2a judges the API's own format, not idemspec's default.
+	pattern   string
+	maxLength uint64
+}
+
+// withFormat is k with the format its schema declares.
+func (k keyPlace) withFormat(s *openapi3.Schema) keyPlace {
+	if s == nil {
+		return k
+	}
+	k.pattern = s.Pattern
+	if s.MaxLength != nil {
+		k.maxLength = *s.MaxLength
+	}
+	return k
 }
 
 // declaredKey finds the key an operation declares: a header or query
@@ -36,14 +55,18 @@ func declaredKey(params openapi3.Parameters, body *openapi3.Schema) (keyPlace, b
 			continue
 		}
 		switch p.Value.In {
-		case openapi3.ParameterInHeader, openapi3.ParameterInQuery:
-			return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}, true
+		case openapi3.ParameterInHeader:
+			if targets.ValidHeaderName(p.Value.Name) {
+				return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}.withFormat(flatten(p.Value.Schema)), true
+			}
+		case openapi3.ParameterInQuery:
+			return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}.withFormat(flatten(p.Value.Schema)), true
 		}
 	}
 	if body != nil {
 		for _, name := range propertyNames(body) {
 			if isKeyName(name) && kind(property(body, name)) == openapi3.TypeString {
-				return keyPlace{in: "body", name: name, declared: true}, true
+				return keyPlace{in: "body", name: name, declared: true}.withFormat(property(body, name)), true
 			}
 		}
 	}
@@ -60,4 +83,24 @@ func parameters(item *openapi3.PathItem, op *openapi3.Operation) openapi3.Parame
 		}
 	}
 	return out
+}
+
+// uuidLength is the length of idemspec's default keys.
+const uuidLength = 36
+
+// keyFormat keeps of the key's declared format what a target file can
+// say: a pattern idemspec can make keys from, and a maximum length its
+// keys fit. What it cannot keep becomes a TODO.
+func (p *Plan) keyFormat(check func(string) error) {
+	k := &p.key
+	if k.pattern != "" && check != nil {
+		if err := check(k.pattern); err != nil {
+			p.todo("key", "the document's pattern for the key, %q, cannot be the key's format (%v): idemspec makes UUID keys; declare format: pattern with a pattern of your keys it can make keys from", k.pattern, err)
+			k.pattern = ""
+		}
+	}
+	if k.pattern == "" && k.maxLength > 0 && k.maxLength < uuidLength {
+		p.todo("key", "the document's key is at most %d characters, shorter than idemspec's UUID keys: declare format: pattern with a pattern of keys that fit, and max_length: %d", k.maxLength, k.maxLength)
+		k.maxLength = 0
+	}
 }

@@ -46,7 +46,12 @@ func readListing(get *openapi3.Operation, item *openapi3.PathItem, resource stri
 	case kind(s) == openapi3.TypeArray:
 		l.item = flatten(s.Items)
 	default:
-		l.items = best(s, func(name string) bool { return kind(property(s, name)) == openapi3.TypeArray }, listNames)
+		// The array named after the collection (Square's payments,
+		// beside its errors) first, then the usual names.
+		array := func(name string) bool {
+			return kind(property(s, name)) == openapi3.TypeArray && !slices.Contains([]string{"errors", "warnings"}, name)
+		}
+		l.items = best(s, array, append([]string{singular(resource) + "s", resource + "s"}, listNames...))
 		if l.items == "" {
 			return l, "the answer of the GET on this path holds no array"
 		}
@@ -124,4 +129,17 @@ func responseHeaders(op *openapi3.Operation) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// best is the first property that fits, by preferred name, then
+// required, then name.
+func best(s *openapi3.Schema, fits func(string) bool, preferred []string) string {
+	for _, group := range [][]string{preferred, s.Required, propertyNames(s)} {
+		for _, name := range group {
+			if property(s, name) != nil && fits(name) {
+				return name
+			}
+		}
+	}
+	return ""
 }

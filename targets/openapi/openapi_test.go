@@ -390,3 +390,68 @@ func TestActionsOnParents(t *testing.T) {
 		}
 	}
 }
+
+// The id in a 2xx answer that has no id: the resource's own, then a
+// name ending like an id, then like a reference.
+func TestIDField(t *testing.T) {
+	for answer, want := range map[string]string{
+		"{properties: {id: {type: string}, order_id: {type: string}}}":              "id",
+		"{properties: {customer_id: {type: string}, payment_id: {type: string}}}":   "payment_id",
+		"{properties: {pspReference: {type: string}, status: {type: string}}}":      "pspReference",
+		"{properties: {payment: {properties: {paymentReference: {type: string}}}}}": "payment.paymentReference",
+		"{properties: {merchantId: {type: integer}, pspReference: {type: string}}}": "merchantId",
+		"{properties: {status: {type: string}, amount: {type: integer}}}":           "",
+	} {
+		doc, err := openapi.Load("ids.yaml", []byte("openapi: 3.0.3\ninfo: {title: ids, version: '1'}\npaths:\n  /payments:\n    post:\n"+
+			"      operationId: pay\n      parameters: [{name: Idempotency-Key, in: header}]\n"+
+			"      responses: {'201': {description: made, content: {application/json: {schema: "+answer+"}}}}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := doc.Draft(openapi.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, line := range strings.Split(string(d.Text), "\n") {
+			if v, ok := strings.CutPrefix(line, "  id_field: "); ok {
+				got = v
+			}
+		}
+		if got != want {
+			t.Errorf("%s: id_field %q, want %q", answer, got, want)
+		}
+	}
+}
+
+// The marker goes only in free text the API gives back, the variant
+// only in an amount: never an enum, a code, a token or an id for the
+// one, never an unrelated integer for the other.
+func TestMarkerAndVariantPlaces(t *testing.T) {
+	for schema, want := range map[string]string{
+		// A delay in hours is no amount; the variant goes in a second free text.
+		"{properties: {delay_hours: {type: integer}, description: {type: string}, note: {type: string}}}": `{"description":"{{.Marker}}","note":"v{{.Variant}}"}`,
+		// Codes, tokens and ids are never the marker.
+		"{required: [currency, country, payment_token, order_id], properties: {currency: {type: string}, country: {type: string}, payment_token: {type: string}, order_id: {type: string}, amount: {type: integer}, reason: {type: string}}}": `{"amount":{{.Variant}},"country":"US","currency":"usd","order_id":"idemspec","payment_token":"idemspec","reason":"{{.Marker}}"}`,
+		// An enum, a format or a pattern is never the marker: a metadata map is.
+		"{properties: {kind: {type: string, enum: [a, b]}, description: {type: string, pattern: '^[a-z]+$'}, metadata: {type: object, additionalProperties: {type: string}}, quantity: {type: integer}}}": `{"metadata":{"idemspec_marker":"{{.Marker}}"},"quantity":{{.Variant}}}`,
+		// An amount in cents, and a decimal string inside an array item.
+		"{properties: {amount: {type: integer, description: 'in the smallest currency unit'}, note: {type: string}}}":                                                                                                                                                 `{"amount":{{.Variant}}00,"note":"{{.Marker}}"}`,
+		"{required: [units], properties: {units: {type: array, minItems: 1, items: {required: [price], properties: {price: {required: [value], properties: {value: {type: string, pattern: '^[0-9]+(\\.[0-9]+)?$'}}}, custom_id: {type: string, maxLength: 127}}}}}}": `{"units":[{"custom_id":"{{.Marker}}","price":{"value":"{{.Variant}}.00"}}]}`,
+	} {
+		doc, err := openapi.Load("places.yaml", []byte("openapi: 3.0.3\ninfo: {title: places, version: '1'}\npaths:\n  /payments:\n    post:\n"+
+			"      operationId: pay\n      parameters: [{name: Idempotency-Key, in: header}]\n"+
+			"      requestBody: {content: {application/json: {schema: "+schema+"}}}\n"+
+			"      responses: {'201': {description: made, content: {application/json: {schema: {properties: {id: {type: string}}}}}}}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := doc.Draft(openapi.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(d.Text), "\n  body: '"+want+"'\n") {
+			t.Errorf("%s: want body %s in:\n%s", schema, want, d.Text)
+		}
+	}
+}

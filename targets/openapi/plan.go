@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ type Plan struct {
 	body    body
 	idField string
 	list    *listPlan // nil: no list oracle could be drafted
+	lookup  *lookupPlan
 	todos   []todo
 }
 
@@ -32,6 +34,30 @@ type Plan struct {
 type listPlan struct {
 	path, items, idField, markerField string
 	pages                             *pages
+}
+
+// lookupPlan is a drafted oracle.lookup: the GET of one resource.
+type lookupPlan struct{ path, markerField string }
+
+// lookupOracle drafts oracle.lookup from the GET of one of what the
+// create makes (GET /v2/checkout/orders/{id} beside POST
+// /v2/checkout/orders), nil when the document has none.
+func (d *Document) lookupOracle(p *Plan) *lookupPlan {
+	if templated(p.Path) {
+		return nil
+	}
+	shape := func(s string) string { return pathParam.ReplaceAllString(strings.TrimSuffix(s, "/"), "{}") }
+	for _, o := range d.operations() {
+		if o.method != "GET" || shape(o.path) != shape(p.Path)+"/{}" {
+			continue
+		}
+		l := &lookupPlan{path: strings.TrimSuffix(p.path, "/") + "/{{.ID}}"}
+		if p.body.marker != nil && propertyAt(success(o.op), p.body.marker) != nil {
+			l.markerField = jsonPathOf(p.body.marker)
+		}
+		return l
+	}
+	return nil
 }
 
 // todo is what the user must decide, next to the field it concerns.
@@ -43,13 +69,27 @@ func (p *Plan) todo(field, format string, args ...any) {
 
 var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
+// templated says whether a path holds braces besides its parameters'
+// ({{range ...}}, a lone brace): drafted as is, they would be read as
+// template actions.
+func templated(path string) bool {
+	return strings.ContainsAny(pathParam.ReplaceAllString(path, ""), "{}")
+}
+
 // plan drafts an operation. keyHeader, when set, is the header the API
 // takes its key in when the operation declares none.
 func (d *Document) plan(o operation, keyHeader string) *Plan {
 	path, method, item, op := o.path, o.method, o.item, o.op
-	refs := d.refersToResource // a property that refers to another resource (customer, order_id) is no place for a marker
 	p := &Plan{ID: operationID(method, path, op), Summary: op.Summary, Method: method, Path: path}
-	p.path = d.parents(p)
+	danglingTODOs(p, op)
+	if templated(path) {
+		// A path is the template create.path is rendered from: what
+		// the document wrote in it is text, never an action.
+		p.path = escapeActions(path)
+		p.todo("create.path", "the document's path %s holds braces that are not path parameters ({name}): write the path the API takes", path)
+	} else {
+		p.path = d.parents(p)
+	}
 	resource := resourceName(path)
 	contentType, mt := mediaType(op.RequestBody)
 	var jsonBody *openapi3.Schema
@@ -64,11 +104,19 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 		}
 	}
 	l, noList := readListing(item.Get, item, resource)
-	p.body = draftBody(p, contentType, mt, l.filters, refs)
+	keep := func(name string) bool { return slices.Contains(actions, resource) && d.isParent(name) }
+	p.body = draftBody(p, contentType, mt, l.filters, keep, func(p *Plan, s *openapi3.Schema, fields map[string]any) {
+		d.useTestValues(fields)
+		d.bodyParents(p, s, fields)
+	})
 	if p.idField = idField(success(op), resource); p.idField == "" {
 		p.todo("create.id_field", "the 2xx answer declares no id: give the JSON path of the new resource's id in it")
 	}
 	if noList != "" {
+		if p.lookup = d.lookupOracle(p); p.lookup != nil {
+			p.todo("oracle", "%s, so the oracle reads each id the answers named: a duplicate whose answer was lost is invisible to it; count with a list, sql or command oracle if you can", noList)
+			return p
+		}
 		p.todo("oracle", "%s: describe how to count what exists (oracle: list, sql, command or lookup)", noList)
 		return p
 	}
@@ -81,11 +129,11 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 // the whole list and picks the marker out of each item.
 func listOracle(p *Plan, l listing, resource string) *listPlan {
 	lp := &listPlan{path: p.path, items: l.items, pages: l.pages}
-	marker := p.body.marker
-	inItems := marker != "" && property(l.item, marker) != nil
+	marker := jsonPathOf(p.body.marker)
+	inItems := marker != "" && propertyAt(l.item, p.body.marker) != nil
 	switch {
-	case marker != "" && slices.Contains(l.filters, marker):
-		lp.path = p.path + "?" + marker + "={{.Marker}}"
+	case len(p.body.marker) == 1 && slices.Contains(l.filters, marker):
+		lp.path = p.path + "?" + url.QueryEscape(marker) + "={{.Marker}}"
 		if inItems {
 			lp.markerField = marker
 		}

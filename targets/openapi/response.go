@@ -78,11 +78,14 @@ func ownID(s *openapi3.Schema, resource string) string {
 			return name
 		}
 	}
-	for _, name := range propertyNames(s) {
-		lower := strings.ToLower(name)
-		if (strings.HasSuffix(lower, "_id") || strings.HasSuffix(name, "Id") || strings.HasSuffix(name, "ID")) &&
-			!isKeyName(name) && scalar(name) {
-			return name
+	// Else a name ending like an id, then like a reference (an API
+	// whose resources are named by a paymentReference).
+	for _, suffixes := range [][]string{{"_id", "Id", "ID"}, {"_reference", "Reference"}} {
+		for _, name := range propertyNames(s) {
+			if slices.ContainsFunc(suffixes, func(x string) bool { return strings.HasSuffix(name, x) || strings.HasSuffix(strings.ToLower(name), x) }) &&
+				!isKeyName(name) && scalar(name) && !property(s, name).WriteOnly {
+				return name
+			}
 		}
 	}
 	return ""

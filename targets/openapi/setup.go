@@ -1,7 +1,10 @@
 package openapi
 
 import (
+	"maps"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -23,6 +26,8 @@ type setupPlan struct {
 	body   body      // text "": no body
 	header string    // the header that takes {{.Key}}, "" for none
 	id     string    // the JSON path of the parent's id in the answer
+	inBody bool      // param is a property of the body, not a path parameter
+	ready  bool      // its body makes a parent the action can act on at once (a confirmed payment for a refund)
 }
 
 // setupName is what a setup request may be called (targets' rule): a
@@ -48,12 +53,13 @@ func (d *Document) parents(p *Plan) string {
 			// The collection is the path before the parameter's segment.
 			collection := p.Path[:strings.LastIndex(p.Path[:m[0]], "/")]
 			var s *setupPlan
-			if s, why = d.parentOf(param, collection, taken); s != nil {
+			if s, why = d.parentOf(param, collection, resourceName(p.Path), taken); s != nil {
 				// The parent's path is the action's up to the collection,
 				// with the parameters before it already replaced: only
 				// the part before it has changed.
 				s.path = path[:len(path)-len(p.Path)+len(collection)] + s.path
 				p.setup = append(p.setup, *s)
+				notReady(p, s)
 				path = strings.Replace(path, "{"+param+"}", "{{.Setup."+s.name+"."+s.id+"}}", 1)
 				continue
 			}
@@ -71,7 +77,7 @@ func (d *Document) parents(p *Plan) string {
 // is one, the key where the POST declares it), and the id in its answer.
 // Its path is only the query a key adds; why says what is missing when
 // there is no setup.
-func (d *Document) parentOf(param, collection string, taken map[string]bool) (*setupPlan, string) {
+func (d *Document) parentOf(param, collection, action string, taken map[string]bool) (*setupPlan, string) {
 	if collection == "" || strings.HasSuffix(collection, "}") {
 		return nil, "no collection precedes it whose POST would make its parent"
 	}
@@ -95,7 +101,7 @@ func (d *Document) parentOf(param, collection string, taken map[string]bool) (*s
 	var fields map[string]any
 	if mt != nil {
 		var why string
-		if s.body, fields, why = startBody(contentType, mt); why != "" {
+		if s.body, fields, why = startBody(contentType, mt, func(string) bool { return false }); why != "" {
 			return nil, what + " has a body init cannot draft (" + why + ")"
 		}
 	}
@@ -104,15 +110,15 @@ func (d *Document) parentOf(param, collection string, taken map[string]bool) (*s
 	case openapi3.ParameterInHeader:
 		s.header = key.name
 	case openapi3.ParameterInQuery:
-		s.path = "?" + key.name + "={{.Key}}"
+		s.path = "?" + url.QueryEscape(key.name) + "={{.Key}}"
 	case "body":
 		fields[key.name] = keySlot
 	}
 	if mt != nil {
+		d.useTestValues(fields)
+		s.ready = d.readyFor(action, s.body.schema, fields)
 		l, _ := readListing(post.item.Get, post.item, resource)
-		if s.body.marker = pickMarker(s.body.schema, key, l.filters, d.refersToResource); s.body.marker != "" {
-			fields[s.body.marker] = markerSlot
-		}
+		s.body.marker = placeMarker(s.body.schema, fields, key, l.filters)
 		s.body.text = render(contentType, fields)
 	}
 	s.name = uniqueSetupName(param, resource, taken)
@@ -156,8 +162,12 @@ func writeSetup(w *writer, setup []setupPlan) {
 	}
 	w.line("", "setup:")
 	for _, s := range setup {
-		w.comment("  ", "{%s} is the id of a parent made for each marker by %s (POST %s): its answer's %s.",
-			s.param, operationID(s.parent.method, s.parent.path, s.parent.op), s.parent.path, s.id)
+		param := "{" + s.param + "}"
+		if s.inBody {
+			param = "The body's " + s.param
+		}
+		w.comment("  ", "%s is the id of a parent made for each marker by %s (POST %s): its answer's %s.",
+			param, operationID(s.parent.method, s.parent.path, s.parent.op), s.parent.path, s.id)
 		w.field("  - ", "name", s.name)
 		w.field("    ", "method", "POST")
 		w.field("    ", "path", s.path)
@@ -171,4 +181,144 @@ func writeSetup(w *writer, setup []setupPlan) {
 		}
 	}
 	w.blank()
+}
+
+// parentNoun is the resource a body property names by its id
+// (payment_id, orderId: payment, order), false for another property.
+func parentNoun(name string) (string, bool) {
+	if slices.Contains(actedOn, name) {
+		return name, true // Stripe's refund's payment_intent
+	}
+	for _, suffix := range []string{"_id", "Id", "ID"} {
+		if n, ok := strings.CutSuffix(name, suffix); ok && n != "" && setupName.MatchString(n) {
+			return strings.ToLower(n), true
+		}
+	}
+	return "", false
+}
+
+// collectionOf is the shortest path of a POST on a collection (no
+// path parameter) of noun: /v2/payments for payment.
+func (d *Document) collectionOf(noun string) (string, bool) {
+	found := ""
+	for _, op := range d.operations() {
+		if op.method == "POST" && !strings.Contains(op.path, "{") && resourceName(op.path) == noun && (found == "" || len(op.path) < len(found)) {
+			found = op.path
+		}
+	}
+	return found, found != ""
+}
+
+// actedOn are the parents an operation acts on when its body names
+// one (a refund's payment_id): a body drafted from an example keeps
+// them, though the schema may not require them. A customer_id or a
+// location_id is context the example made up, and is left out.
+var actedOn = []string{"payment", "payment_intent", "order", "charge", "capture", "authorization", "invoice", "subscription", "transfer"}
+
+// actions are the resources made by acting on a parent named in the
+// body: a refund of a payment, a capture of an authorization.
+var actions = []string{"refund", "capture", "reversal", "void", "cancellation", "dispute"}
+
+// isParent says whether a body property names a parent an action acts
+// on that a POST of the document makes: an action's draft keeps it,
+// and bodyParents makes it. (A payment's order_id is context, not a
+// parent it acts on: only an action, a refund, has one.)
+func (d *Document) isParent(name string) bool {
+	noun, ok := parentNoun(name)
+	if !ok || !slices.Contains(actedOn, noun) {
+		return false
+	}
+	_, ok = d.collectionOf(noun)
+	return ok
+}
+
+// bodyParents drafts a setup request for each property of the body
+// that names a parent a POST on a collection makes (Square's refund's
+// payment_id, made by POST /v2/payments), and puts the parent's id in
+// it, as a path parameter's parent gets.
+func (d *Document) bodyParents(p *Plan, schema *openapi3.Schema, fields map[string]any) {
+	if !slices.Contains(actions, resourceName(p.Path)) {
+		return
+	}
+	taken := map[string]bool{}
+	for _, s := range p.setup {
+		taken[s.name] = true
+	}
+	// A body that names no parent it acts on, though its schema takes
+	// one (Stripe's refund: charge or payment_intent), gets the first
+	// the document can make.
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(fields)), d.isParent) {
+		for _, noun := range actedOn {
+			for _, name := range []string{noun, noun + "_id"} {
+				if property(schema, name) != nil && d.isParent(name) && len(p.setup) == 0 {
+					fields[name] = "" // made below
+				}
+			}
+			if len(fields) > 0 && slices.ContainsFunc(slices.Collect(maps.Keys(fields)), d.isParent) {
+				break
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		noun, ok := parentNoun(name)
+		if !ok || p.key.in == "body" && name == p.key.name {
+			continue
+		}
+		collection, ok := d.collectionOf(noun)
+		if !ok || collection == p.Path {
+			continue
+		}
+		s, why := d.parentOf(name, collection, resourceName(p.Path), taken)
+		if s == nil {
+			p.todo("create.body", "%s names a parent, and %s: put the id of one that exists", name, why)
+			continue
+		}
+		s.path, s.inBody = collection+s.path, true
+		p.setup = append(p.setup, *s)
+		notReady(p, s)
+		ref := "{{.Setup." + s.name + "." + s.id + "}}"
+		if k := kind(property(schema, name)); k == openapi3.TypeInteger || k == openapi3.TypeNumber {
+			fields[name] = slot{ref, ref}
+		} else {
+			fields[name] = slot{`"` + ref + `"`, ref}
+		}
+	}
+}
+
+// readyFor makes a parent's body what the action on it needs, where
+// its schema says how: a payment made to be captured waits for it
+// (capture_method=manual), and a payment to capture or refund is
+// confirmed at once (confirm=true, with the API's test payment method),
+// for an amount above any the action sends (each variant up to a few
+// hundred, in cents where the amount is in the smallest unit).
+func (d *Document) readyFor(action string, schema *openapi3.Schema, fields map[string]any) bool {
+	if action != "capture" && action != "refund" {
+		return true
+	}
+	if p := property(schema, "capture_method"); action == "capture" && p != nil && slices.Contains(p.Enum, any("manual")) {
+		fields["capture_method"] = "manual"
+	}
+	ready := false
+	if kind(property(schema, "confirm")) == openapi3.TypeBoolean {
+		fields["confirm"] = true
+		if v, ok := d.testValue("payment_method"); ok && property(schema, "payment_method") != nil {
+			fields["payment_method"] = v
+			ready = true
+		}
+	}
+	big := func(name string, p *openapi3.Schema) bool {
+		return kind(p) == openapi3.TypeInteger && strings.Contains(strings.ToLower(name), "amount") && minorUnits(p)
+	}
+	place(schema, fields, big, variantNames, slot{"100000", "100000"})
+	return ready
+}
+
+// notReady notes a parent a capture acts on whose POST alone may not
+// make one to capture (PayPal's order waits for a payer's approval),
+// when readyFor found nothing in its schema to make it so. (A payment
+// made as its POST makes it can be refunded: a refund gets no TODO.)
+func notReady(p *Plan, s *setupPlan) {
+	if !s.ready && resourceName(p.Path) == "capture" {
+		p.todo("create.path", "a capture acts on what %s makes, and its document does not say how to make one ready to capture (authorized, approved by a payer): check that the setup's %s can be captured, or make it so in its body", operationID(s.parent.method, s.parent.path, s.parent.op), s.name)
+	}
 }

@@ -12,7 +12,11 @@ JSON on its last stdout line. What makes it safe to retry:
 - attempts are bounded by the budget and the run by the deadline;
 - 4xx answers other than 408, 409, 425 and 429 are final.
 
+With API_TOKEN set, every request carries `Authorization: Bearer API_TOKEN`,
+as an SDK's do; the reference server files it under that token's tenant.
+
     idemspec client --cmd "python3 examples/clients/python/client.py"
+    idemspec client --cmd "API_TOKEN=sk-test-123 python3 examples/clients/python/client.py"
 """
 import json
 import os
@@ -38,6 +42,7 @@ BUDGET = int(ENV["IDEMSPEC_ATTEMPT_BUDGET"])
 DEADLINE = time.monotonic() + int(ENV["IDEMSPEC_DEADLINE_MS"]) / 1000
 TIMEOUT = int(ENV["IDEMSPEC_ATTEMPT_TIMEOUT_MS"]) / 1000
 RETRYABLE_4XX = {408, 409, 425, 429}
+TOKEN = ENV.get("API_TOKEN")
 
 
 def log(*args):
@@ -80,6 +85,8 @@ def request(method, url, body=None, headers=None):
     req = urllib.request.Request(url, data=body, method=method)
     if body is not None:
         req.add_header("Content-Type", "application/json")
+    if TOKEN:
+        req.add_header("Authorization", "Bearer " + TOKEN)
     for name, value in (headers or {}).items():
         req.add_header(name, value)
     try:

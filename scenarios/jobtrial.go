@@ -1,0 +1,298 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/agent"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// The workflow shape's trials (idemspec client --workflow): the program
+// is given a job of four steps on the reference server, a publishing
+// agent's: upload a cover (PUT, idempotent by its path), create the
+// record (keyed), attach it to a campaign (keyed, an action on the
+// record), read the link back. Each W check aims its faults at steps
+// through the server's holds (fakes.Hold), so a fault lands on the step
+// it means whatever the timing, and judges the log, the program's exits
+// and the server's database.
+
+// MaxJobRun bounds one run of a job's program (its deadline plus the
+// slack): a W check runs it at most three times, within jobTimeout.
+const MaxJobRun = 2 * time.Minute
+
+// jobTimeout bounds a W check's spec.
+const jobTimeout = 4 * MaxJobRun
+
+// The job's steps.
+const (
+	stepUpload = "upload"
+	stepRecord = "record"
+	stepLink   = "link"
+	stepRead   = "read"
+)
+
+// jobSteps is the job for marker, with the key where the server takes
+// it (in the body: a "{{.Key}}" slot in each keyed step's body).
+func jobSteps(e *harness.Env, marker string) ([]agent.Step, error) {
+	record, err := e.Body(marker, "100")
+	if err != nil {
+		return nil, err
+	}
+	link := fmt.Sprintf(`{"marker":%q,"campaign":"spring-launch"}`, marker)
+	if e.Target.Key.In == fakes.KeyInBody {
+		link = fmt.Sprintf(`{"marker":%q,"campaign":"spring-launch",%q:%q}`, marker, e.Target.Key.Name, agent.KeySlot)
+	}
+	lookup := strings.ReplaceAll(e.Target.LookupPath, "{{.Key}}", "{key}")
+	return []agent.Step{
+		{Name: stepUpload, Method: http.MethodPut, Path: "/uploads/" + marker + "/cover.png", Body: fmt.Sprintf(`{"image":"cover of %s"}`, marker), ID: "path"},
+		{Name: stepRecord, Method: http.MethodPost, Path: e.Target.Create.Path, Body: string(record), Keyed: true, Creates: true, Lookup: lookup, ID: "id"},
+		{Name: stepLink, Method: http.MethodPost, Path: "/resources/{" + stepRecord + "}/events", Body: link, Keyed: true, Creates: true, Lookup: lookup, ID: "id"},
+		{Name: stepRead, Method: http.MethodGet, Path: "/resources/{" + stepLink + "}", ID: "id"},
+	}, nil
+}
+
+// stepPattern is the path.Match pattern of a step's requests: its path
+// with each {NAME} (an earlier step's id) a wildcard.
+func stepPattern(s agent.Step) string { return stepRef.ReplaceAllString(s.Path, "*") }
+
+var stepRef = regexp.MustCompile(`\{[^{}/]+\}`)
+
+// jobState is a workflow trial's own record.
+type jobState struct {
+	steps []agent.Step
+	// runs are where each run of the program began in the server's log.
+	runs        []int
+	kills       []JobKill
+	unreachable bool
+}
+
+// hold arms a hold on step's next request: after the server ran it, or
+// on arrival. Every hold is released by the spec's cleanup.
+func (t *trial) hold(step string, after bool) *fakes.Held {
+	for _, s := range t.job.steps {
+		if s.Name == step {
+			h := t.ce.Server.Hold(fakes.Hold{Method: s.Method, Path: stepPattern(s), After: after})
+			t.holds = append(t.holds, h)
+			return h
+		}
+	}
+	panic("no step " + step)
+}
+
+// await waits until the held request arrived, the program exited, or
+// the deadline plus slack: a program that never reaches the step is
+// judged on what it did, so a miss is a note, not an error.
+func (t *trial) await(ctx context.Context, p *harness.ClientProcess, h *fakes.Held, what string) bool {
+	limit := time.NewTimer(t.ce.Deadline + t.ce.Slack)
+	defer limit.Stop()
+	select {
+	case <-h.Arrived():
+		return true
+	case <-p.Exited():
+	case <-limit.C:
+	case <-ctx.Done():
+	}
+	t.ev.Notes = append(t.ev.Notes, "the program never reached "+what)
+	return false
+}
+
+// drop releases a held request without an answer, and records it.
+func (t *trial) drop(h *fakes.Held, why string) {
+	h.Release(false)
+	if i := h.Index(); i >= 0 {
+		t.lost[i] = true
+	}
+	t.ev.Faults = append(t.ev.Faults, why)
+}
+
+// startRun starts a run of the program and notes where it began.
+func (t *trial) startRun() (*harness.ClientProcess, error) {
+	t.job.runs = append(t.job.runs, len(t.ce.Server.Requests()))
+	return t.start()
+}
+
+// loseEachAnswer runs the program once with the first request of every
+// step held: after the server ran it (its answer lost), or on arrival
+// (dropped unrun, as a request lost on the way).
+func loseEachAnswer(ctx context.Context, t *trial, ran bool) error {
+	var holds []*fakes.Held
+	for _, s := range t.job.steps {
+		holds = append(holds, t.hold(s.Name, ran))
+	}
+	p, err := t.startRun()
+	if err != nil {
+		return err
+	}
+	for i, h := range holds {
+		name := t.job.steps[i].Name
+		if !t.await(ctx, p, h, "step "+name) {
+			break
+		}
+		if ran {
+			t.drop(h, fmt.Sprintf("step %s: the first request's answer lost (the server ran it, then closed the connection)", name))
+		} else {
+			t.drop(h, fmt.Sprintf("step %s: the first request dropped on arrival, unrun (the connection closed)", name))
+		}
+	}
+	t.finish(p, fmt.Sprintf("run %d", len(t.job.runs)))
+	return nil
+}
+
+// killAt runs the program until step's first request is held (after it
+// ran, or on arrival), kills the program's process group, and drops the
+// request.
+func killAt(ctx context.Context, t *trial, step string, ran bool) error {
+	h := t.hold(step, ran)
+	p, err := t.startRun()
+	if err != nil {
+		return err
+	}
+	run := len(t.job.runs)
+	if t.await(ctx, p, h, "step "+step) {
+		where := "inside step " + step + " (its request ran at the server, the answer held)"
+		if !ran {
+			where = "between step " + t.stepBefore(step) + " and step " + step + " (its request held on arrival, unrun)"
+		}
+		p.Kill("SIGKILL to its process group " + where)
+		t.job.kills = append(t.job.kills, JobKill{Run: run, Step: step, Ran: ran})
+		t.drop(h, "run "+fmt.Sprint(run)+": killed "+where)
+	}
+	t.finish(p, fmt.Sprintf("run %d", run))
+	return nil
+}
+
+// stepBefore names the step before step ("" for the first).
+func (t *trial) stepBefore(step string) string {
+	for i, s := range t.job.steps {
+		if s.Name == step && i > 0 {
+			return t.job.steps[i-1].Name
+		}
+	}
+	return ""
+}
+
+// runToEnd runs the program once, with no fault of its own.
+func runToEnd(t *trial, why string) error {
+	p, err := t.startRun()
+	if err != nil {
+		return err
+	}
+	t.finish(p, fmt.Sprintf("run %d (%s)", len(t.job.runs), why))
+	return nil
+}
+
+// unreachableAfter runs the program until step's first request ran at
+// the server, then makes the server unreachable (a blackhole on the
+// program's lane) until the program ends, and drops the answer.
+func unreachableAfter(ctx context.Context, t *trial, step string) error {
+	h := t.hold(step, true)
+	p, err := t.startRun()
+	if err != nil {
+		return err
+	}
+	if t.await(ctx, p, h, "step "+step) {
+		if _, err := t.applyFault(harness.Blackhole{}, "on the program's lane from the moment step "+step+"'s first request ran, to the end of the run"); err != nil {
+			t.finish(p, "run 1")
+			return err
+		}
+		t.job.unreachable = true
+		t.drop(h, "step "+step+": the first request's answer lost, and the server unreachable from then on")
+	}
+	t.finish(p, fmt.Sprintf("run %d", len(t.job.runs)))
+	return nil
+}
+
+// judgeJob reads the server's log and database into the trial's
+// JobTrial.
+func (t *trial) judgeJob(ctx context.Context) (JobTrial, error) {
+	jt := JobTrial{Exits: t.rec.Exits, Kills: t.job.kills, Unreachable: t.job.unreachable, Deadline: t.ce.Deadline, Slack: t.ce.Slack, Created: map[string][]string{}}
+	for _, s := range t.job.steps {
+		jt.Steps = append(jt.Steps, JobStep{Name: s.Name, Keyed: s.Keyed, Creates: s.Creates})
+	}
+	log := t.ce.Server.Requests()
+	for i := t.offset; i < len(log); i++ {
+		a := log[i]
+		r := JobRequest{Seq: i - t.offset + 1, Run: t.runOf(i), Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Status: a.Status, Lost: t.lost[i] && !a.Dropped, Dropped: a.Dropped, Method: a.Method, Path: a.Path}
+		if ok, _ := path.Match(strings.ReplaceAll(t.in.LookupPath, "{key}", "*"), a.Path); ok && a.Method == http.MethodGet {
+			r.Kind = "lookup"
+		} else {
+			r.Kind = "send"
+			for _, s := range t.job.steps {
+				if ok, _ := path.Match(stepPattern(s), a.Path); ok && s.Method == a.Method {
+					r.Step = s.Name
+					break
+				}
+			}
+		}
+		jt.Requests = append(jt.Requests, r)
+	}
+	jt.attributeLookups()
+	owned, err := t.ce.Server.Census(ctx, t.in.Marker)
+	if err != nil {
+		return jt, fmt.Errorf("the server's database: %w", err)
+	}
+	reading := check.Reading{Marker: t.in.Marker, Count: len(owned), Oracle: "the reference server's database", When: "after the job"}
+	for _, o := range owned {
+		step := stepRecord
+		if o.Parent != "" {
+			step = stepLink
+		}
+		jt.Created[step] = append(jt.Created[step], o.ID)
+		reading.IDs = append(reading.IDs, fmt.Sprintf("%s (%s, tenant %s)", o.ID, step, fakes.TenantName(o.Tenant)))
+	}
+	t.ev.Readings = append(t.ev.Readings, reading)
+	t.jobRec = &jt
+	return jt, nil
+}
+
+// runOf is the run of the program a log entry came from.
+func (t *trial) runOf(i int) int {
+	run := 0
+	for n, start := range t.job.runs {
+		if i >= start {
+			run = n + 1
+		}
+	}
+	return run
+}
+
+// table is the server's log of a workflow trial, as evidence.
+func (jt JobTrial) table() check.Table {
+	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "run", "step", "request", "key", "tenant", "status", "answer"}}
+	for _, r := range jt.Requests {
+		answer := "delivered"
+		switch {
+		case r.Dropped:
+			answer, r.Status = "dropped on arrival by idemspec, unrun", 0
+		case r.Lost:
+			answer = "lost by idemspec"
+		}
+		status := fmt.Sprint(r.Status)
+		if r.Dropped {
+			status = "-"
+		}
+		tb.Rows = append(tb.Rows, []string{fmt.Sprint(r.Seq), fmt.Sprint(r.Run), orNone(r.Step), r.Kind + " " + r.Method + " " + r.Path, orNone(r.Key), r.Tenant, status, answer})
+	}
+	return tb
+}
+
+// sibling is another operation for the same check: a fresh marker and
+// state directory, sharing this trial's evidence and holds.
+func (t *trial) sibling(scope string) (*trial, error) {
+	u, err := newTrial(t.ce, scope, true)
+	if err != nil {
+		return nil, err
+	}
+	u.ev = t.ev
+	u.offset = len(t.ce.Server.Requests())
+	t.siblings = append(t.siblings, u)
+	return u, nil
+}

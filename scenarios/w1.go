@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// W1: core: a step that creates a resource creates it once, however many
+// times the job is interrupted, retried or started again.
+var W1 = define(Check{
+	ID: "W1", Group: workflowGroup, Level: check.MUST, Clause: "core (each creating step of a job executes at most once)",
+	Title:   "should execute each creating step of a job at most once across lost answers and a restart",
+	Timeout: jobTimeout,
+	Trial:   onceAcrossFaults,
+})
+
+// W1: every step's first answer is lost (the server ran it), then the
+// program is started again, after its end, with the same state
+// directory.
+func onceAcrossFaults(ctx context.Context, t *trial) (check.Verdict, error) {
+	if err := loseEachAnswer(ctx, t, true); err != nil {
+		return check.Verdict{}, err
+	}
+	if err := runToEnd(t, "started again after its end, with the same state directory"); err != nil {
+		return check.Verdict{}, err
+	}
+	jt, err := t.judgeJob(ctx)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return OnceEach(jt), nil
+}
+
+// OnceEach judges W1: the server's database holds at most one resource
+// per creating step.
+func OnceEach(jt JobTrial) check.Verdict {
+	if vs := jt.needSends(); vs != nil {
+		return check.Judge("W1", vs...)
+	}
+	var vs []check.Violation
+	made := 0
+	for _, s := range jt.Steps {
+		if !s.Creates {
+			continue
+		}
+		ids := jt.Created[s.Name]
+		made += len(ids)
+		if len(ids) > 1 {
+			vs = append(vs, check.Violation{What: fmt.Sprintf("step %s executed more than once", s.Name), Expected: "at most 1 resource", Observed: fmt.Sprintf("%d: %v", len(ids), ids), Seqs: jobSeqs(jt.sends(s.Name)...)})
+		}
+	}
+	if made == 0 && len(vs) == 0 {
+		return check.Errored("W1", fmt.Errorf("no creating step executed, so W1 cannot be judged"))
+	}
+	return check.Judge("W1", vs...)
+}

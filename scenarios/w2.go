@@ -1,0 +1,102 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/retry/state"
+)
+
+// W2: core: a resumed job picks up where it stopped: what it finished
+// stays finished, and what it had begun goes on under the same key.
+var W2 = define(Check{
+	ID: "W2", Group: workflowGroup, Level: check.MUST, Clause: "core (a resumed job redoes no finished step and resends an unfinished one with its key)",
+	Title:   "should resend an unfinished keyed step with its original key after a restart, and never a finished one",
+	Timeout: jobTimeout,
+	Trial:   resumedBetweenSteps,
+})
+
+// W2: the program is killed between the record and the link (the link's
+// first request held on arrival, then dropped unrun), started again with
+// the same state directory, and once more after its end.
+func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
+	if err := killAt(ctx, t, stepLink, false); err != nil {
+		return check.Verdict{}, err
+	}
+	if err := runToEnd(t, "started again after the kill, with the same state directory"); err != nil {
+		return check.Verdict{}, err
+	}
+	if err := runToEnd(t, "started again after its end, with the same state directory"); err != nil {
+		return check.Verdict{}, err
+	}
+	jt, err := t.judgeJob(ctx)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return NoRedo(jt), nil
+}
+
+// NoRedo judges W2. A step is finished in a run when it was answered
+// 2xx (or a look-up answered 200) and the run went on to a later step
+// or ended SUCCEEDED: no later run may send a finished keyed step again
+// (an unkeyed step, an upload by path or a read, is safe to repeat, and
+// repeating it is no defect). A keyed step sent in an earlier run and
+// not finished must be resent with the key of its first send.
+func NoRedo(jt JobTrial) check.Verdict {
+	if vs := jt.needSends(); vs != nil {
+		return check.Judge("W2", vs...)
+	}
+	if len(jt.Exits) < 2 {
+		return check.Errored("W2", fmt.Errorf("the program ran once, so W2 cannot be judged"))
+	}
+	order := map[string]int{}
+	for i, s := range jt.Steps {
+		order[s.Name] = i
+	}
+	keyed := map[string]bool{}
+	for _, s := range jt.keyed() {
+		keyed[s.Name] = true
+	}
+	finished := map[string]int{} // step: the run that finished it
+	first := map[string]JobRequest{}
+	var vs []check.Violation
+	redone := map[string]bool{}
+	for run := 1; run <= len(jt.Exits); run++ {
+		var answered []JobRequest // answered 2xx in this run, not yet known finished
+		for _, r := range jt.Requests {
+			if r.Run != run || r.Step == "" {
+				continue
+			}
+			if r.Kind == "send" {
+				if f := finished[r.Step]; keyed[r.Step] && f != 0 && f < run && !redone[fmt.Sprint(run, r.Step)] {
+					redone[fmt.Sprint(run, r.Step)] = true
+					vs = append(vs, check.Violation{What: fmt.Sprintf("run %d sent step %s again, finished in run %d", run, r.Step, f), Expected: "no send of a finished step", Observed: r.Method + " " + r.Path, Seqs: []int{r.Seq}})
+				}
+				if f, ok := first[r.Step]; !ok {
+					first[r.Step] = r
+				} else if keyed[r.Step] && finished[r.Step] == 0 && r.Run > f.Run && r.Key != f.Key {
+					vs = append(vs, check.Violation{What: fmt.Sprintf("run %d resent the unfinished step %s with another key", run, r.Step), Expected: f.Key, Observed: r.Key, Seqs: []int{f.Seq, r.Seq}})
+				}
+				// A send of a later step shows the program knew the
+				// earlier ones were done.
+				for _, a := range answered {
+					if order[a.Step] < order[r.Step] && finished[a.Step] == 0 {
+						finished[a.Step] = run
+					}
+				}
+			}
+			if r.Status >= 200 && r.Status < 300 && !r.Lost && !r.Dropped && (r.Kind == "send" || r.Status == 200) {
+				answered = append(answered, r)
+			}
+		}
+		if state.State(jt.Exits[run-1].State) == state.Succeeded {
+			for _, a := range answered {
+				if finished[a.Step] == 0 {
+					finished[a.Step] = run
+				}
+			}
+		}
+	}
+	return check.Judge("W2", vs...)
+}

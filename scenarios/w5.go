@@ -1,0 +1,79 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// W5: core: the state is durable before each send, so a crash right
+// after a send leaves the key on record.
+var W5 = define(Check{
+	ID: "W5", Group: workflowGroup, Level: check.MUST, Clause: "core (a job's state is durable before each send)",
+	Title:   "should keep a step's key durably before sending it, so a restart after a crash mid-step resumes that step by its key",
+	Timeout: jobTimeout,
+	Trial:   killedInsideSteps,
+})
+
+// W5: the program is killed inside the record (its request ran at the
+// server, the answer held), started again and killed inside the link
+// the same way, then started again to the end.
+func killedInsideSteps(ctx context.Context, t *trial) (check.Verdict, error) {
+	for _, step := range []string{stepRecord, stepLink} {
+		if err := killAt(ctx, t, step, true); err != nil {
+			return check.Verdict{}, err
+		}
+	}
+	if err := runToEnd(t, "started again after the second kill, with the same state directory"); err != nil {
+		return check.Verdict{}, err
+	}
+	jt, err := t.judgeJob(ctx)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return ResumesByKey(jt), nil
+}
+
+// ResumesByKey judges W5: after a kill inside a step, the first request
+// of a later run that concerns the step (its look-up or its send)
+// carries the key of the send the kill interrupted.
+func ResumesByKey(jt JobTrial) check.Verdict {
+	if vs := jt.needSends(); vs != nil {
+		return check.Judge("W5", vs...)
+	}
+	var vs []check.Violation
+	judged := 0
+	for _, k := range jt.Kills {
+		if !k.Ran {
+			continue
+		}
+		var held *JobRequest
+		for i, r := range jt.Requests {
+			if r.Run == k.Run && r.Kind == "send" && r.Step == k.Step {
+				held = &jt.Requests[i]
+			}
+		}
+		if held == nil {
+			continue
+		}
+		judged++
+		var next *JobRequest
+		for i, r := range jt.Requests {
+			if r.Run > k.Run && r.Step == k.Step {
+				next = &jt.Requests[i]
+				break
+			}
+		}
+		switch {
+		case next == nil:
+			vs = append(vs, check.Violation{What: fmt.Sprintf("the restarted program never resumed step %s, killed in run %d", k.Step, k.Run), Expected: "a look-up or a send with key " + held.Key, Observed: "none", Seqs: []int{held.Seq}})
+		case next.Key != held.Key:
+			vs = append(vs, check.Violation{What: fmt.Sprintf("after a kill inside step %s, the restarted program did not know the key it had sent", k.Step), Expected: held.Key, Observed: next.Kind + " with key " + orNone(next.Key), Seqs: []int{held.Seq, next.Seq}})
+		}
+	}
+	if judged == 0 {
+		return check.Errored("W5", fmt.Errorf("no run was killed inside a step, so W5 cannot be judged"))
+	}
+	return check.Judge("W5", vs...)
+}
