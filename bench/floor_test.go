@@ -19,22 +19,52 @@ import (
 // has asked for its body (100 Continue), all N bodies are written while
 // it cannot run, and then it is thawed. Every byte is there at once, so
 // the arrival spread is only the server taking N requests in: the floor
-// under BenchmarkBurst's figures on this machine. One op is one burst.
+// under BenchmarkBurst's figures on this machine. Side by side with it,
+// in the same loop and against the same server process, taking turns,
+// the harness's own bursts: through the clean lane (the proxy holds the
+// bodies and the harness releases them from it) and straight to the
+// server. The ratios of their medians to the floor's are the figures
+// that travel from one machine's load to another's. One op is one burst
+// of each kind.
 func BenchmarkBurstFloor(b *testing.B) {
 	for _, n := range burstSizes {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			e, p := processEnv(b)
-			var spreads, gaps []time.Duration
+			kinds := []string{"floor", e.Clean.Name, "direct"}
+			direct := harness.DirectLane(e.Clean.Upstream)
+			spreads := map[string][]time.Duration{}
+			var gaps []time.Duration
 			b.ResetTimer()
-			for range b.N {
-				arrivals := frozenBurst(b, e, p, n)
-				spreads = append(spreads, spread(arrivals))
-				gaps = append(gaps, arrivalGaps(arrivals)...)
+			for i := range b.N {
+				for j := range kinds {
+					switch kind := kinds[(i+j)%len(kinds)]; kind {
+					case "floor":
+						arrivals := frozenBurst(b, e, p, n)
+						spreads[kind] = append(spreads[kind], spread(arrivals))
+						gaps = append(gaps, arrivalGaps(arrivals)...)
+					default:
+						l := e.Clean
+						if kind == "direct" {
+							l = direct
+						}
+						bu, _ := burst(b, e, l, n)
+						if !bu.ArrivalKnown {
+							b.Fatalf("%s: the server did not stamp every arrival", kind)
+						}
+						spreads[kind] = append(spreads[kind], bu.ArrivalSpread)
+					}
+				}
 			}
 			b.StopTimer()
-			b.ReportMetric(micros(quantile(spreads, 0.5)), "floor-arrival-p50-us")
-			b.ReportMetric(micros(quantile(spreads, 0.9)), "floor-arrival-p90-us")
+			floor := quantile(spreads["floor"], 0.5)
+			b.ReportMetric(micros(floor), "floor-arrival-p50-us")
+			b.ReportMetric(micros(quantile(spreads["floor"], 0.9)), "floor-arrival-p90-us")
 			b.ReportMetric(micros(quantile(gaps, 0.5)), "floor-gap-p50-us")
+			for _, kind := range kinds[1:] {
+				p50 := quantile(spreads[kind], 0.5)
+				b.ReportMetric(micros(p50), kind+"-arrival-p50-us")
+				b.ReportMetric(float64(p50)/float64(max(floor, 1)), kind+"-floor-ratio")
+			}
 		})
 	}
 }

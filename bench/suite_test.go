@@ -47,24 +47,36 @@ func BenchmarkSuite(b *testing.B) {
 // BenchmarkBurstMemory runs S4 alone with bursts of N requests (every
 // round's tight and widened burst) and reports the process's peak RSS and
 // wall time: 1000 is the goal's size, 250 shows how the peak grows with
-// N. One CLI run per op.
+// N. Beside each, taking turns, the same run without a burst (S4 with
+// bursts of one request): the ratio of the two peaks is the burst's cost
+// in a figure that does not depend on the binary's size. One CLI run of
+// each per op.
 func BenchmarkBurstMemory(b *testing.B) {
 	for _, n := range []int{250, 1000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			idemspecBinary(b)
-			var rss []int64
+			var rss, alone []int64
 			var wall []time.Duration
 			b.ResetTimer()
-			for range b.N {
-				r := runCLI(b, "--label-filter", scenarios.S4.ID, "--burst", fmt.Sprint(n))
-				if r.code != 0 {
-					b.Fatalf("S4 with bursts of %d did not pass against the reference (exit %d)\n%s", n, r.code, r.output)
+			for i := range b.N {
+				for j := range 2 {
+					size := []int{n, 1}[(i+j)%2]
+					r := runCLI(b, "--label-filter", scenarios.S4.ID, "--burst", fmt.Sprint(size))
+					if r.code != 0 {
+						b.Fatalf("S4 with bursts of %d did not pass against the reference (exit %d)\n%s", size, r.code, r.output)
+					}
+					if size == 1 {
+						alone = append(alone, r.maxRSS)
+						continue
+					}
+					rss = append(rss, r.maxRSS)
+					wall = append(wall, r.wall)
 				}
-				rss = append(rss, r.maxRSS)
-				wall = append(wall, r.wall)
 			}
 			b.StopTimer()
 			b.ReportMetric(megabytes(maxOf(rss)), "peak-rss-MB")
+			b.ReportMetric(megabytes(maxOf(alone)), "no-burst-rss-MB")
+			b.ReportMetric(float64(maxOf(rss))/float64(max(1, maxOf(alone))), "rss-ratio")
 			b.ReportMetric(quantile(wall, 0.5).Seconds(), "wall-p50-s")
 		})
 	}

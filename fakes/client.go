@@ -64,8 +64,11 @@ func referenceClient(in agent.Inputs, hc *http.Client) clientSteps {
 // `Authorization: Bearer token`, as an SDK's do. Exit codes: 0
 // SUCCEEDED, 1 another end, 2 bad inputs.
 func RunClient(ctx context.Context, in agent.Inputs, m Mutant, token string, stdout, stderr io.Writer) int {
-	hc := clientHTTP(token)
-	st := referenceClient(in, hc)
+	return runClient(ctx, in, referenceClient(in, clientHTTP(token)), m, stdout, stderr)
+}
+
+// runClient runs the client made of st, or the mutant m of it.
+func runClient(ctx context.Context, in agent.Inputs, st clientSteps, m Mutant, stdout, stderr io.Writer) int {
 	if m.client != nil {
 		m.client(&st)
 	}

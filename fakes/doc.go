@@ -10,7 +10,10 @@
 // The reference client (RunClient) is harness/retry speaking the
 // client-mode contract of harness/agent; the reference job agent
 // (RunJob) runs a job of several steps the same way, one journaled
-// operation per step. In client mode the server also holds the one
+// operation per step. The reference client over MCP (RunMCPClient) is
+// the reference client with its sends made tool calls on the MCP Go SDK,
+// so every client mutant is a mutant of it too; mcpside serves it the
+// reference MCP server (mcpserver). In client mode the server also holds the one
 // request a fault is aimed at (Hold) and lists a job's resources of
 // every tenant from its database (Census).
 //

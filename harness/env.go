@@ -62,6 +62,9 @@ type Env struct {
 
 	proxies *proxies
 	gate    *gate
+	// liftMemory lifts the soft memory limit large bursts set
+	// (memory.go); nil once lifted, and in an operation's Env.
+	liftMemory func()
 	// ops are the Envs of the target's operations (this one among them
 	// when its target is one): they share the lanes, the gate and the
 	// run's state, so budget, rate, concurrency and cleanup span them.
@@ -111,6 +114,7 @@ func New(t *targets.Target, s Settings) (*Env, error) {
 		e.cleans, e.faults = append(e.cleans, clean), append(e.faults, faulty)
 	}
 	e.Clean, e.Faulty = e.cleans[0], e.faults[0]
+	e.liftMemory = boundMemory(s.BurstSize)
 	// The oracle goes straight to the target, and through the gate too
 	// (every operation's: they share the file's direct client).
 	e.gate.gated(t.Direct)
@@ -159,6 +163,10 @@ func (e *Env) Close() error {
 			c.Close()
 		default:
 		}
+	}
+	if e.liftMemory != nil {
+		e.liftMemory()
+		e.liftMemory = nil
 	}
 	return e.proxies.close()
 }

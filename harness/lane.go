@@ -24,6 +24,7 @@ type Lane struct {
 	Upstream string
 
 	proxy  *toxiproxy.Proxy
+	feed   *feed // the proxy's accept loop (nil for a direct lane)
 	client *http.Client
 	// tls is set for an https:// target: connections through the lane
 	// carry TLS end to end, with the real host's name (SNI, certificate).
@@ -48,6 +49,9 @@ func (l *Lane) Apply(f Fault) (remove func(), err error) {
 	if err := l.warm(); err != nil {
 		return func() {}, fmt.Errorf("apply %s to the %s lane: warm a TLS connection: %w", f.Name(), l.Name, err)
 	}
+	// No connection's links start while the chain changes (feed.go).
+	l.feed.mu.Lock()
+	defer l.feed.mu.Unlock()
 	var names []string
 	remove = func() {
 		for _, n := range names {

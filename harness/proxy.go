@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/Shopify/toxiproxy/v2"
@@ -14,6 +15,9 @@ import (
 // straight to its collection.
 type proxies struct {
 	server *toxiproxy.ApiServer
+
+	mu    sync.Mutex
+	feeds []*feed
 }
 
 var proxySeq atomic.Int64
@@ -25,18 +29,33 @@ func newProxies() *proxies {
 	return &proxies{server: toxiproxy.NewServer(metrics, zerolog.Nop())}
 }
 
-// lane starts a proxy on a loopback port in front of upstream.
+// lane starts a proxy on a loopback port in front of upstream: a
+// Toxiproxy proxy, not started, whose toxic collection carries the
+// lane's faults, fed by an accept loop of the harness's (feed.go).
 func (p *proxies) lane(name, upstream string) (*Lane, error) {
 	proxyName := fmt.Sprintf("%s-%d", name, proxySeq.Add(1))
 	px := toxiproxy.NewProxy(p.server, proxyName, "127.0.0.1:0", upstream)
-	if err := p.server.Collection.Add(px, true); err != nil {
+	if err := p.server.Collection.Add(px, false); err != nil {
 		return nil, fmt.Errorf("start %s proxy: %w", name, err)
 	}
-	// Listen is rewritten by Start with the real port; read it once now.
-	return &Lane{Name: name, Addr: px.Listen, Upstream: upstream, proxy: px}, nil
+	f, err := newFeed(p.server, px, upstream)
+	if err != nil {
+		return nil, fmt.Errorf("start %s proxy: %w", name, err)
+	}
+	p.mu.Lock()
+	p.feeds = append(p.feeds, f)
+	p.mu.Unlock()
+	return &Lane{Name: name, Addr: f.addr(), Upstream: upstream, proxy: px, feed: f}, nil
 }
 
 func (p *proxies) close() error {
+	p.mu.Lock()
+	feeds := p.feeds
+	p.feeds = nil
+	p.mu.Unlock()
+	for _, f := range feeds {
+		f.close()
+	}
 	return p.server.Collection.Clear()
 }
 

@@ -114,6 +114,12 @@ func junitSuiteOf(r Report, op string) junitSuite {
 	if !r.Run.Complete {
 		suite.Properties = append(suite.Properties, junitProperty{"incomplete", r.Run.Incomplete})
 	}
+	if s := r.Run.Shard; s != nil {
+		suite.Properties = append(suite.Properties, junitProperty{"shard", s.String()})
+	}
+	if n := len(r.Run.Shards); n > 0 {
+		suite.Properties = append(suite.Properties, junitProperty{"shards", fmt.Sprint(n)})
+	}
 	var took float64
 	searched := false
 	for _, c := range r.ChecksOf(op) {
@@ -130,6 +136,9 @@ func junitSuiteOf(r Report, op string) junitSuite {
 				{"check", c.ID}, {"level", string(c.Level)}, {"clause", c.Clause},
 				{"group", c.Group}, {"verdict", string(c.Verdict)},
 			},
+		}
+		if c.Shard != 0 {
+			tc.Properties = append(tc.Properties, junitProperty{"shard", fmt.Sprint(c.Shard)})
 		}
 		detail := problemText(c)
 		switch {

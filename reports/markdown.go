@@ -40,6 +40,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		md.linef("| oracle evidence | %s |", cell(r.Target.OracleEvidence))
 	}
 	md.linef("| run | `%s`, seed `%d`, %s |", code(r.Run.ID), r.Run.Seed, runFlagsText(r.Run))
+	for _, l := range r.ShardLines() {
+		md.linef("| shard | %s |", cell(l))
+	}
 	md.linef("| started | %s (%s) |", dateText(r.Run.Started), msText(r.Run.DurationMS))
 	md.linef("| tool | %s %s, report schema `%s` |", cell(r.Tool.Name), cell(r.Tool.Version), code(r.Schema))
 	md.tools(r.Tools) // an MCP tool audit's report starts with its tools

@@ -41,6 +41,12 @@ type Run struct {
 	// what finished, and Incomplete says why.
 	Complete   bool   `json:"complete"`
 	Incomplete string `json:"incomplete,omitempty"`
+	// Shard is the slice of the suite this run ran (--shard); nil for
+	// a whole suite.
+	Shard *Shard `json:"shard,omitempty"`
+	// Shards are the shards' runs a merged report was made from
+	// (`idemspec report --merge`), by index.
+	Shards []ShardRun `json:"shards,omitempty"`
 }
 
 // Target describes what was tested, with secrets already redacted.
@@ -52,6 +58,9 @@ type Target struct {
 	Oracle  string `json:"oracle"`
 	// OracleEvidence says how strong the oracle's readings are.
 	OracleEvidence string `json:"oracle_evidence,omitempty"`
+	// Digest is the SHA-256 of the target file as written (empty for a
+	// built-in fake): a merge refuses shards of different files.
+	Digest string `json:"digest,omitempty"`
 }
 
 // CheckResult is one check's verdict with its evidence.
@@ -62,7 +71,10 @@ type CheckResult struct {
 	Subject string `json:"subject,omitempty"`
 	// Operation is the operation of the target file the check drove
 	// (empty for a file with one unnamed operation).
-	Operation  string            `json:"operation,omitempty"`
+	Operation string `json:"operation,omitempty"`
+	// Shard is the index of the shard that ran the check (0: the run
+	// was not sharded).
+	Shard      int               `json:"shard,omitempty"`
 	Verdict    check.Status      `json:"verdict"`
 	Reason     string            `json:"reason,omitempty"`
 	Violations []check.Violation `json:"violations,omitempty"`
@@ -94,6 +106,8 @@ type Meta struct {
 	// Operations name the operations of a target file with operations:
 	// (for the report of a run that ended before its first check).
 	Operations []string
+	// Shard is the slice of the suite the run ran (nil: all of it).
+	Shard *Shard
 	// Redact replaces secrets (values of ${ENV} expansions and secret
 	// headers) in every string of the report; nil redacts nothing.
 	Redact func(string) string
@@ -112,6 +126,12 @@ func New(run Run, m Meta, checks []CheckResult) Report {
 		Checks: append([]CheckResult{}, checks...),
 	}
 	out.Run.ID = m.RunID
+	if m.Shard != nil {
+		out.Run.Shard = m.Shard
+		for i := range out.Checks {
+			out.Checks[i].Shard = m.Shard.Index
+		}
+	}
 	out.sortChecks()
 	out.Summary = summarize(out.Checks)
 	if m.Redact != nil {

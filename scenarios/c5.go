@@ -4,7 +4,7 @@ import "github.com/idemspec/idemspec/harness/check"
 
 // C5: core: reconciliation before a resubmission.
 var C5 = define(Check{
-	ID: "C5", Group: "client", Level: check.MUST, Clause: "core (reconcile an unknown outcome before resubmitting)",
+	ID: "C5", Group: "client", Level: check.MUST, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
 	Title: "should look the operation up before it resubmits after an unknown outcome",
 	Trial: lostUncommitted(ReconcileFirst),
 })

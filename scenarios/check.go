@@ -97,11 +97,12 @@ var _ = Describe("idemspec", func() {
 			groups = append(groups, c.Group)
 		}
 	}
+	e, o := current()
 	tree := func(e *harness.Env) {
 		for _, g := range groups {
 			Describe(g, func() {
 				for _, c := range Checks() {
-					if c.Group != g {
+					if c.Group != g || !InShard(o.Shard, operationOf(e), c.ID) {
 						continue
 					}
 					timeout := c.Timeout
@@ -117,7 +118,6 @@ var _ = Describe("idemspec", func() {
 			})
 		}
 	}
-	e, _ := current()
 	if e == nil || operationOf(e) == "" {
 		tree(e)
 		return

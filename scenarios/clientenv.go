@@ -29,6 +29,10 @@ type ClientEnv struct {
 	// Server is the reference server behind the lanes: its request log
 	// is what the checks judge, and it fails creates on request.
 	Server *fakes.Instance
+	// MCP is set when the client reaches the server over MCP
+	// (clientmcp.go): its side serves the reference MCP server, and
+	// keeps the log, in Server's stead.
+	MCP *ClientMCP
 	// Command runs the client (with `sh -c`).
 	Command string
 	// Budget, Deadline and AttemptTimeout are handed to the client; the
@@ -96,7 +100,7 @@ func trialSpec(c *Check) func(SpecContext) {
 			v, err = c.Trial(ctx, t)
 		}
 		ce.Env.ClearFaults()
-		ce.Server.FailNext(0, 0)
+		ce.server().FailNext(0, 0)
 		if err != nil {
 			v = check.Errored(c.ID, err)
 		}
@@ -127,7 +131,7 @@ func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 		return nil, fmt.Errorf("client state directory: %w", err)
 	}
 	t := &trial{
-		ce: ce, offset: len(ce.Server.Requests()), lost: map[int]bool{}, ev: &check.Evidence{},
+		ce: ce, offset: len(ce.server().Requests()), lost: map[int]bool{}, ev: &check.Evidence{},
 		in: agent.Inputs{
 			ServerURL: "http://" + e.Faulty.Addr, CreatePath: e.Target.Create.Path,
 			LookupPath: strings.ReplaceAll(e.Target.LookupPath, "{{.Key}}", "{key}"), KeyIn: e.Target.Key.In, KeyName: e.Target.Key.Name, KeyHeader: keyHeader(e.Target.Key),
@@ -138,6 +142,9 @@ func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
+	if ce.MCP != nil {
+		ce.MCP.adapt(t)
+	}
 	if workflow {
 		steps, err := jobSteps(e, marker)
 		if err != nil {
@@ -159,8 +166,12 @@ func (t *trial) releaseHolds() {
 	}
 }
 
-// environ is the program's environment: one create's, or a job's.
+// environ is the program's environment: one create's (over HTTP or
+// MCP), or a job's.
 func (t *trial) environ() []string {
+	if t.ce.MCP != nil {
+		return t.ce.MCP.environ(t)
+	}
 	if t.job != nil {
 		return agent.Job{Inputs: t.in, Steps: t.job.steps}.Environ()
 	}
@@ -206,7 +217,7 @@ func (t *trial) awaitCreate(ctx context.Context, p *harness.ClientProcess) (int,
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		log := t.ce.Server.Requests()
+		log := t.ce.server().Requests()
 		for i := t.offset; i < len(log); i++ {
 			if log[i].Path == t.in.CreatePath {
 				return i, nil
@@ -226,6 +237,9 @@ func (t *trial) awaitCreate(ctx context.Context, p *harness.ClientProcess) (int,
 
 // applyFault puts f on the client's lane until the returned remove.
 func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
+	if t.ce.MCP != nil {
+		return t.ce.MCP.apply(t, f, why)
+	}
 	remove, err := t.ce.Env.Faulty.Apply(f)
 	if err != nil {
 		return nil, err
@@ -237,7 +251,7 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 
 // judge reads the server's log and the oracle into the trial.
 func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
-	log := t.ce.Server.Requests()[t.offset:]
+	log := t.ce.server().Requests()[t.offset:]
 	var tenants []string
 	lookups := strings.ReplaceAll(t.in.LookupPath, "{key}", "*")
 	for i, a := range log {

@@ -39,7 +39,7 @@ func loseFirstAnswer(ctx context.Context, t *trial, why string) error {
 // a resubmission is due.
 func lostUncommitted(judge func(ClientTrial) check.Verdict) func(context.Context, *trial) (check.Verdict, error) {
 	return func(ctx context.Context, t *trial) (check.Verdict, error) {
-		t.ce.Server.FailNext(1, http.StatusServiceUnavailable)
+		t.ce.server().FailNext(1, http.StatusServiceUnavailable)
 		if err := loseFirstAnswer(ctx, t, "on the client's lane until the first create (answered 503, nothing committed) reached the server"); err != nil {
 			return check.Verdict{}, err
 		}
@@ -54,7 +54,7 @@ func lostUncommitted(judge func(ClientTrial) check.Verdict) func(context.Context
 // answeredAlways runs the client once while the server answers every
 // create with status, and judges the run.
 func answeredAlways(ctx context.Context, t *trial, status int, fault string, judge func(ClientTrial) check.Verdict) (check.Verdict, error) {
-	t.ce.Server.FailNext(1<<20, status)
+	t.ce.server().FailNext(1<<20, status)
 	t.ev.Faults = append(t.ev.Faults, fault)
 	p, err := t.start()
 	if err != nil {

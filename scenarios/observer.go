@@ -46,7 +46,7 @@ var _ = ReportBeforeSuite(func(r types.Report) {
 	var checks []check.Check
 	for _, op := range operations() {
 		for _, c := range Checks() {
-			if o.shows(c.Group) {
+			if o.shows(c.Group) && InShard(o.Shard, op, c.ID) {
 				checks = append(checks, shown(c.Entry(), op))
 			}
 		}

@@ -88,7 +88,7 @@ func NotRun(m reports.Meta, client bool, started time.Time, cause error) reports
 	}
 	for _, op := range ops {
 		for _, c := range Checks() {
-			if ofClientMode(c.Group) != client || !keep(labels(c.Entry(), op)) {
+			if ofClientMode(c.Group) != client || !keep(labels(c.Entry(), op)) || !InShard(m.Shard, op, c.ID) {
 				continue
 			}
 			v := check.Errored(c.ID, fmt.Errorf("not run: %w", cause))

@@ -13,6 +13,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/property"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	// client checks only (with Workflow, the workflow shape's); otherwise
 	// they hold every check but those.
 	Client, Workflow bool
+	// Shard is the slice of the suite this run runs (nil: all of it);
+	// the specs of the other shards' checks are not even defined.
+	Shard *reports.Shard
 }
 
 // clientGroup is the label of the client checks (C1..C7's group), and

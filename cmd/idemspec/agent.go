@@ -32,7 +32,11 @@ func init() {
 func agentCommand(fs *pflag.FlagSet) body {
 	bug := fs.String("bug", fakes.Reference, "a mutant client: reference, or one of the bugs above")
 	token := fs.String("bearer", "", "send `TOKEN` as Authorization: Bearer TOKEN on every request, as an SDK does (the reference server files it under that token's tenant)")
+	overMCP := fs.Bool("mcp", false, "the client over MCP, for idemspec client --mcp")
 	return func(_ []string, stdout, stderr io.Writer) int {
+		if *overMCP {
+			return runMCPAgent(*bug, stdout, stderr)
+		}
 		return runAgent(*bug, *token, stdout, stderr)
 	}
 }

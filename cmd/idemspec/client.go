@@ -35,6 +35,7 @@ type clientFlags struct {
 	attemptTimeout time.Duration
 	slack          time.Duration
 	keyIn          string
+	mcp            mcpClientFlags
 	workflow       bool
 }
 
@@ -48,9 +49,16 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
 	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
 	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by W1-W5")
+	f.mcp.register(fs)
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
+		}
+		if f.mcp.on {
+			if err := f.mcp.validate(fs); err != nil {
+				return fail(stderr, err)
+			}
+			return f.executeMCP(stdout, stderr)
 		}
 		return f.execute(stdout, stderr)
 	}
@@ -99,12 +107,17 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer os.RemoveAll(state)
-	scenarios.UseClient(&scenarios.ClientEnv{
-		Env: env, Server: server, Command: f.command,
-		Budget: f.budget, Deadline: f.deadline, AttemptTimeout: f.attemptTimeout, Slack: f.slack, StateRoot: state,
-	})
+	return f.runChecks(&scenarios.ClientEnv{Env: env, Server: server, StateRoot: state},
+		fmt.Sprintf("testing the client %q against the reference server", f.command), stdout, stderr)
+}
+
+// runChecks runs the client checks the flags select against ce, with
+// the client command and its limits from the flags.
+func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, stderr io.Writer) int {
+	ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, ce.Slack = f.command, f.budget, f.deadline, f.attemptTimeout, f.slack
+	scenarios.UseClient(ce)
 	defer scenarios.UseClient(nil)
-	filter, banner := clientFilter, fmt.Sprintf("testing the client %q against the reference server", f.command)
+	filter := clientFilter
 	if f.workflow {
 		filter, banner = workflowFilter, fmt.Sprintf("testing the job agent %q against the reference server", f.command)
 	}
@@ -112,7 +125,7 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 		filter += " && (" + f.labelFilter + ")"
 	}
 	return runSuite(suiteRun{
-		env: env, target: target, reportDir: f.reportDir, labelFilter: filter,
+		env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true, workflow: f.workflow,
 		banner: banner,
 	}, stdout, stderr)

@@ -27,6 +27,9 @@ type clientEntry struct {
 	catches []string
 	// slack covers an interpreter's start-up on a busy machine.
 	slack time.Duration
+	// requires skips the entry (fails it with CI=true) when what it runs
+	// is not installed (nil: always there).
+	requires func(t *testing.T)
 	// runs is how many times the full tier runs the entry (0: five).
 	runs int
 	// workflow: the entry runs the workflow shape (--workflow, W1-W5).
@@ -88,7 +91,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
 		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, slack: 2 * time.Second, workflow: true, runs: 3})
 	}
-	return entries
+	return append(entries, mcpClientEntries()...)
 }
 
 // client runs client mode and reads its JSON report.
@@ -123,6 +126,9 @@ func clientChecks(workflow bool) []check.Check {
 func TestClientDetectionMatrix(t *testing.T) {
 	t.Parallel()
 	forEach(t, shortClientFanOut, clientEntries(t), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
+		if e.requires != nil {
+			e.requires(t)
+		}
 		wantCode := 0
 		if len(e.catches) > 0 {
 			wantCode = 1

@@ -6,18 +6,29 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
 )
 
 // printPlan is --dry-run: what the run would do, with nothing sent (a
 // target idemspec manages is not even started).
-func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target) int {
-	plan, err := scenarios.Plan(t, f.settings, f.tuning, f.property, f.labelFilter)
+func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target, shard *reports.Shard) int {
+	all, err := scenarios.Plan(t, f.settings, f.tuning, f.property, f.labelFilter)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintf(stdout, "idemspec dry run: nothing is sent to %s (%s)\n\n", t.Name, t.Redact(t.BaseURL.Redacted()))
+	var plan []scenarios.Planned
+	for _, p := range all {
+		if scenarios.InShard(shard, p.Operation, p.Check.ID) {
+			plan = append(plan, p)
+		}
+	}
+	fmt.Fprintf(stdout, "idemspec dry run: nothing is sent to %s (%s)\n", t.Name, t.Redact(t.BaseURL.Redacted()))
+	if shard != nil {
+		fmt.Fprintf(stdout, "shard %s: %d of the suite's %d checks\n", shard, len(plan), shard.Checks)
+	}
+	fmt.Fprintln(stdout)
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "CHECK\tREQUESTS\tAT MOST\tRESTARTS\tFAULTS")
 	usual := scenarios.PreflightRequests + scenarios.PreflightMarkers*len(t.Setup)

@@ -70,6 +70,7 @@ type runFlags struct {
 	operations  []string
 	allowRemote bool
 	dryRun      bool
+	shard       string
 	wait        time.Duration
 	settings    harness.Settings
 	tuning      scenarios.Tuning
@@ -88,6 +89,7 @@ func runCommand(fs *pflag.FlagSet) body {
 	fs.Float64Var(&f.settings.Limits.Rate, "rate", 0, "most requests per second, on average (0: no limit; a burst still goes out together)")
 	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
+	fs.StringVar(&f.shard, "shard", "", "run only slice `I/N` of the suite (by operation, then by check), so N machines run it once between them; `idemspec report --merge` joins their reports")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
 	fs.DurationVar(&f.wait, "wait", 0, fmt.Sprintf("keep trying the target's first read for up to this long before giving up, for a service still starting (0: one try; at most %s)", maxWait))
 	fs.IntVar(&f.tuning.Retry.MaxAttempts, "retry-attempts", f.tuning.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
@@ -137,6 +139,11 @@ func (f *runFlags) validate() error {
 	if f.property.Crashes == 0 {
 		f.property.Crashes = -1 // none: 0 in PropertyConfig means the default
 	}
+	if f.shard != "" {
+		if _, err := reports.ParseShard(f.shard); err != nil {
+			return err
+		}
+	}
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)
 	}
@@ -164,12 +171,13 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	if err := target.Select(f.operations); err != nil {
 		return f.notRun(target, "", started, err, stdout, stderr)
 	}
+	shard := f.slice(target)
 	if err := target.CheckRemote(f.allowRemote); err != nil {
 		return f.notRun(target, "", started, err, stdout, stderr)
 	}
 	warn(stderr, target)
 	if f.dryRun {
-		return f.printPlan(stdout, stderr, target)
+		return f.printPlan(stdout, stderr, target, shard)
 	}
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
@@ -191,7 +199,7 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 	return runSuite(suiteRun{
 		env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout,
-		ctx: ctx, cleanupCtx: sig.second, budget: f.settings.Limits.Budget,
+		ctx: ctx, cleanupCtx: sig.second, budget: f.settings.Limits.Budget, shard: shard,
 		tuning: f.tuning, property: f.property, replay: f.replay,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
 	}, stdout, stderr)
@@ -214,7 +222,8 @@ type suiteRun struct {
 	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
 	// one; nil means never.
 	ctx, cleanupCtx context.Context
-	budget          int // the request budget, to report how much was spent
+	budget          int            // the request budget, to report how much was spent
+	shard           *reports.Shard // the slice of the suite to run (nil: all)
 	// property is how hard the properties search; replay writes the
 	// command line that replays a failing sequence (nil in client mode).
 	tuning   scenarios.Tuning
@@ -268,7 +277,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	view.Live = view.Live && !r.verbose // Ginkgo's stream would break into the status line
 	shown := console.New(progress, view)
 	defer shown.Close()
-	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Workflow: r.workflow, Property: r.property, Tuning: r.tuning})
+	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Workflow: r.workflow, Property: r.property, Tuning: r.tuning, Shard: r.shard})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
@@ -278,12 +287,15 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
 	}
+	if r.shard != nil {
+		fmt.Fprintf(stdout, "shard %s: this run holds its slice of the suite's %d checks\n", r.shard, r.shard.Checks)
+	}
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 	shown.Close()
 
 	rep := scenarios.ComplianceReport(scenarios.LastReport(), reports.Meta{
 		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
-		Target: reportTarget(target), Redact: target.Redact,
+		Target: reportTarget(target), Redact: target.Redact, Shard: r.shard,
 	})
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
@@ -300,7 +312,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "requests sent: %d of a budget of %d\n", env.Sent(), r.budget)
 	}
 	s := rep.Summary
-	if s.Total == s.Skip && rep.Run.Complete {
+	if s.Total == s.Skip && rep.Run.Complete && r.shard == nil {
 		return fail(stderr, errors.New("no check was run: the label filter selected none (see `idemspec list`)"))
 	}
 	progress.Flush()

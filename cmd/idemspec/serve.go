@@ -31,7 +31,11 @@ func serveCommand(fs *pflag.FlagSet) body {
 	fs.StringVar(&opts.PageStyle, "page-style", "", "how the list pages with --page-size: link (default), cursor, page or offset")
 	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
 	state := fs.String("state", "", "with --mcp: keep the MCP server's state in this JSON `FILE` (default: in memory)")
+	relay := fs.String("relay", "", "with --mcp: relay stdio to the server `idemspec client --mcp` serves on this loopback ADDR (its IDEMSPEC_MCP_COMMAND)")
 	return func(_ []string, stdout, stderr io.Writer) int {
+		if *serveMCPFlag && *relay != "" {
+			return relayMCP(*relay, os.Stdin, stdout, stderr)
+		}
 		if *serveMCPFlag {
 			mcpAddr := ""
 			if fs.Changed("addr") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -85,7 +86,7 @@ func (f *runFlags) notRun(t *targets.Target, runID string, started time.Time, ca
 	meta := reports.Meta{Version: buildVersion(), RunID: runID, LabelFilter: f.labelFilter, Strict: f.strict}
 	switch {
 	case t != nil:
-		meta.Target, meta.Redact = reportTarget(t), t.Redact
+		meta.Target, meta.Redact, meta.Shard = reportTarget(t), t.Redact, f.slice(t)
 		for _, o := range t.Operations {
 			meta.Operations = append(meta.Operations, o.Operation)
 		}
@@ -115,10 +116,32 @@ func (f *runFlags) notRun(t *targets.Target, runID string, started time.Time, ca
 	return code
 }
 
-// reportTarget is how the reports describe t.
+// reportTarget is how the reports describe t: with the digest of its
+// file, by which a merge tells shards of one target file.
 func reportTarget(t *targets.Target) reports.Target {
-	return reports.Target{
+	r := reports.Target{
 		Name: t.Name, Source: t.Source, BaseURL: t.BaseURL.String(),
 		Profile: t.Profile.Name, Oracle: t.Oracle.Kind(), OracleEvidence: targets.Evidence(t.Oracle),
 	}
+	if !strings.HasPrefix(t.Source, targets.FakePrefix) {
+		if b, err := os.ReadFile(t.Source); err == nil {
+			r.Digest = fmt.Sprintf("%x", sha256.Sum256(b))
+		}
+	}
+	return r
+}
+
+// slice is the run's shard of t's suite (nil: --shard was not given,
+// or is malformed, which validate has said already).
+func (f *runFlags) slice(t *targets.Target) *reports.Shard {
+	s, err := reports.ParseShard(f.shard)
+	if f.shard == "" || err != nil {
+		return nil
+	}
+	var ops []string
+	for _, o := range t.Each() {
+		ops = append(ops, o.Operation)
+	}
+	s = scenarios.SliceSuite(s, ops)
+	return &s
 }

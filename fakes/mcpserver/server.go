@@ -29,6 +29,8 @@ type Options struct {
 	Mutant    string        // "" or Reference for the correct server
 	StatePath string        // "" keeps the state in memory
 	Work      time.Duration // 0: DefaultWork
+	// Records adds the tools client mode serves an agent (records.go).
+	Records bool
 }
 
 // Server is the reference MCP server, or a mutant of it.
@@ -58,6 +60,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{mcp: sdk.NewServer(&sdk.Implementation{Name: "idemspec-reference", Version: "1"}, nil), mutant: m}
 	addTools(s.mcp, st, do, work)
+	if opts.Records {
+		addRecordTools(s.mcp, st, work)
+	}
 	return s, nil
 }
 

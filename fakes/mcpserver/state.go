@@ -16,6 +16,8 @@ type State struct {
 	Notes   map[string]string `json:"notes"`
 	Created []Created         `json:"created"`
 	Log     []string          `json:"log"`
+	// Records are create_record's (Options.Records), in client mode.
+	Records []Record `json:"records,omitempty"`
 }
 
 // Created is one note made by create_note, with the request id that

@@ -1,7 +1,8 @@
 // Package agent is the contract between idemspec and a client under test
 // in client mode (docs/CLIENT-CONTRACT.md): the environment a client
 // command is given, for one create (Inputs) or a job of several steps
-// (Job, the workflow shape), and the result it prints on its last stdout
+// (Job, the workflow shape), over MCP (MCP: the server's command or URL,
+// its tools and the create's arguments), and the result it prints on its last stdout
 // line, whose end states harness/retry/state names.
 //
 // idemspec's reference client for this contract, and its mutants, live

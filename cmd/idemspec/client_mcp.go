@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/idemspec/idemspec/fakes/mcpside"
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// mcpClientFlags are client mode's over MCP: the same checks, judged on
+// the client's tool calls to the reference MCP server.
+type mcpClientFlags struct {
+	on        bool
+	transport string
+}
+
+const (
+	mcpStdio = "stdio"
+	mcpHTTP  = "http"
+)
+
+func (m *mcpClientFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&m.on, "mcp", false, "the client reaches the reference MCP server through its tools instead of HTTP (docs/MCP.md#agents-over-mcp)")
+	fs.StringVar(&m.transport, "mcp-transport", mcpStdio, "with --mcp: stdio (the client starts the server with IDEMSPEC_MCP_COMMAND) or http (streamable HTTP at IDEMSPEC_MCP_URL)")
+}
+
+func (m *mcpClientFlags) validate(fs *pflag.FlagSet) error {
+	switch {
+	case m.transport != mcpStdio && m.transport != mcpHTTP:
+		return fmt.Errorf("--mcp-transport %q: must be stdio or http", m.transport)
+	case fs.Changed("workflow"):
+		return fmt.Errorf("--workflow and --mcp: a job runs over HTTP only")
+	case fs.Changed("key-in"):
+		return fmt.Errorf("--key-in applies to HTTP clients: over --mcp the key is the create tool's idempotency_key argument")
+	}
+	return nil
+}
+
+// executeMCP runs the client checks against the reference MCP server,
+// served from this process (mcpside): the client starts it over stdio
+// through `idemspec serve --mcp --relay`, or reaches it over streamable
+// HTTP through the fault proxy.
+func (f *clientFlags) executeMCP(stdout, stderr io.Writer) int {
+	state, err := os.MkdirTemp("", "idemspec-client-mcp-")
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer os.RemoveAll(state)
+	side, err := mcpside.Start(mcpside.Options{Dir: state})
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer side.Close()
+	// The lanes front the server's HTTP endpoint; the oracle reads its
+	// state, and there is nothing to clean: the server lives and dies
+	// with this run.
+	target := targets.FakeTarget(strings.TrimSuffix(side.URL(), "/mcp"), "reference MCP server (client mode)")
+	target.Oracle, target.Cleanup = side, nil
+	env, err := harness.New(target, harness.DefaultSettings())
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer env.Close()
+	mcp := &scenarios.ClientMCP{Side: side}
+	if f.mcp.transport == mcpStdio {
+		self, err := os.Executable()
+		if err != nil {
+			return fail(stderr, fmt.Errorf("the relay command: %w", err))
+		}
+		mcp.Command = shellQuote(self) + " serve --mcp --relay " + side.RelayAddr()
+	}
+	return f.runChecks(&scenarios.ClientEnv{Env: env, MCP: mcp, StateRoot: state},
+		fmt.Sprintf("testing the MCP client %q (over %s) against the reference MCP server", f.command, f.mcp.transport), stdout, stderr)
+}

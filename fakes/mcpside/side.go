@@ -1,0 +1,282 @@
+package mcpside
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/fakes/mcpserver"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// Options configure a Side.
+type Options struct {
+	// Dir holds the server's state file, so that a restart keeps every
+	// record the server answered for.
+	Dir string
+	// Work is how long a create works before it stores (0: the
+	// reference's default).
+	Work time.Duration
+}
+
+// Side is the reference MCP server as client mode serves it, and the log
+// of what the agent asked of it.
+type Side struct {
+	opts  Options
+	relay net.Listener
+	hs    *http.Server
+	url   string
+
+	mu         sync.Mutex
+	gen        *generation
+	log        []fakes.Arrival
+	failN      int
+	failStatus int
+	losing     bool
+	beforeNext func()
+	closed     bool
+}
+
+// generation is one run of the server: a restart starts the next, and
+// the sessions of the last end with it.
+type generation struct {
+	server  *mcpserver.Server
+	handler http.Handler
+	ctx     context.Context
+	stop    context.CancelFunc
+
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+	ended bool
+}
+
+// Start serves the reference MCP server with its record tools: a relay
+// listener for stdio agents and a streamable HTTP endpoint, both on
+// loopback.
+func Start(opts Options) (*Side, error) {
+	s := &Side{opts: opts}
+	if err := s.next(); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.relay, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	go s.acceptRelays()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.relay.Close()
+		return nil, err
+	}
+	s.url = "http://" + ln.Addr().String() + "/mcp"
+	s.hs = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
+	go s.hs.Serve(ln)
+	return s, nil
+}
+
+// RelayAddr is where `idemspec mcp-relay` connects an agent's stdio.
+func (s *Side) RelayAddr() string { return s.relay.Addr().String() }
+
+// URL is the streamable HTTP endpoint (client mode puts the fault proxy
+// in front of it).
+func (s *Side) URL() string { return s.url }
+
+func (s *Side) statePath() string { return filepath.Join(s.opts.Dir, "mcp-state.json") }
+
+// next starts a generation of the server from the state file and ends
+// the last one: its stdio connections close, and its HTTP sessions are
+// unknown to the new handler (the agent gets 404 and must start anew).
+func (s *Side) next() error {
+	srv, err := mcpserver.New(mcpserver.Options{StatePath: s.statePath(), Work: s.opts.Work, Records: true})
+	if err != nil {
+		return err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	g := &generation{server: srv, handler: srv.Handler(), ctx: ctx, stop: stop, conns: map[net.Conn]bool{}}
+	s.mu.Lock()
+	old := s.gen
+	s.gen = g
+	s.mu.Unlock()
+	if old != nil {
+		old.end()
+	}
+	return nil
+}
+
+func (g *generation) end() {
+	g.stop()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ended = true
+	for c := range g.conns {
+		c.Close()
+	}
+}
+
+// hold counts a stdio connection in g, or closes it if g has ended.
+func (g *generation) hold(c net.Conn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ended {
+		c.Close()
+		return false
+	}
+	g.conns[c] = true
+	return true
+}
+
+func (g *generation) release(c net.Conn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.conns, c)
+}
+
+// Restart restarts the server: every session ends, every record stays.
+func (s *Side) Restart() error { return s.next() }
+
+// Requests is every create and find call so far, in the order their
+// answers came (an injected tool error's at once); Path is the tool.
+func (s *Side) Requests() []fakes.Arrival {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]fakes.Arrival(nil), s.log...)
+}
+
+// FailNext makes the side answer the next n creates itself, without the
+// server: a transient tool error for a 5xx status, a final refusal for
+// any other (client mode's 503 and 422). n = 0 clears it.
+func (s *Side) FailNext(n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failN, s.failStatus = n, status
+}
+
+// LoseAnswers, while on, drops the answer of every create and find call
+// on stdio: the call runs, the agent never hears. (Over HTTP the fault
+// proxy loses answers.)
+func (s *Side) LoseAnswers(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.losing = on
+}
+
+// BeforeCreate has f run once, when the next create call arrives, before
+// the server (or FailNext) answers it: over HTTP, client mode puts the
+// fault on the lane then, so it holds that call's answer and not the
+// session's set-up before it.
+func (s *Side) BeforeCreate(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.beforeNext = f
+}
+
+// begin logs the start of a watched call; inject is the side's own
+// answer when FailNext applies to it.
+func (s *Side) begin(c *call) (inject []byte) {
+	s.mu.Lock()
+	var before func()
+	if c.isCreate {
+		before, s.beforeNext = s.beforeNext, nil
+	}
+	s.mu.Unlock()
+	if before != nil {
+		before()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !c.isCreate || s.failN <= 0 {
+		return nil
+	}
+	s.failN--
+	inject = toolError(c.id, s.failStatus)
+	s.record(c, s.failStatus)
+	return inject
+}
+
+// end logs a call's answer and says whether to drop it.
+func (s *Side) end(c *call, answer []byte) (drop bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record(c, outcome(answer))
+	return s.losing
+}
+
+func (s *Side) dropping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.losing
+}
+
+// record logs a call in the HTTP server's terms, as its status is: the
+// tool is the path, a create a POST, a find (read-only) a GET.
+func (s *Side) record(c *call, status int) {
+	method := http.MethodGet
+	if c.isCreate {
+		method = http.MethodPost
+	}
+	s.log = append(s.log, fakes.Arrival{At: c.at, Method: method, Key: c.key, Hash: c.hash, Status: status, Path: c.tool})
+}
+
+func (s *Side) current() *generation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// Kind names the oracle.
+func (s *Side) Kind() string { return "mcp records (the server's state file)" }
+
+// Observe counts the records carrying marker, from the server's state
+// file: written before every answer, so it holds every effect.
+func (s *Side) Observe(_ context.Context, marker string) (targets.Observation, error) {
+	var st mcpserver.State
+	b, err := os.ReadFile(s.statePath())
+	if errors.Is(err, os.ErrNotExist) {
+		return targets.Observation{}, nil
+	}
+	if err != nil {
+		return targets.Observation{}, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return targets.Observation{}, fmt.Errorf("the MCP server's state: %w", err)
+	}
+	var obs targets.Observation
+	for _, r := range st.Records {
+		if r.Marker == marker {
+			obs.Count++
+			obs.IDs = append(obs.IDs, fmt.Sprint(r.ID))
+		}
+	}
+	return obs, nil
+}
+
+// Close ends the server, the relay listener and the HTTP endpoint.
+func (s *Side) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	g := s.gen
+	s.mu.Unlock()
+	s.relay.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	s.hs.Shutdown(ctx)
+	g.end()
+	return nil
+}
+
+// Evidence says why the oracle's count holds every effect.
+func (s *Side) Evidence() string {
+	return "every record the server answered for is in its state file before the answer leaves"
+}
