@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
@@ -68,28 +67,20 @@ func longestFirst(t *testing.T, entries []matrixEntry) []matrixEntry {
 	return entries
 }
 
-// quiet lets a run of an entry that runsAlone have the server matrices
-// to itself: their other runs hold it shared, and wait while it runs.
-var quiet sync.RWMutex
-
 // runsAlone says whether an entry's verdict rides a window too narrow to
-// share the machine with the matrices' fan-out: record-after-answer-quick
-// writes its record 100 µs after the answer, and S5a's restart must land
-// inside that gap. Measured under a load of about 20 from other work:
-// S5a missed it in one run of three at eight entries at once, and caught
-// it in ten runs of ten alone.
+// share the machine with the package's other idemspec processes:
+// record-after-answer-quick writes its record 100 µs after the answer,
+// and S5a's restart must land inside that gap. Measured under a load of
+// 20 to 30 from other work: S5a missed it in one run of three beside the
+// other entries, and caught it in ten runs of ten alone.
 func runsAlone(m matrixEntry) bool { return m.Name == "record-after-answer-quick" }
 
-// matrixRun is one run of a server matrix's entry: alone, or beside the
-// matrices' other runs.
+// matrixRun is one run of a server matrix's entry: alone (see alone), or
+// beside the package's other runs.
 func matrixRun(t *testing.T, m matrixEntry, args ...string) result {
 	t.Helper()
 	if runsAlone(m) {
-		quiet.Lock()
-		defer quiet.Unlock()
-	} else {
-		quiet.RLock()
-		defer quiet.RUnlock()
+		defer alone(t)()
 	}
 	return run(t, args...)
 }
