@@ -275,7 +275,7 @@ func kubeShards(t *testing.T, target []byte, seed string) (reports.Report, int) 
 	pod := func(j *kubeJob, index int) (int, string) {
 		scripts := slices.DeleteFunc(j.scripts(file, volume), builds)
 		if len(scripts) != 1 {
-			t.Fatalf("%s: job %s: want one container", file, j.Metadata.Name)
+			t.Fatalf("%s: job %s: want one container, whose script builds idemspec, then says set +e and runs it", file, j.Metadata.Name)
 		}
 		s := scripts[0]
 		if s.env["REPORTS"] != volume || !sameClaim(*j, *shards) {
