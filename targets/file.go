@@ -3,7 +3,9 @@ package targets
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,8 +100,23 @@ type lookupSpec struct {
 const MaxFileSize = 16 << 20
 
 // LoadFile reads and validates a target file. Every error names the file,
-// the line and the field.
+// the line and the field; a file with errors is refused with all of them
+// (a *FileError).
 func LoadFile(path string) (*Target, error) {
+	return LoadFileWith(path, LoadOptions{})
+}
+
+// LoadOptions say how forgiving loading is.
+type LoadOptions struct {
+	// AllowUnset lets a ${VAR} the environment does not set through as
+	// a finding (Unset), read as empty, and leaves the fields holding
+	// one unjudged: validate checks a file without the secrets. Such a
+	// target must not be run (Target.Unset says so).
+	AllowUnset bool
+}
+
+// LoadFileWith is LoadFile with options.
+func LoadFileWith(path string, o LoadOptions) (*Target, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("target file: %w", err)
@@ -112,33 +129,51 @@ func LoadFile(path string) (*Target, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("%s: a target file is at most %d MiB", path, MaxFileSize>>20)
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, o)
 }
 
 // Parse builds a target from target-file bytes; name is used in errors.
 func Parse(name string, data []byte) (*Target, error) {
-	t, err := parse(name, data)
-	if err != nil {
+	return ParseWith(name, data, LoadOptions{})
+}
+
+// ParseWith is Parse with options. It reads the whole file whatever it
+// finds: a file with errors is a *FileError holding every error, TODO,
+// warning and unset variable in line order; a good file's target has
+// its TODOs and warnings in Findings (and Warnings).
+func ParseWith(name string, data []byte, o LoadOptions) (*Target, error) {
+	found := newFindings(o)
+	for _, f := range todos(name, data) {
+		found.add(f)
+	}
+	t := parse(name, data, found)
+	if err := found.err(); err != nil {
 		return nil, err
 	}
-	t.Warnings = append(t.Warnings, todos(name, data)...)
+	t.Findings, t.Warnings, t.Unset = found.sorted(), nil, found.unset
+	for _, f := range t.Findings {
+		if f.Kind != Unset {
+			t.Warnings = append(t.Warnings, f.Error())
+		}
+	}
 	return t, nil
 }
 
 // parse builds the target of a file with one create:, or, with
-// operations:, the first operation's, which holds them all.
-func parse(name string, data []byte) (*Target, error) {
+// operations:, the first operation's, which holds them all; nil when
+// the file is not even a mapping. What it finds goes to found.
+func parse(name string, data []byte, found *findings) *Target {
 	doc, err := parseDocument(name, data)
 	if err != nil {
-		return nil, err
+		found.add(err.(Finding))
+		return nil
 	}
+	doc.found = found
 	if doc.value("operations") != nil {
 		return doc.operations()
 	}
 	var spec fileSpec
-	if err := doc.decode(&spec); err != nil {
-		return nil, err
-	}
+	doc.keep(doc.decode(&spec))
 	return doc.build(spec)
 }
 
@@ -156,9 +191,21 @@ func decodeDocument(name string, data []byte, spec any) (*document, error) {
 // the environment as t's secrets.
 func (d *document) expander(t *Target) expander {
 	return func(field, v string) (string, error) {
-		out, secrets, err := expandEnv(v)
+		out, secrets, unset, err := expandEnv(v)
 		if err != nil {
 			return "", d.errorf(field, "%v", err)
+		}
+		for _, name := range unset {
+			err := d.errorf(field, "environment variable %q is not set", name)
+			if !d.found.allowUnset {
+				return "", err
+			}
+			f := err.(Finding)
+			f.Kind, f.Message = Unset, f.Message+": validate went on without it, run needs it"
+			d.found.add(f)
+			if !slices.Contains(d.found.unset, name) {
+				d.found.unset = append(d.found.unset, name)
+			}
 		}
 		d.secrets(t, field, secrets...)
 		return out, nil
@@ -178,96 +225,98 @@ func (d *document) processPort(p *processSpec) (int, error) {
 	return port, nil
 }
 
-func (d *document) build(s fileSpec) (*Target, error) {
+// build reads every section of the file into a target, each section's
+// error kept as a finding: a section that needs another's result (the
+// key needs the create body) reads what there is. The target is only
+// used when the file holds no error.
+func (d *document) build(s fileSpec) *Target {
 	t := &Target{Name: s.Name, Source: d.name}
 	expand := d.expander(t)
 
-	raw, err := expand("base_url", s.BaseURL)
-	if err != nil {
-		return nil, err
-	}
 	port, err := d.processPort(s.Process)
-	if err != nil {
-		return nil, err
-	}
-	if raw, err = d.renderBaseURL(raw, port); err != nil {
-		return nil, err
-	}
-	if t.BaseURL, err = d.baseURL(raw, t); err != nil {
-		return nil, err
-	}
+	d.keep(err)
+	t.BaseURL = d.buildBaseURL(s.BaseURL, port, t, expand)
 	if t.Name == "" {
-		t.Name = t.BaseURL.Host
+		t.Name = or(t.written, t.BaseURL.Host)
 	}
-	if err := d.tlsConfig(s.TLS, t); err != nil {
-		return nil, err
-	}
-	if err := d.instances(s.Instances, t, expand); err != nil {
-		return nil, err
-	}
+	d.keep(d.tlsConfig(s.TLS, t))
+	d.keep(d.instances(s.Instances, t, expand))
 
-	if err := d.setup(s.Setup, t, expand); err != nil {
-		return nil, err
-	}
+	d.keep(d.setup(s.Setup, t, expand))
 	t.setups = &setups{done: map[string]*setupOnce{}}
-	if t.Create, err = d.create(s.Create, t); err != nil {
-		return nil, err
+	t.Create, err = d.create(s.Create, t)
+	d.keep(err)
+
+	t.Key, err = d.key(s.Key, t.Create)
+	d.keep(err)
+
+	t.Headers, err = d.headers("headers", s.Headers, t, expand)
+	d.keep(err)
+
+	// A failed oracle is left nil, never a typed nil the checks after
+	// would call.
+	if o, err := d.oracle(s.Oracle, s.Create.IDField, t, expand); d.keep(err) {
+		t.Oracle = o
 	}
 
-	if t.Key, err = d.key(s.Key, t.Create); err != nil {
-		return nil, err
-	}
-
-	if t.Headers, err = d.headers("headers", s.Headers, t, expand); err != nil {
-		return nil, err
-	}
-
-	if t.Oracle, err = d.oracle(s.Oracle, s.Create.IDField, t, expand); err != nil {
-		return nil, err
-	}
-
-	if err := d.buildReconcile(t, s); err != nil {
-		return nil, err
-	}
-	if t.Profile, err = d.profile(s.Profile, s.Statuses); err != nil {
-		return nil, err
-	}
+	d.keep(d.buildReconcile(t, s))
+	t.Profile, err = d.profile(s.Profile, s.Statuses)
+	d.keep(err)
 	t.Key.Required = t.Profile.KeyRequired
 	if s.Key.Required != nil {
 		t.Key.Required = *s.Key.Required
 	}
 	if f := s.FailTrigger; f != nil {
-		if !ValidHeaderName(f.Header) {
-			return nil, d.errorf("fail_trigger.header", "%q is not a header name", f.Header)
+		switch {
+		case !ValidHeaderName(f.Header):
+			d.keep(d.errorf("fail_trigger.header", "%q is not a header name", f.Header))
+		case checkHeader(f.Header, f.Value) != nil:
+			d.keep(d.errorf("fail_trigger.value", "%v", checkHeader(f.Header, f.Value)))
+		default:
+			t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
 		}
-		if err := checkHeader(f.Header, f.Value); err != nil {
-			return nil, d.errorf("fail_trigger.value", "%v", err)
-		}
-		t.FailTrigger = &FailTrigger{Header: f.Header, Value: f.Value}
 	}
 	t.Volatile = s.Volatile
 	t.InProgressTimeout = 30 * time.Second
 	if s.InProgressTimeout != "" {
 		if t.InProgressTimeout, err = time.ParseDuration(s.InProgressTimeout); err != nil || t.InProgressTimeout <= 0 {
-			return nil, d.errorf("in_progress_timeout", "%q is not a positive duration such as 30s", s.InProgressTimeout)
+			d.keep(d.errorf("in_progress_timeout", "%q is not a positive duration such as 30s", s.InProgressTimeout))
 		}
 	}
-	if err := d.lifecycle(s, t, port, expand); err != nil {
-		return nil, err
-	}
+	d.keep(d.lifecycle(s, t, port, expand))
 	t.AllowRemote = s.AllowRemote
-	if err := d.tenants(s.Tenants, t, expand); err != nil {
-		return nil, err
-	}
-	if err := d.cleanup(s.Cleanup, t, expand); err != nil {
-		return nil, err
-	}
-	if t.Cleanup != nil && t.Cleanup.Path != nil && (t.Oracle.Kind() == "command" || t.Oracle.Kind() == "field") {
+	d.keep(d.tenants(s.Tenants, t, expand))
+	d.keep(d.cleanup(s.Cleanup, t, expand))
+	if t.Cleanup != nil && t.Cleanup.Path != nil && t.Oracle != nil && (t.Oracle.Kind() == "command" || t.Oracle.Kind() == "field") {
 		// A count names no resource: a delete cleanup would delete nothing.
-		return nil, d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.%s use cleanup.command", t.Oracle.Kind())
+		d.keep(d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.%s use cleanup.command", t.Oracle.Kind()))
 	}
+	d.found.secrets = append(d.found.secrets, t.Secrets...)
 	t.Direct = t.newDirectClient()
-	return t, nil
+	return t
+}
+
+// buildBaseURL reads base_url ({{.Port}} and ${ENV} filled in). One that
+// is wrong, missing or names an unset variable is kept as a finding and
+// read as a loopback stand-in of the same scheme, so that the fields
+// checked against it (tls, instances) are judged still.
+func (d *document) buildBaseURL(written string, port int, t *Target, expand expander) *url.URL {
+	raw, err := expand("base_url", written)
+	if d.keep(err) {
+		raw, err = d.renderBaseURL(raw, port)
+	}
+	if d.keep(err) {
+		u, err := d.baseURL(raw, t)
+		if d.keep(err) {
+			return u
+		}
+	}
+	scheme := "http"
+	if strings.HasPrefix(written, "https:") {
+		scheme = "https"
+	}
+	t.written = written
+	return &url.URL{Scheme: scheme, Host: "localhost"}
 }
 
 // buildReconcile reads lookup and reconcile: how a client can learn the
@@ -294,6 +343,9 @@ func (d *document) buildReconcile(t *Target, s fileSpec) error {
 			return d.errorf("reconcile", "lookup needs a lookup.path")
 		}
 	case ReconcileOracle:
+		if t.Oracle == nil {
+			return nil // the oracle's own error says enough
+		}
 		if _, ok := t.Oracle.(ClientOracle); !ok {
 			return d.errorf("reconcile", "a %s oracle is not something a client can call", t.Oracle.Kind())
 		}
@@ -318,34 +370,34 @@ func or(v, fallback string) string {
 // ${NAME:-default} with the default when the variable is unset or empty.
 // A bare $ is left alone (it is common in URLs and JSON). The values it
 // took from the environment are returned as secrets (a default is in the
-// file already, so it is not one).
-func expandEnv(s string) (string, []string, error) {
-	var out strings.Builder
-	var secrets []string
+// file already, so it is not one), and the names of the variables that
+// are not set, which it reads as empty.
+func expandEnv(s string) (out string, secrets, unset []string, err error) {
+	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
 		if i < 0 {
-			out.WriteString(s)
-			return out.String(), secrets, nil
+			b.WriteString(s)
+			return b.String(), secrets, unset, nil
 		}
 		j := strings.Index(s[i:], "}")
 		if j < 0 {
-			return "", nil, fmt.Errorf("unclosed ${ in %q", s)
+			return "", nil, nil, fmt.Errorf("unclosed ${ in %q", s)
 		}
 		name, fallback, hasDefault := strings.Cut(s[i+2:i+j], ":-")
 		val, ok := os.LookupEnv(name)
 		switch {
 		case name == "":
-			return "", nil, fmt.Errorf("empty variable name in %q", s[i:i+j+1])
+			return "", nil, nil, fmt.Errorf("empty variable name in %q", s[i:i+j+1])
 		case hasDefault && val == "":
 			val = fallback
 		case !ok:
-			return "", nil, fmt.Errorf("environment variable %q is not set", name)
+			unset = append(unset, name)
 		default:
 			secrets = append(secrets, val)
 		}
-		out.WriteString(s[:i])
-		out.WriteString(val)
+		b.WriteString(s[:i])
+		b.WriteString(val)
 		s = s[i+j+1:]
 	}
 }
@@ -357,22 +409,26 @@ type document struct {
 	// op is set on the view of one operation: its fields' errors name
 	// it (operations[1].create.path).
 	op *opView
+	// found collects what loading finds (findings.go); the views of a
+	// file's operations share the file's.
+	found *findings
 }
 
 func parseDocument(name string, data []byte) (*document, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, Finding{File: name, Message: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s:1: a target file is a YAML mapping (base_url, create, oracle, ...)", name)
+		return nil, Finding{File: name, Line: 1, Message: "a target file is a YAML mapping (base_url, create, oracle, ...)"}
 	}
-	return &document{name: name, root: root.Content[0]}, nil
+	return &document{name: name, root: root.Content[0], found: newFindings(LoadOptions{})}, nil
 }
 
-// errorf formats an error for a field given by its dotted path.
+// errorf is an error for a field given by its dotted path: a Finding,
+// printed file:line: field: message.
 func (d *document) errorf(field, format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %s: %s", d.name, d.line(field), d.label(field), fmt.Sprintf(format, args...))
+	return d.errorAt(d.line(field), d.label(field), format, args...)
 }
 
 // line finds the line of a dotted field path, or of its nearest parent.

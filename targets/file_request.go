@@ -58,16 +58,16 @@ func (d *document) create(s createSpec, t *Target) (Create, error) {
 		ContentType: or(s.ContentType, "application/json"),
 		IDField:     s.IDField,
 	}
+	// Method, content type, path and body are judged each on its own.
 	if !ValidHeaderName(c.Method) {
-		return c, d.errorf("create.method", "%q is not an HTTP method", s.Method)
+		d.keep(d.errorf("create.method", "%q is not an HTTP method", s.Method))
 	}
 	if err := checkHeader("Content-Type", c.ContentType); err != nil {
-		return c, d.errorf("create.content_type", "%v", err)
+		d.keep(d.errorf("create.content_type", "%v", err))
 	}
 	var err error
-	if c.Path, c.PathTemplate, err = d.createPath(s.Path, t); err != nil {
-		return c, err
-	}
+	c.Path, c.PathTemplate, err = d.createPath(s.Path, t)
+	d.keep(err)
 	fields := "{{.Marker}}, {{.Variant}}, and {{.Key}} with key.in: body"
 	if len(t.Setup) > 0 {
 		fields += ", {{.Setup.NAME.FIELD}}"
@@ -102,12 +102,14 @@ func (d *document) headers(field string, m stringMap, t *Target, expand expander
 	h := make(http.Header, len(m))
 	for _, e := range m {
 		name, v := e.Key, e.Value
+		// Each header is judged on its own: every unset variable is named.
 		val, err := expand(field+"."+name, v)
-		if err != nil {
-			return nil, err
+		if !d.keep(err) {
+			continue
 		}
 		if err := checkHeader(name, val); err != nil {
-			return nil, d.errorf(field+"."+name, "%v", t.Redact(err.Error()))
+			d.keep(d.errorf(field+"."+name, "%v", t.Redact(err.Error())))
+			continue
 		}
 		h.Add(name, val)
 		if SecretHeader(name) {

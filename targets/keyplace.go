@@ -51,9 +51,12 @@ func (d *document) keyPlace(s keySpec, k *Key, c Create) error {
 		}
 	}
 	k.Name = or(s.Name, s.Header)
-	probe, err := render(c.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe})
-	if err != nil {
-		return d.errorf("create.body", "%v", templateReason(err))
+	var probe string
+	if c.Body != nil { // nil: create.body's own error was kept; judge the key's fields alone
+		var err error
+		if probe, err = render(c.Body, bodyData{Payload{Marker: probeMarker, Variant: "1"}, probeKey, c.setupProbe}); err != nil {
+			return d.errorf("create.body", "%v", templateReason(err))
+		}
 	}
 	inBody := strings.Contains(probe, probeKey)
 	switch k.In {

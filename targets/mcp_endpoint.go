@@ -64,6 +64,9 @@ func ParseMCP(name string, data []byte) (*Target, error) {
 		return nil, err
 	}
 	t.AllowRemote = s.AllowRemote
+	if err := d.found.err(); err != nil {
+		return nil, err // what a validator kept rather than returned
+	}
 	t.Direct = t.newDirectClient()
 	return t, nil
 }

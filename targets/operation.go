@@ -74,14 +74,16 @@ func (d *document) value(key string) *yaml.Node {
 }
 
 // operations builds a file with operations: the first operation's target
-// holds the others in Operations (itself first).
-func (d *document) operations() (*Target, error) {
+// holds the others in Operations (itself first). Each operation's
+// findings go to the file's; nil when there is no operation to build.
+func (d *document) operations() *Target {
 	if d.value("create") != nil {
-		return nil, d.errorf("create", "give create or operations, not both (a file's single create is one unnamed operation)")
+		d.keep(d.errorf("create", "give create or operations, not both (a file's single create is one unnamed operation)"))
 	}
 	list := d.value("operations")
 	if list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
-		return nil, d.errorf("operations", "expected a list of operations, each with a name and a create")
+		d.keep(d.errorf("operations", "expected a list of operations, each with a name and a create"))
+		return nil
 	}
 	file := map[string]bool{}
 	for i := 0; i+1 < len(d.root.Content); i += 2 {
@@ -90,10 +92,10 @@ func (d *document) operations() (*Target, error) {
 	var ops []*Target
 	for i, item := range list.Content {
 		at := fmt.Sprintf("operations[%d]", i)
-		if err := d.walk(item, reflect.TypeFor[operationSpec](), at); err != nil {
-			return nil, err
+		if err := d.walk(item, reflect.TypeFor[operationSpec](), at); !d.keep(err) {
+			continue
 		}
-		view := &document{name: d.name, root: d.over(item), op: &opView{prefix: at + ".", own: map[string]bool{}, file: file}}
+		view := &document{name: d.name, root: d.over(item), op: &opView{prefix: at + ".", own: map[string]bool{}, file: file}, found: d.found}
 		var name string
 		for j := 0; j+1 < len(item.Content); j += 2 {
 			k, v := item.Content[j], item.Content[j+1]
@@ -103,29 +105,27 @@ func (d *document) operations() (*Target, error) {
 			}
 			name = v.Value
 			if !operationName.MatchString(name) {
-				return nil, fmt.Errorf("%s:%d: %s.name: %q is not an operation name (lowercase letters, digits and dashes)", d.name, v.Line, at, name)
+				d.keep(d.errorAt(v.Line, at+".name", "%q is not an operation name (lowercase letters, digits and dashes)", name))
 			}
 			if slices.ContainsFunc(ops, func(o *Target) bool { return o.Operation == name }) {
-				return nil, fmt.Errorf("%s:%d: %s.name: %q names an operation already", d.name, v.Line, at, name)
+				d.keep(d.errorAt(v.Line, at+".name", "%q names an operation already", name))
 			}
 		}
 		var spec fileSpec
-		if err := view.decode(&spec); err != nil {
-			return nil, err
-		}
-		t, err := view.build(spec)
-		if err != nil {
-			return nil, err
-		}
+		view.keep(view.decode(&spec))
+		t := view.build(spec)
 		t.Operation = name
 		ops = append(ops, t)
+	}
+	if len(ops) == 0 {
+		return nil
 	}
 	first := ops[0]
 	for _, t := range ops[1:] {
 		first.share(t)
 	}
 	first.Operations = ops
-	return first, nil
+	return first
 }
 
 // over is the file's top-level mapping with an operation's fields in

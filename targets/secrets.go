@@ -20,11 +20,16 @@ func (d *document) secrets(t *Target, field string, values ...string) {
 	for _, v := range values {
 		switch {
 		case v == "":
+		case len(v) < MinSecretLen && d.found.under(d.label(field)):
+			// A field with an unset variable or an error is short of
+			// what it will hold.
 		case len(v) < MinSecretLen && len(t.Warnings) >= maxWarnings:
 			// Enough said; finding the line of each would cost.
 		case len(v) < MinSecretLen:
-			t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %s: a secret of %d bytes is too short to redact without rewriting innocent text: it is NOT redacted from reports and logs (use %d bytes or more)",
-				d.name, d.line(field), d.label(field), len(v), MinSecretLen))
+			w := Finding{File: d.name, Line: d.line(field), Field: d.label(field), Kind: Warning,
+				Message: fmt.Sprintf("a secret of %d bytes is too short to redact without rewriting innocent text: it is NOT redacted from reports and logs (use %d bytes or more)", len(v), MinSecretLen)}
+			t.Warnings = append(t.Warnings, w.Error())
+			d.found.add(w)
 		default:
 			t.Secrets = append(t.Secrets, v)
 		}

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -13,18 +14,22 @@ import (
 
 // decode fills v from the document strictly: an unknown field, a missing
 // required field or a value of the wrong type is an error naming the
-// file, the line and the field's dotted path.
+// file, the line and the field's dotted path. It reads on past each
+// (what it could not decode is left zero) and returns them all, a
+// *FileError, or nil.
 func (d *document) decode(v any) error {
-	if err := d.walk(d.root, reflect.TypeOf(v).Elem(), ""); err != nil {
-		return err
-	}
+	found := d.found
+	d.found = newFindings(LoadOptions{})
+	defer func() { d.found = found }()
+	d.keep(d.walk(d.root, reflect.TypeOf(v).Elem(), ""))
 	if err := d.root.Decode(v); err != nil {
-		return d.typeError(err)
+		d.keep(d.typeError(err))
 	}
-	return nil
+	return d.found.err()
 }
 
-// walk checks the keys of a mapping node against a struct's yaml tags.
+// walk checks the keys of a mapping node against a struct's yaml tags,
+// keeping each unknown or missing field as a finding.
 func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -38,7 +43,7 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	// An empty value ("oracle:" and nothing under it) is a mapping with no
 	// fields: its required fields are still missing.
 	if n.Kind != yaml.MappingNode && n.Tag != "!!null" {
-		return fmt.Errorf("%s:%d: %s: expected a mapping of fields", d.name, n.Line, d.label(strings.TrimPrefix(path, ".")))
+		return d.errorAt(n.Line, d.label(strings.TrimPrefix(path, ".")), "expected a mapping of fields")
 	}
 	known := map[string]reflect.StructField{}
 	for i := 0; i < t.NumField(); i++ {
@@ -46,22 +51,27 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 		known[strings.Split(f.Tag.Get("yaml"), ",")[0]] = f
 	}
 	present := map[string]bool{}
+	kept := n.Content[:0]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		f, ok := known[k.Value]
 		field := strings.TrimPrefix(path+"."+k.Value, ".")
 		if !ok {
-			msg := fmt.Sprintf("%s:%d: %s: unknown field", d.name, k.Line, d.label(field))
+			msg := "unknown field"
 			if s := closest(k.Value, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return fmt.Errorf("%s", msg)
+			d.keep(d.errorAt(k.Line, d.label(field), "%s", msg))
+			continue
 		}
+		kept = append(kept, k, val)
 		present[k.Value] = true
-		if err := d.walk(val, f.Type, field); err != nil {
-			return err
-		}
+		d.keep(d.walk(val, f.Type, field))
 	}
+	// The unknown fields, said, are dropped: decoding the rest must not
+	// meet them (yaml.v3 compares a mapping's keys pair by pair, so a
+	// file of many unknown keys would take minutes).
+	n.Content = kept
 	names := make([]string, 0, len(known))
 	for name := range known {
 		names = append(names, name)
@@ -69,7 +79,7 @@ func (d *document) walk(n *yaml.Node, t reflect.Type, path string) error {
 	sort.Strings(names)
 	for _, name := range names {
 		if known[name].Tag.Get("required") == "true" && !present[name] {
-			return fmt.Errorf("%s:%d: %s: missing required field", d.name, n.Line, d.label(strings.TrimPrefix(path+"."+name, ".")))
+			d.keep(d.errorAt(n.Line, d.label(strings.TrimPrefix(path+"."+name, ".")), "missing required field"))
 		}
 	}
 	return nil
@@ -96,7 +106,7 @@ func (d *document) walkItems(n *yaml.Node, t reflect.Type, path string) error {
 			what = "null"
 		}
 		at := fmt.Sprintf("%s[%d]", strings.TrimPrefix(path, "."), i)
-		return fmt.Errorf("%s:%d: %s: expected a mapping of fields, not %s", d.name, item.Line, d.label(at), what)
+		d.keep(d.errorAt(item.Line, d.label(at), "expected a mapping of fields, not %s", what))
 	}
 	return nil
 }
@@ -105,16 +115,25 @@ var unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
 
 var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 
-// typeError rewrites yaml's "line N: cannot unmarshal ..." with the file
-// name and the field at that line.
+// typeError rewrites each of yaml's "line N: cannot unmarshal ..." with
+// the file name and the field at that line.
 func (d *document) typeError(err error) error {
-	m := yamlLine.FindStringSubmatch(err.Error())
-	if m == nil {
-		return fmt.Errorf("%s: %s", d.name, strings.TrimPrefix(err.Error(), "yaml: "))
+	lines := []string{err.Error()}
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		lines = te.Errors
 	}
-	line, _ := strconv.Atoi(m[1])
-	field := fieldAt(d.root, line, "")
-	return fmt.Errorf("%s:%d: %s: %s", d.name, line, d.label(field), m[2])
+	found := newFindings(LoadOptions{})
+	for _, e := range lines {
+		m := yamlLine.FindStringSubmatch(e)
+		if m == nil {
+			found.add(Finding{File: d.name, Message: strings.TrimPrefix(e, "yaml: ")})
+			continue
+		}
+		line, _ := strconv.Atoi(m[1])
+		found.add(Finding{File: d.name, Line: line, Field: d.label(fieldAt(d.root, line, "")), Message: m[2]})
+	}
+	return found.err()
 }
 
 // fieldAt finds the dotted path of the field whose value spans line: at

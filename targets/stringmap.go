@@ -18,27 +18,34 @@ type stringEntry struct {
 	Line       int
 }
 
-// UnmarshalYAML reads a mapping of scalars.
+// UnmarshalYAML reads a mapping of scalars. Its errors are type errors,
+// so that the decoding of the rest of the file goes on.
 func (m *stringMap) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: expected a mapping of names to values", n.Line)
+		return typeError("line %d: expected a mapping of names to values", n.Line)
 	}
 	seen := make(map[string]int, len(n.Content)/2)
 	out := make(stringMap, 0, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return fmt.Errorf("line %d: a name must be a plain string", k.Line)
+			return typeError("line %d: a name must be a plain string", k.Line)
 		}
 		if first, ok := seen[k.Value]; ok {
-			return fmt.Errorf("line %d: %q is given twice (first at line %d)", k.Line, k.Value, first)
+			return typeError("line %d: %q is given twice (first at line %d)", k.Line, k.Value, first)
 		}
 		seen[k.Value] = k.Line
 		if v.Kind != yaml.ScalarNode {
-			return fmt.Errorf("line %d: the value of %q must be a string", v.Line, k.Value)
+			return typeError("line %d: the value of %q must be a string", v.Line, k.Value)
 		}
 		out = append(out, stringEntry{Key: k.Value, Value: v.Value, Line: k.Line})
 	}
 	*m = out
 	return nil
+}
+
+// typeError is an error of one value, which yaml.v3 collects while it
+// decodes the rest.
+func typeError(format string, args ...any) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf(format, args...)}}
 }

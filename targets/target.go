@@ -39,8 +39,18 @@ type Target struct {
 	// it may be written in (see Redact).
 	Secrets []string
 	// Warnings are what loading found questionable but not wrong (a
-	// secret too short to redact): run and validate print them.
+	// secret too short to redact, a TODO): run prints them.
 	Warnings []string
+	// Findings are the file's TODOs, warnings and unset variables, in
+	// line order (findings.go): validate prints them.
+	Findings []Finding
+	// Unset names the ${VAR}s the environment does not set, which only
+	// a load with LoadOptions.AllowUnset lets through: such a target is
+	// checked, never run.
+	Unset []string
+	// written is base_url as written when it could not be read (a
+	// variable it names is unset): Address shows it.
+	written string
 
 	Oracle Oracle
 	// LookupPath, when set, reads a key's record: a template with {{.Key}}.

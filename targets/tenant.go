@@ -39,8 +39,8 @@ func (d *document) tenants(specs []tenantSpec, t *Target, expand expander) error
 			return d.errorf("tenants", "tenant %d needs a name and headers (its credentials)", i+1)
 		}
 		h, err := d.headers(fmt.Sprintf("tenants[%d].headers", i), s.Headers, t, expand)
-		if err != nil {
-			return err
+		if !d.keep(err) {
+			continue // the next tenant is judged still
 		}
 		tn := Tenant{Name: s.Name, Headers: h}
 		t.Tenants = append(t.Tenants, tn)

@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 )
@@ -10,20 +9,20 @@ import (
 // writes one for each thing a document leaves open.
 var todoLine = regexp.MustCompile(`^\s*#\s*TODO\b:?\s*(.*)$`)
 
-// todos lists the file's TODO comments as warnings, so that validate
-// and run name what a drafted file still leaves to its author.
-func todos(name string, data []byte) []string {
-	var out []string
+// todos lists the file's TODO comments, so that validate and run name
+// what a drafted file still leaves to its author.
+func todos(name string, data []byte) []Finding {
+	var out []Finding
 	for i, line := range strings.Split(string(data), "\n") {
 		if !strings.Contains(line, "TODO") {
 			continue
 		}
 		if m := todoLine.FindStringSubmatch(line); m != nil {
 			if len(out) == maxWarnings {
-				out = append(out, fmt.Sprintf("%s: more TODO lines follow", name))
+				out = append(out, Finding{File: name, Line: i + 1, Kind: Warning, Message: "more TODO lines follow"})
 				break
 			}
-			out = append(out, fmt.Sprintf("%s:%d: TODO: %s", name, i+1, m[1]))
+			out = append(out, Finding{File: name, Line: i + 1, Kind: ToDo, Message: m[1]})
 		}
 	}
 	return out

@@ -65,11 +65,14 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, want) {
 		t.Fatalf("exit %d, want 0 and %q\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
-	// validate stops at the first error, which names the operation's field and its line.
+	// validate lists every error, each naming the operation's field and
+	// its line, among the TODOs, in line order.
 	token := []string{"API_TOKEN=a-token-long-enough-to-redact"}
 	v := idemspecEnv(t, token, "validate", "--allow-remote", file)
-	if v.code != 2 || !strings.Contains(v.stderr, file+":68: operations[2].oracle: missing required field") {
-		t.Errorf("validate: exit %d, want 2 naming operations[2].oracle\n%s", v.code, v.stderr)
+	first, second := strings.Index(v.stderr, file+":68: operations[2].oracle: missing required field"), strings.Index(v.stderr, ": operations[3].oracle: missing required field")
+	if todo := strings.Index(v.stderr, ": TODO: operations[2].oracle: "); v.code != 2 || first < 0 || second < 0 || todo < first || todo > second ||
+		!strings.HasSuffix(v.stderr, "idemspec: "+file+": 6 errors, 10 TODOs\n") {
+		t.Errorf("validate: exit %d, want 2 naming operations[2].oracle and operations[3].oracle, the TODOs between\n%s", v.code, v.stderr)
 	}
 	// A field left out for want of anything to draft from is missing.
 	file = filepath.Join(dir, "payment.yaml")

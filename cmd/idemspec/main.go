@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; see
@@ -170,8 +172,14 @@ func longFlags(root *cobra.Command, args []string) []string {
 	return out
 }
 
-// fail prints a plain error and returns the configuration-error exit code.
+// fail prints a plain error and returns the configuration-error exit
+// code. A target file's refusal is every finding, one a line.
 func fail(stderr io.Writer, err any) int {
+	var fe *targets.FileError
+	if e, ok := err.(error); ok && errors.As(e, &fe) {
+		printFindings(stderr, fe.Findings)
+		return exitError
+	}
 	fmt.Fprintf(stderr, "idemspec: %v\n", err)
 	return exitError
 }
