@@ -86,6 +86,10 @@ var actionInputs = map[string]string{
 // TestCIExamplesBuildAtThePinnedCommit builds it.
 const pinnedCommit = "b8f154b09616dddb89da7fadccbda88f17186e91"
 
+// goInstallAt finds `go install PACKAGE@VERSION` anywhere in a file,
+// a comment's included: no version of idemspec is released to install.
+var goInstallAt = regexp.MustCompile(`go install\s+"?\S*@`)
+
 // idemspecCommand finds a line that runs idemspec (not a path that
 // merely names it, as idemspec-report/ does).
 var idemspecCommand = regexp.MustCompile(`(?m)(^|[;&|]\s*)idemspec\s`)
@@ -95,7 +99,8 @@ var idemspecCommand = regexp.MustCompile(`(?m)(^|[;&|]\s*)idemspec\s`)
 // CI would, against a CI-like target file (a service hostname), with
 // `idemspec run` turned into `idemspec run --dry-run`: every command line
 // must be accepted, --allow-remote included. The scripts that build
-// idemspec must build this repository's source at pinnedCommit.
+// idemspec must build this repository's source at pinnedCommit, and no
+// file may install idemspec by version.
 func TestCIExamplesAcceptedByDryRun(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(ciExamples, "*"))
 	if err != nil || len(files) == 0 {
@@ -104,6 +109,9 @@ func TestCIExamplesAcceptedByDryRun(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			scripts := ciScripts(t, file)
+			if text, err := os.ReadFile(file); err != nil || goInstallAt.Match(text) {
+				t.Errorf("%s: installs idemspec by version (%v): %s", file, err, goInstallAt.Find(text))
+			}
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "idemspec.yaml"), []byte(ciTarget), 0o644); err != nil {
 				t.Fatal(err)
@@ -153,6 +161,7 @@ func TestGitHubExampleByHand(t *testing.T) {
 	if !ok {
 		t.Fatalf("%s: no job idemspec", file)
 	}
+	runsAfterItsBuild(t, file+": job idemspec", stepScripts(t, file+": job idemspec", job.Steps, job.Env, nil))
 	summary := filepath.Join(t.TempDir(), "step-summary.md")
 	var uses []ciStep
 	for i, step := range job.Steps {
@@ -161,7 +170,7 @@ func TestGitHubExampleByHand(t *testing.T) {
 			uses = append(uses, step)
 			continue
 		}
-		if strings.Contains(step.Run, "git clone") {
+		if builds(ciScript{script: step.Run}) {
 			continue // the binary under test is on PATH instead
 		}
 		env := merge(job.Env, step.Env)
@@ -202,17 +211,7 @@ func ciScripts(t *testing.T, file string) []ciScript {
 	t.Helper()
 	var out []ciScript
 	steps := func(where string, steps []ciStep, env map[string]string, inputs map[string]string) {
-		for i, step := range steps {
-			if step.Run == "" {
-				continue
-			}
-			e := merge(env, nil)
-			for k, v := range step.Env {
-				e[k] = expand(t, where, v, env, inputs)
-			}
-			w := fmt.Sprintf("%s step %d (%s)", where, i+1, step.Name)
-			out = append(out, ciScript{w, expand(t, w, step.Run, e, inputs), e})
-		}
+		out = append(out, stepScripts(t, where, steps, env, inputs)...)
 	}
 	switch filepath.Base(file) {
 	case "github-actions.yml", "github-actions-shards.yml":
@@ -255,6 +254,25 @@ func ciScripts(t *testing.T, file string) []ciScript {
 	}
 	if len(out) == 0 {
 		t.Fatalf("%s: no script", file)
+	}
+	return out
+}
+
+// stepScripts are the run steps of a GitHub job or composite action, in
+// order, each with env and its own environment, expressions expanded.
+func stepScripts(t *testing.T, where string, steps []ciStep, env, inputs map[string]string) []ciScript {
+	t.Helper()
+	var out []ciScript
+	for i, step := range steps {
+		if step.Run == "" {
+			continue
+		}
+		e := merge(env, nil)
+		for k, v := range step.Env {
+			e[k] = expand(t, where, v, env, inputs)
+		}
+		w := fmt.Sprintf("%s step %d (%s)", where, i+1, step.Name)
+		out = append(out, ciScript{w, expand(t, w, step.Run, e, inputs), e})
 	}
 	return out
 }
@@ -341,15 +359,29 @@ func TestCIExamplesBuildAtThePinnedCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	files, err := filepath.Glob(filepath.Join(ciExamples, "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CI examples in %s (%v)", ciExamples, err)
+	}
+	if got, want := names(files), slices.Sorted(maps.Keys(ciBuilds)); !slices.Equal(got, want) {
+		t.Fatalf("examples/ci holds %v, ciBuilds knows %v: say how many scripts of each build idemspec", got, want)
+	}
+	// Every script clones into the same directory, emptied between
+	// them: the source's path is part of what Go's build cache keys a
+	// package by, so the builds after the first take seconds, not a
+	// minute each.
+	tmp := t.TempDir()
 	built := map[string]int{}
-	for _, name := range []string{"github-actions.yml", "action.yml", "gitlab-ci.yml"} {
-		file := filepath.Join(ciExamples, name)
+	for _, file := range files {
+		name := filepath.Base(file)
 		for _, s := range ciScripts(t, file) {
 			if !builds(s) {
 				continue
 			}
 			built[name]++
-			tmp := t.TempDir()
+			if err := os.RemoveAll(filepath.Join(tmp, "idemspec-src")); err != nil {
+				t.Fatal(err)
+			}
 			s.env = merge(s.env, map[string]string{
 				"RUNNER_TEMP": tmp, "TMPDIR": tmp,
 				"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "url." + strings.TrimSpace(string(repo)) + ".insteadOf",
@@ -371,11 +403,52 @@ func TestCIExamplesBuildAtThePinnedCommit(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"github-actions.yml", "action.yml", "gitlab-ci.yml"} {
-		if built[name] != 1 {
-			t.Errorf("%s: %d scripts build idemspec, want one", name, built[name])
+	for name, want := range ciBuilds {
+		if built[name] != want {
+			t.Errorf("%s: %d scripts build idemspec, want %d", name, built[name], want)
 		}
 	}
+}
+
+// ciBuilds is how many scripts of each CI example build idemspec: one
+// per job (the sharded examples' shard and merge jobs build it each).
+var ciBuilds = map[string]int{
+	"github-actions.yml": 1, "action.yml": 1, "gitlab-ci.yml": 1,
+	"github-actions-shards.yml": 2, "kubernetes-indexed-job.yaml": 2,
+}
+
+// names are the base names of files, sorted.
+func names(files []string) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, filepath.Base(f))
+	}
+	return slices.Sorted(slices.Values(out))
+}
+
+// runsAfterItsBuild returns a job's scripts but the one that builds
+// idemspec, for which the idemspec under test stands in when a test runs
+// the job by hand: the job must build idemspec once, at the pinned
+// commit, before any script runs it.
+func runsAfterItsBuild(t *testing.T, job string, scripts []ciScript) []ciScript {
+	t.Helper()
+	var rest []ciScript
+	built := 0
+	for _, s := range scripts {
+		switch {
+		case builds(s):
+			checkBuildScript(t, s)
+			built++
+			continue
+		case built == 0 && idemspecCommand.MatchString(s.script):
+			t.Errorf("%s: runs idemspec before the job builds it:\n%s", s.where, s.script)
+		}
+		rest = append(rest, s)
+	}
+	if built != 1 {
+		t.Errorf("%s: %d scripts build idemspec, want one", job, built)
+	}
+	return rest
 }
 
 // dryRunWrapper is a directory holding an idemspec that logs its

@@ -91,7 +91,8 @@ func kubeJobs(t *testing.T, file string) []kubeJob {
 }
 
 // scripts are the Job's container scripts (command bash -c), each split
-// into its go install line and the rest, with the environment the
+// at its line "set +e" into the build, which must fail the pod (set -e),
+// and the rest, whose failure is a verdict; each with the environment the
 // container declares; a value under a volume's mount path is moved
 // under root, where every volume is on this machine. An Indexed Job's
 // pod is the first (JOB_COMPLETION_INDEX 0).
@@ -111,15 +112,12 @@ func (j kubeJob) scripts(file, root string) []ciScript {
 			env["JOB_COMPLETION_INDEX"] = "0"
 		}
 		where := fmt.Sprintf("%s: job %s container %s", file, j.Metadata.Name, c.Name)
-		var install, rest []string
-		for _, line := range strings.Split(strings.Join(c.Args, "\n"), "\n") {
-			if strings.Contains(line, "go install") {
-				install = append(install, line)
-			} else {
-				rest = append(rest, line)
-			}
+		lines := strings.Split(strings.Join(c.Args, "\n"), "\n")
+		if i := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "set +e" }); i >= 0 {
+			out = append(out, ciScript{where + " (build)", strings.Join(lines[:i], "\n"), env})
+			lines = lines[i:]
 		}
-		out = append(out, ciScript{where + " (install)", strings.Join(install, "\n"), env}, ciScript{where, strings.Join(rest, "\n"), env})
+		out = append(out, ciScript{where, strings.Join(lines, "\n"), env})
 	}
 	return out
 }
@@ -187,6 +185,13 @@ func githubShards(t *testing.T, target []byte, seed string) (reports.Report, int
 	}
 	env := merge(m.Env, nil)
 	env["IDEMSPEC_SEED"] = seed // ${{ github.run_id }}: one value for every job
+	for _, name := range []string{"shard", "merge"} {
+		where := file + ": job " + name
+		runsAfterItsBuild(t, where, stepScripts(t, where, w.Jobs[name].Steps, env, nil))
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
 	root := t.TempDir()
 	download := filepath.Join(root, "merge")
 	var wg sync.WaitGroup
@@ -202,7 +207,7 @@ func githubShards(t *testing.T, target []byte, seed string) (reports.Report, int
 				case step.Uses == "actions/upload-artifact@v4":
 					name, path := withContext(step.With["name"], context), withContext(step.With["path"], context)
 					copyDir(t, filepath.Join(ws, path), filepath.Join(download, "shards", name))
-				case step.Run != "" && !strings.Contains(step.Run, "go install"):
+				case step.Run != "" && !builds(ciScript{script: step.Run}):
 					s := ciScript{where, expand(t, where, withContext(step.Run, context), merge(env, step.Env), nil), merge(env, step.Env)}
 					code, out := bash(t, ws, filepath.Dir(binary), s)
 					checkRunExit(t, where, code, out, filepath.Join(ws, "idemspec-shard-"+fmt.Sprint(shard), "report.json"))
@@ -220,7 +225,7 @@ func githubShards(t *testing.T, target []byte, seed string) (reports.Report, int
 		if step.Uses == "actions/download-artifact@v4" && step.With["path"] != "shards" {
 			t.Fatalf("%s: downloads to %q; the test put the artifacts in shards/", where, step.With["path"])
 		}
-		if step.Run == "" || strings.Contains(step.Run, "go install") {
+		if step.Run == "" || builds(ciScript{script: step.Run}) {
 			continue
 		}
 		s := ciScript{where, expand(t, where, step.Run, merge(env, step.Env), nil), merge(env, step.Env)}
@@ -260,16 +265,17 @@ func kubeShards(t *testing.T, target []byte, seed string) (reports.Report, int) 
 	if shards == nil || mergeJob == nil {
 		t.Fatalf("%s: want an Indexed Job and a merge Job", file)
 	}
+	for _, j := range jobs {
+		runsAfterItsBuild(t, file+": job "+j.Metadata.Name, j.scripts(file, volume))
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
 	n := shards.Spec.Completions
 	pod := func(j *kubeJob, index int) (int, string) {
-		var scripts []ciScript
-		for _, s := range j.scripts(file, volume) {
-			if !strings.Contains(s.script, "go install") {
-				scripts = append(scripts, s)
-			}
-		}
+		scripts := slices.DeleteFunc(j.scripts(file, volume), builds)
 		if len(scripts) != 1 {
-			t.Fatalf("%s: job %s: want one container", file, j.Metadata.Name)
+			t.Fatalf("%s: job %s: want one container, whose script builds idemspec, then says set +e and runs it", file, j.Metadata.Name)
 		}
 		s := scripts[0]
 		if s.env["REPORTS"] != volume || !sameClaim(*j, *shards) {
