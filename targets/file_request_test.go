@@ -2,6 +2,7 @@ package targets_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,9 +116,16 @@ func TestLoadingIsLinearAndCapped(t *testing.T) {
 		}
 		return took
 	}
-	small, big := load(15_000), load(150_000)
-	t.Logf("15k headers: %v, 150k headers: %v", small, big)
-	if big > 20*small+100*time.Millisecond || big > 15*time.Second {
+	// Ten times the headers takes about ten times as long; a quadratic
+	// load takes a hundred. The quickest of three interleaved rounds
+	// stands for each size, so a busy machine (a collection, another
+	// process) cannot make a linear load look quadratic.
+	small, big := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for range 3 {
+		small, big = min(small, load(15_000)), min(big, load(150_000))
+	}
+	t.Logf("15k headers: %v, 150k headers: %v (the quickest of three)", small, big)
+	if big > 40*small+200*time.Millisecond || big > 15*time.Second {
 		t.Errorf("150k headers took %v, 15k took %v: not linear", big, small)
 	}
 
