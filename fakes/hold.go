@@ -2,6 +2,7 @@ package fakes
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"path"
@@ -39,6 +40,9 @@ type Held struct {
 	// index is the request's place in the log (Requests) once arrived.
 	mu    sync.Mutex
 	index int
+	// request is the held request's context: it ends when the client
+	// closes the connection (net/http reads on once the body is read).
+	request context.Context
 }
 
 // holdCap bounds how long a held request waits for the harness before
@@ -59,6 +63,16 @@ func (h *Held) Release(deliver bool) {
 		}
 		h.decided <- deliver
 	})
+}
+
+// ClientGaveUp says whether the client had closed the held request's
+// connection (its own timeout) when asked: a fault the harness lands
+// after that lands after the client stopped waiting, not during the
+// request, and the harness must not judge it as landed there.
+func (h *Held) ClientGaveUp() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.request != nil && h.request.Err() != nil
 }
 
 // Index is the held request's place in the log (Requests): for a hold
@@ -128,7 +142,7 @@ func (s *Server) held(next http.Handler) http.Handler {
 func (s *Server) holdOnArrival(h *Held, next http.Handler, w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !h.wait(func() int { return -1 }) {
+	if !h.wait(r.Context(), func() int { return -1 }) {
 		s.mu.Lock()
 		h.mu.Lock()
 		h.index = len(s.requests)
@@ -147,7 +161,7 @@ func (s *Server) holdAfterWork(h *Held, next http.Handler, w http.ResponseWriter
 	before := len(s.Requests())
 	buf := &bufferedAnswer{header: http.Header{}, status: http.StatusOK}
 	next.ServeHTTP(buf, r)
-	deliver := h.wait(func() int {
+	deliver := h.wait(r.Context(), func() int {
 		if log := s.Requests(); len(log) > before {
 			return before // the handler's own entry: one client request at a time
 		}
@@ -166,9 +180,10 @@ func (s *Server) holdAfterWork(h *Held, next http.Handler, w http.ResponseWriter
 
 // wait signals the arrival and waits for the harness's decision (at
 // most holdCap, then it delivers).
-func (h *Held) wait(index func() int) bool {
+func (h *Held) wait(request context.Context, index func() int) bool {
 	h.mu.Lock()
 	h.index = index()
+	h.request = request
 	h.mu.Unlock()
 	close(h.arrived)
 	select {

@@ -1,6 +1,7 @@
 package fakes_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -112,5 +113,42 @@ func TestUploadByPathAndCensus(t *testing.T) {
 	}
 	if want := "PUT uploads,PUT uploads,POST resources,POST resources,POST resources,GET resources"; strings.Join(kinds, ",") != want {
 		t.Errorf("log: %s, want %s", strings.Join(kinds, ","), want)
+	}
+}
+
+// A held request whose client gave up (its own timeout closed the
+// connection) says so: a kill aimed inside that request would land
+// after the client stopped waiting. While the client waits, it does not.
+func TestHoldSeesAClientGiveUp(t *testing.T) {
+	for _, after := range []bool{false, true} {
+		in := start(t, fakes.Options{})
+		h := in.Hold(fakes.Hold{Method: http.MethodPost, Path: "/resources", After: after})
+		quit := make(chan struct{})
+		got := make(chan error, 1)
+		go func() {
+			req := mustRequest(t, http.MethodPost, in.URL+"/resources", "k-gave-up", `{"marker":"m-gave-up"}`)
+			ctx, cancel := context.WithCancel(req.Context())
+			go func() { <-quit; cancel() }()
+			_, err := client.Do(req.WithContext(ctx))
+			got <- err
+		}()
+		select {
+		case <-h.Arrived():
+		case <-time.After(10 * time.Second):
+			t.Fatal("the held create never arrived")
+		}
+		if h.ClientGaveUp() {
+			t.Fatalf("after=%v: a client still waiting counted as given up", after)
+		}
+		close(quit) // the client's timeout
+		<-got
+		deadline := time.Now().Add(5 * time.Second)
+		for !h.ClientGaveUp() {
+			if time.Now().After(deadline) {
+				t.Fatalf("after=%v: the client closed its request, the hold never saw it", after)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		h.Release(false)
 	}
 }
