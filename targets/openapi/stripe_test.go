@@ -1,10 +1,6 @@
 package openapi_test
 
 import (
-	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,22 +12,7 @@ import (
 // testdata/stripe-spec3.json.gz is Stripe's published OpenAPI document
 // (github.com/stripe/openapi, openapi/spec3.json of 2022-04-12, MIT:
 // testdata/stripe-LICENSE), gzipped from 4.2 MB.
-var stripe = sync.OnceValues(func() (*openapi.Document, error) {
-	f, err := os.Open("testdata/stripe-spec3.json.gz")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if _, err := io.Copy(&b, z); err != nil {
-		return nil, err
-	}
-	return openapi.Load("stripe-spec3.json", b.Bytes())
-})
+var stripe = sync.OnceValues(func() (*openapi.Document, error) { return gunzipped("stripe-spec3.json") })
 
 func stripeDocument(t *testing.T) *openapi.Document {
 	t.Helper()
