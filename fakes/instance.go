@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/freeport"
 )
 
 // Instance is a fake server listening on a loopback port. It can be
@@ -34,8 +37,17 @@ type generation struct {
 	done chan error
 }
 
-// Start opens a fake and serves it on addr ("127.0.0.1:0" picks a port).
+// Start opens a fake and serves it on addr. Port 0 picks a port outside
+// the kernel's ephemeral range: a restart binds the same port again, and
+// one the kernel hands out could be taken by another program meanwhile.
 func Start(opts Options, addr string) (*Instance, error) {
+	if host, port, err := net.SplitHostPort(addr); err == nil && port == "0" {
+		p, err := freeport.Pick()
+		if err != nil {
+			return nil, err
+		}
+		addr = net.JoinHostPort(host, strconv.Itoa(p))
+	}
 	in := &Instance{opts: opts}
 	if opts.DBPath == "" {
 		dir, err := os.MkdirTemp("", "idemspec-fake-")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemspec/idemspec/internal/freeport"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -218,7 +219,7 @@ func (d *document) processPort(p *processSpec) (int, error) {
 	if p == nil {
 		return 0, nil
 	}
-	port, err := freePort()
+	port, err := freeport.Pick()
 	if err != nil {
 		return 0, d.errorf("process", "%v", err)
 	}

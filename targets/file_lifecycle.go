@@ -2,7 +2,6 @@ package targets
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -233,16 +232,4 @@ func (d *document) renderBaseURL(raw string, port int) (string, error) {
 		return "", d.errorf("base_url", "%v (known: {{.Port}})", err)
 	}
 	return b, nil
-}
-
-// freePort picks a free loopback port for a process target to listen on.
-// Another program could take it before the process binds it; on a
-// loopback port picked by the kernel that is rare.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pick a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
