@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/freeport"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
 )
@@ -232,14 +233,16 @@ func serverChecks() []check.Check {
 	return out
 }
 
+// freePort is a free loopback port for a server a test starts later
+// (or restarts), outside the kernel's ephemeral range, where the many
+// listeners and connections of the tests running beside it cannot land.
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Pick()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 func portOpen(port int) bool {
