@@ -100,7 +100,9 @@ func (s slowRestart) Restart(ctx context.Context) error {
 // original resource on a fresh connection.
 func TestRestartOnAnswer(t *testing.T) {
 	env, in := newEnv(t)
-	env.Settings.RequestTimeout = 200 * time.Millisecond
+	// Long enough for the request to reach its first byte on a loaded
+	// machine (200 ms was not, once, at a load of 40 on two cores).
+	env.Settings.RequestTimeout = 500 * time.Millisecond
 	env.Target.Lifecycle = slowRestart{in: in, pause: 3 * env.Settings.RequestTimeout}
 	h := &history.History{}
 	key, marker := env.NewKey(), env.NewMarker("restart")
