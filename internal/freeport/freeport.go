@@ -3,13 +3,11 @@
 package freeport
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // Pick picks a free loopback port for a server that idemspec restarts
@@ -36,16 +34,7 @@ func Pick() (int, error) {
 	}
 	var last error
 	for try := 0; try < 64; try++ {
-		n := rand.IntN(total)
-		port := 0
-		for _, r := range ranges {
-			if size := r[1] - r[0] + 1; n < size {
-				port = r[0] + n
-				break
-			} else {
-				n -= size
-			}
-		}
+		port := nth(ranges, rand.IntN(total))
 		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
 			last = err
@@ -55,6 +44,18 @@ func Pick() (int, error) {
 		return port, nil
 	}
 	return 0, fmt.Errorf("pick a free port: 64 ports outside the ephemeral range %d-%d were taken (last: %v)", lo, hi, last)
+}
+
+// nth is the n-th port of the ranges, counted from the first.
+func nth(ranges [][2]int, n int) int {
+	for _, r := range ranges {
+		size := r[1] - r[0] + 1
+		if n < size {
+			return r[0] + n
+		}
+		n -= size
+	}
+	panic("freeport: n beyond the ranges")
 }
 
 // lowestPort is where the draw starts: below it sit the ports of common
@@ -81,28 +82,11 @@ func outside(lo, hi int) [][2]int {
 func ephemeralRange() (lo, hi int) {
 	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
 	if err == nil {
-		if lo, hi, err := parseRange(string(b)); err == nil {
+		if _, err := fmt.Sscan(string(b), &lo, &hi); err == nil && lo <= hi {
 			return lo, hi
 		}
 	}
 	return 32768, 65535
-}
-
-func parseRange(s string) (lo, hi int, err error) {
-	f := strings.Fields(s)
-	if len(f) != 2 {
-		return 0, 0, errors.New("not two numbers")
-	}
-	if lo, err = strconv.Atoi(f[0]); err != nil {
-		return 0, 0, err
-	}
-	if hi, err = strconv.Atoi(f[1]); err != nil {
-		return 0, 0, err
-	}
-	if lo > hi {
-		return 0, 0, errors.New("low above high")
-	}
-	return lo, hi, nil
 }
 
 // kernelPort is the kernel's pick, when its range leaves no room.

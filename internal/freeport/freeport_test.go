@@ -54,3 +54,14 @@ func TestOutsideLeavesTheRangeOut(t *testing.T) {
 		}
 	}
 }
+
+// TestNthCountsAcrossRanges: the draw reaches every port of every range
+// and no other.
+func TestNthCountsAcrossRanges(t *testing.T) {
+	r := [][2]int{{10000, 10999}, {20000, 20999}}
+	for n, want := range map[int]int{0: 10000, 999: 10999, 1000: 20000, 1999: 20999} {
+		if got := nth(r, n); got != want {
+			t.Errorf("nth(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
