@@ -297,6 +297,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reportTarget(target), Redact: target.Redact, Shard: r.shard,
 	})
+	rep.Run.Incomplete = namedSignal(r.ctx, rep.Run.Incomplete)
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
