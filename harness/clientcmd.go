@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -56,17 +57,33 @@ func (p *ClientProcess) Kill(why string) {
 	p.proc.Kill()
 }
 
+// Stop ends the client and everything it started, saying why: SIGTERM
+// to its process group and descendants, SIGKILL after proc.DefaultGrace.
+// It returns once they are gone.
+func (p *ClientProcess) Stop(why string) {
+	p.mu.Lock()
+	if p.killed == "" {
+		p.killed = why
+	}
+	p.mu.Unlock()
+	p.proc.Stop(proc.DefaultGrace)
+}
+
 // Wait waits for the client to exit, killing it after limit (SIGKILL:
 // the limit is the contract's deadline plus its slack), and reads its
-// result. It never waits longer than limit plus the kill, and whatever
-// the client left running dies with it.
-func (p *ClientProcess) Wait(limit time.Duration) check.ClientExit {
+// result. When ctx ends first (an interrupt, the run's time limit) the
+// client is stopped at once: SIGTERM, then SIGKILL after proc.DefaultGrace.
+// It never waits longer than limit plus the kill, and whatever the
+// client left running dies with it.
+func (p *ClientProcess) Wait(ctx context.Context, limit time.Duration) check.ClientExit {
 	timer := time.NewTimer(limit - time.Since(p.started))
 	defer timer.Stop()
 	select {
 	case <-p.proc.Done():
 	case <-timer.C:
 		p.Kill(fmt.Sprintf("still running after %v", limit))
+	case <-ctx.Done():
+		p.Stop(fmt.Sprintf("stopped when the run was cut short (%v)", context.Cause(ctx)))
 	}
 	p.proc.Stop(0)
 	x := check.ClientExit{Elapsed: time.Since(p.started), Code: p.proc.ProcessState().ExitCode()}

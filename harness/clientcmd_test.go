@@ -1,6 +1,8 @@
 package harness_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +33,7 @@ func TestClientProcessReadsTheResult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := p.Wait(10 * time.Second)
+			x := p.Wait(context.Background(), 10*time.Second)
 			if x.State != tc.state || x.ResourceID != tc.id || x.Code != tc.code || x.Killed != "" {
 				t.Errorf("got %+v, want state %q id %q code %d", x, tc.state, tc.id, tc.code)
 			}
@@ -50,7 +52,7 @@ func TestClientProcessIsKilledAtItsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	x := p.Wait(300 * time.Millisecond)
+	x := p.Wait(context.Background(), 300*time.Millisecond)
 	if x.Killed == "" || x.State != "" {
 		t.Errorf("got %+v, want killed", x)
 	}
@@ -64,7 +66,7 @@ func TestClientEnvironmentReachesTheCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := p.Wait(10 * time.Second)
+	x := p.Wait(context.Background(), 10*time.Second)
 	if x.ResourceID != "m-1" {
 		t.Errorf("resource id %q, want the marker from the environment", x.ResourceID)
 	}
@@ -83,7 +85,7 @@ func TestClientProcessLeavesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			x := p.Wait(300 * time.Millisecond)
+			x := p.Wait(context.Background(), 300*time.Millisecond)
 			if took := time.Since(start); took > 1500*time.Millisecond || x.Killed == "" {
 				t.Errorf("Wait took %v (killed %q) for a 300ms limit", took, x.Killed)
 			}
@@ -91,5 +93,55 @@ func TestClientProcessLeavesNothing(t *testing.T) {
 				t.Errorf("pids %v still run %q", left, h.Sleep)
 			}
 		})
+	}
+}
+
+// An interrupt or the run's time limit ends the context of the check
+// under way: Wait stops the client then, long before its own limit, and
+// says why, with everything it started.
+func TestClientProcessStopsWhenTheRunIsCutShort(t *testing.T) {
+	for _, h := range proctest.Hostiles() {
+		t.Run(h.Name, func(t *testing.T) {
+			p, err := harness.StartClient(h.Line+"trap '' TERM; sleep 999", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(errors.New("Interrupted by User"))
+			x := p.Wait(ctx, time.Hour)
+			if !strings.Contains(x.Killed, "cut short (Interrupted by User)") {
+				t.Errorf("killed %q: want the run's end named", x.Killed)
+			}
+			if left := proctest.GoneSoon(h.Sleep); len(left) > 0 {
+				t.Errorf("pids %v still run %q", left, h.Sleep)
+			}
+		})
+	}
+}
+
+// Clients.Stop ends every program still running, those no check waits
+// for included, and no program starts after it.
+func TestClientsStopEndsEveryProgram(t *testing.T) {
+	var c harness.Clients
+	var sleeps []string
+	for _, h := range proctest.Hostiles() {
+		if _, err := c.Start(h.Line+"sleep 999", nil); err != nil {
+			t.Fatal(err)
+		}
+		sleeps = append(sleeps, h.Sleep)
+	}
+	done, err := c.Start("true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done.Exited()
+	c.Stop("interrupted")
+	for _, s := range sleeps {
+		if left := proctest.GoneSoon(s); len(left) > 0 {
+			t.Errorf("pids %v still run %q", left, s)
+		}
+	}
+	if _, err := c.Start("true", nil); !errors.Is(err, harness.ErrClientsStopped) {
+		t.Errorf("Start after Stop: %v, want ErrClientsStopped", err)
 	}
 }

@@ -14,16 +14,27 @@ type ToolRow struct {
 	// destructive"); Key the input property taken as an idempotency key.
 	Claimed string `json:"claimed"`
 	Key     string `json:"key,omitempty"`
-	// Verdict is the worst verdict of its checks; Verdicts lists them
-	// ("M1 PASS, M2 FAIL").
+	// Verdict is the worst verdict of its checks, or NotAudited when
+	// some never ran and none found worse than SKIP; Verdicts lists them
+	// ("M1 PASS, M2 FAIL, M9 not run").
 	Verdict  check.Status `json:"verdict"`
 	Verdicts string       `json:"verdicts"`
 	// Evidence is the first reason of a verdict that did not pass.
 	Evidence string `json:"evidence,omitempty"`
 }
 
+// NotAudited is the verdict of a tool whose audit was cut short before
+// its checks found anything: an interrupt or the time limit came first.
+// It is a tool's verdict only, never a check's.
+const NotAudited check.Status = "NOT AUDITED"
+
 // Class is the row's CSS class in the HTML report.
-func (t ToolRow) Class() string { return verdictClass(t.Verdict) }
+func (t ToolRow) Class() string {
+	if t.Verdict == NotAudited {
+		return "v-incomplete"
+	}
+	return verdictClass(t.Verdict)
+}
 
 // Label names the check as the report lists it: its ID, and what it
 // judged when it judges several things (M1 put_note), or the operation

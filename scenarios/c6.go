@@ -23,24 +23,24 @@ func killedMidOperation(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	p, err := t.start()
+	p, err := t.start(ctx)
 	if err != nil {
 		return check.Verdict{}, err
 	}
 	first, err := t.awaitCreate(ctx, p)
 	if err != nil {
-		t.finish(p, "first client")
+		t.finish(ctx, p, "first client")
 		return check.Verdict{}, err
 	}
 	t.lost[first] = true
 	p.Kill("SIGKILL to its process group while its create was in flight (C6)")
-	t.finish(p, "first client")
+	t.finish(ctx, p, "first client")
 	remove()
-	again, err := t.start()
+	again, err := t.start(ctx)
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	t.finish(again, "restarted client")
+	t.finish(ctx, again, "restarted client")
 	rec, err := t.judge(ctx)
 	if err != nil {
 		return check.Verdict{}, err

@@ -46,6 +46,9 @@ type ClientEnv struct {
 	Slack time.Duration
 	// StateRoot holds one state directory per operation.
 	StateRoot string
+	// Clients are the client programs running now: an interrupt stops
+	// them all at once (Clients.Stop).
+	Clients harness.Clients
 }
 
 // outputExcerpt is how much of a client's stdout and stderr the evidence
@@ -201,15 +204,20 @@ func keyHeader(k targets.Key) string {
 	return ""
 }
 
-// start runs the client command once for the trial's operation.
-func (t *trial) start() (*harness.ClientProcess, error) {
-	return harness.StartClient(t.ce.Command, t.environ())
+// start runs the client command once for the trial's operation, unless
+// the run is being cut short (ctx ended).
+func (t *trial) start(ctx context.Context) (*harness.ClientProcess, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("the client was not started: %w", context.Cause(ctx))
+	}
+	return t.ce.Clients.Start(t.ce.Command, t.environ())
 }
 
-// finish waits for a client run (killing it at the deadline plus slack)
-// and keeps its exit and an excerpt of its output.
-func (t *trial) finish(p *harness.ClientProcess, name string) check.ClientExit {
-	x := p.Wait(t.ce.Deadline + t.ce.Slack)
+// finish waits for a client run (killing it at the deadline plus slack,
+// or stopping it at once when ctx ends) and keeps its exit and an
+// excerpt of its output.
+func (t *trial) finish(ctx context.Context, p *harness.ClientProcess, name string) check.ClientExit {
+	x := p.Wait(ctx, t.ce.Deadline+t.ce.Slack)
 	t.rec.Exits = append(t.rec.Exits, x)
 	stdout, stderr := p.Output(outputExcerpt)
 	note := fmt.Sprintf("%s: exit %d after %v, state %q", name, x.Code, x.Elapsed.Round(time.Millisecond), x.State)

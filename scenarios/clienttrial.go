@@ -21,7 +21,7 @@ func loseFirstAnswer(ctx context.Context, t *trial, why string) error {
 	if err != nil {
 		return err
 	}
-	p, err := t.start()
+	p, err := t.start(ctx)
 	if err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func loseFirstAnswer(ctx context.Context, t *trial, why string) error {
 	if err == nil {
 		t.lost[first] = true
 	}
-	t.finish(p, "client")
+	t.finish(ctx, p, "client")
 	return nil
 }
 
@@ -56,11 +56,11 @@ func lostUncommitted(judge func(ClientTrial) check.Verdict) func(context.Context
 func answeredAlways(ctx context.Context, t *trial, status int, fault string, judge func(ClientTrial) check.Verdict) (check.Verdict, error) {
 	t.ce.server().FailNext(1<<20, status)
 	t.ev.Faults = append(t.ev.Faults, fault)
-	p, err := t.start()
+	p, err := t.start(ctx)
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	t.finish(p, "client")
+	t.finish(ctx, p, "client")
 	rec, err := t.judge(ctx)
 	if err != nil {
 		return check.Verdict{}, err

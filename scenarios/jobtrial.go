@@ -115,9 +115,9 @@ func (t *trial) drop(h *fakes.Held, why string) {
 }
 
 // startRun starts a run of the program and notes where it began.
-func (t *trial) startRun() (*harness.ClientProcess, error) {
+func (t *trial) startRun(ctx context.Context) (*harness.ClientProcess, error) {
 	t.job.runs = append(t.job.runs, len(t.ce.Server.Requests()))
-	return t.start()
+	return t.start(ctx)
 }
 
 // loseEachAnswer runs the program once with the first request of every
@@ -128,7 +128,7 @@ func loseEachAnswer(ctx context.Context, t *trial, ran bool) error {
 	for _, s := range t.job.steps {
 		holds = append(holds, t.hold(s.Name, ran))
 	}
-	p, err := t.startRun()
+	p, err := t.startRun(ctx)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func loseEachAnswer(ctx context.Context, t *trial, ran bool) error {
 			t.drop(h, fmt.Sprintf("step %s: the first request dropped on arrival, unrun (the connection closed)", name))
 		}
 	}
-	t.finish(p, fmt.Sprintf("run %d", len(t.job.runs)))
+	t.finish(ctx, p, fmt.Sprintf("run %d", len(t.job.runs)))
 	return nil
 }
 
@@ -152,7 +152,7 @@ func loseEachAnswer(ctx context.Context, t *trial, ran bool) error {
 // request.
 func killAt(ctx context.Context, t *trial, step string, ran bool) error {
 	h := t.hold(step, ran)
-	p, err := t.startRun()
+	p, err := t.startRun(ctx)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func killAt(ctx context.Context, t *trial, step string, ran bool) error {
 		t.job.kills = append(t.job.kills, JobKill{Run: run, Step: step, Ran: ran})
 		t.drop(h, "run "+fmt.Sprint(run)+": killed "+where)
 	}
-	t.finish(p, fmt.Sprintf("run %d", run))
+	t.finish(ctx, p, fmt.Sprintf("run %d", run))
 	if late {
 		return fmt.Errorf("%w: the program had given up on step %s's request (its own timeout) before the kill came", errFaultLate, step)
 	}
@@ -197,12 +197,12 @@ func (t *trial) stepBefore(step string) string {
 }
 
 // runToEnd runs the program once, with no fault of its own.
-func runToEnd(t *trial, why string) error {
-	p, err := t.startRun()
+func runToEnd(ctx context.Context, t *trial, why string) error {
+	p, err := t.startRun(ctx)
 	if err != nil {
 		return err
 	}
-	t.finish(p, fmt.Sprintf("run %d (%s)", len(t.job.runs), why))
+	t.finish(ctx, p, fmt.Sprintf("run %d (%s)", len(t.job.runs), why))
 	return nil
 }
 
@@ -211,19 +211,19 @@ func runToEnd(t *trial, why string) error {
 // program's lane) until the program ends, and drops the answer.
 func unreachableAfter(ctx context.Context, t *trial, step string) error {
 	h := t.hold(step, true)
-	p, err := t.startRun()
+	p, err := t.startRun(ctx)
 	if err != nil {
 		return err
 	}
 	if t.await(ctx, p, h, "step "+step) {
 		if _, err := t.applyFault(harness.Blackhole{}, "on the program's lane from the moment step "+step+"'s first request ran, to the end of the run"); err != nil {
-			t.finish(p, "run 1")
+			t.finish(ctx, p, "run 1")
 			return err
 		}
 		t.job.unreachable = true
 		t.drop(h, "step "+step+": the first request's answer lost, and the server unreachable from then on")
 	}
-	t.finish(p, fmt.Sprintf("run %d", len(t.job.runs)))
+	t.finish(ctx, p, fmt.Sprintf("run %d", len(t.job.runs)))
 	return nil
 }
 

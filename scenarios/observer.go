@@ -104,7 +104,10 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 
 // observed is the check of a spec the observer follows: one of the
 // run's mode the label filter selected (the others were finished at
-// Begin).
+// Begin) that runs. A selected spec Ginkgo skips unrun is one an
+// interrupt or the run's time limit left out: the run's end lists it
+// with the report's verdict, so it is no line of its own here (it was
+// selected: "not selected" would be wrong).
 func observed(r types.SpecReport) (check.Check, Options, bool) {
 	suite.Lock()
 	o, keep := suite.opts, suite.selected
@@ -112,6 +115,9 @@ func observed(r types.SpecReport) (check.Check, Options, bool) {
 	id := checkLabel(r.Labels())
 	c, known := check.Get(id)
 	if o.Observer == nil || !known || !inMode(r, o) || (keep != nil && !keep(id)) {
+		return check.Check{}, o, false
+	}
+	if r.State == types.SpecStateSkipped && !Judged(r) {
 		return check.Check{}, o, false
 	}
 	return shown(c, operationLabelOf(r.Labels())), o, true

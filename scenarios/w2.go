@@ -24,10 +24,10 @@ func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := killAt(ctx, t, stepLink, false); err != nil {
 		return check.Verdict{}, err
 	}
-	if err := runToEnd(t, "started again after the kill, with the same state directory"); err != nil {
+	if err := runToEnd(ctx, t, "started again after the kill, with the same state directory"); err != nil {
 		return check.Verdict{}, err
 	}
-	if err := runToEnd(t, "started again after its end, with the same state directory"); err != nil {
+	if err := runToEnd(ctx, t, "started again after its end, with the same state directory"); err != nil {
 		return check.Verdict{}, err
 	}
 	jt, err := t.judgeJob(ctx)

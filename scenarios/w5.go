@@ -25,7 +25,7 @@ func killedInsideSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 			return check.Verdict{}, err
 		}
 	}
-	if err := runToEnd(t, "started again after the second kill, with the same state directory"); err != nil {
+	if err := runToEnd(ctx, t, "started again after the second kill, with the same state directory"); err != nil {
 		return check.Verdict{}, err
 	}
 	jt, err := t.judgeJob(ctx)

@@ -124,9 +124,27 @@ func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, 
 	if f.labelFilter != "" {
 		filter += " && (" + f.labelFilter + ")"
 	}
+	// SIGINT or SIGTERM stops every program under test at once (SIGTERM
+	// to its process group, SIGKILL after a short grace), so the check
+	// under way ends now and the reports follow; Ginkgo, listening too,
+	// skips the rest. The run's time limit ends the check's context,
+	// which stops its program the same way. Whatever is still running
+	// when the run ends, a program a check abandoned on a second signal
+	// included, is stopped before idemspec exits.
+	sig := watchInterrupts()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-sig.first.Done()
+		ce.Clients.Stop(context.Cause(sig.first).Error())
+	}()
+	defer func() {
+		sig.stop()
+		<-stopped
+	}()
 	return runSuite(suiteRun{
 		env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true, workflow: f.workflow,
-		banner: banner,
+		banner: banner, ctx: sig.first, cleanupCtx: sig.second,
 	}, stdout, stderr)
 }

@@ -49,8 +49,8 @@ func TestInterruptedRunLeavesIncompleteReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no report after SIGINT: %v\n%s%s", err, out, stderr.String())
 	}
-	if r.Run.Complete || r.Run.Incomplete != "Interrupted by User" {
-		t.Errorf("run %+v: want complete=false, incomplete=Interrupted by User", r.Run)
+	if r.Run.Complete || r.Run.Incomplete != "interrupted by SIGINT" {
+		t.Errorf("run %+v: want complete=false, incomplete=interrupted by SIGINT", r.Run)
 	}
 	f := strings.Fields(first)
 	// Every verdict the terminal printed, the check cut short by the
@@ -73,7 +73,7 @@ func TestInterruptedRunLeavesIncompleteReport(t *testing.T) {
 	if _, ok := printed[f[1]]; !ok || unfinished == 0 || len(r.Checks) < 2 {
 		t.Errorf("want the finished check %s and at least one SKIP for the interruption, got %+v", f[1], r.Checks)
 	}
-	if !strings.Contains(out, "the run is incomplete (Interrupted by User)") {
+	if !strings.Contains(out, "the run is incomplete (interrupted by SIGINT)") {
 		t.Errorf("stdout does not say the run is incomplete:\n%s", out)
 	}
 	entries, _ := os.ReadDir(dir)

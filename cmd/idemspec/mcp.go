@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
 	"github.com/idemspec/idemspec/targets/mcp"
@@ -94,8 +95,12 @@ func (a *mcpAudit) run(stdout, stderr io.Writer) int {
 	if !r.Run.Complete {
 		fmt.Fprintf(stdout, "the audit is incomplete: %s\n", r.Run.Incomplete)
 	}
+	width := len(check.ERROR)
 	for _, t := range r.Tools {
-		fmt.Fprintf(stdout, "  %-5s %-20s %s: %s\n", t.Verdict, t.Tool, t.Claimed, t.Verdicts)
+		width = max(width, len(t.Verdict)) // NOT AUDITED
+	}
+	for _, t := range r.Tools {
+		fmt.Fprintf(stdout, "  %-*s %-20s %s: %s\n", width, t.Verdict, t.Tool, t.Claimed, t.Verdicts)
 	}
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "wrote", p)

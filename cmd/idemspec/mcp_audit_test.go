@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
 )
 
@@ -87,14 +88,15 @@ process:
 			if err != nil {
 				t.Fatalf("no report after SIGTERM: %v\n%s%s", err, out.String(), stderr.String())
 			}
-			if r.Run.Complete || !strings.Contains(r.Run.Incomplete, "interrupted by a signal") {
-				t.Errorf("run %+v: want incomplete, interrupted by a signal", r.Run)
+			if r.Run.Complete || r.Run.Incomplete != "interrupted by SIGTERM" {
+				t.Errorf("run %+v: want incomplete, interrupted by SIGTERM", r.Run)
 			}
 			for _, f := range []string{"junit.xml", "report.md", "report.html"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 					t.Error(err)
 				}
 			}
+			notAuditedOnlyWhatRan(t, r, out.String())
 			for _, pid := range pids {
 				// Stopped means stopped once idemspec exits; a little grace for
 				// init to reap what it was left.
@@ -104,6 +106,29 @@ process:
 				}
 			}
 		})
+	}
+}
+
+// notAuditedOnlyWhatRan: in an interrupted audit no tool is PASS unless
+// every check that concerns it ran; one with a check that never ran and
+// nothing found is NOT AUDITED, in report.json and on the console.
+func notAuditedOnlyWhatRan(t *testing.T, r reports.Report, console string) {
+	t.Helper()
+	notAudited := 0
+	for _, row := range r.Tools {
+		ran := row.Verdicts != "" && !strings.Contains(row.Verdicts, "not run")
+		if row.Verdict == reports.NotAudited {
+			notAudited++
+			if !strings.Contains(console, "NOT AUDITED "+row.Tool) {
+				t.Errorf("the console does not say %s is NOT AUDITED:\n%s", row.Tool, console)
+			}
+		}
+		if (row.Verdict == check.PASS || row.Verdict == check.SKIP) && !ran {
+			t.Errorf("tool %s: %s with checks %q: a tool with checks that never ran is NOT AUDITED", row.Tool, row.Verdict, row.Verdicts)
+		}
+	}
+	if notAudited == 0 {
+		t.Logf("every tool's checks ran before the signal: %+v", r.Tools)
 	}
 }
 

@@ -268,10 +268,13 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	reporterConfig.NoColor = true
 	// Ginkgo's reporter writes to formatter.ColorableStdOut; the terminal
 	// gets idemspec's one line per check instead, the log gets Ginkgo's.
-	formatter.ColorableStdOut = log
+	var ginkgoOut io.Writer = log
 	if r.verbose {
-		formatter.ColorableStdOut = io.MultiWriter(progress, log)
+		ginkgoOut = io.MultiWriter(progress, log)
 	}
+	ginkgoStream := newStackless(ginkgoOut)
+	defer ginkgoStream.Flush()
+	formatter.ColorableStdOut = ginkgoStream
 	r.property.Replay = r.replay
 	view := console.Detect(stdout, r.noColor)
 	view.Live = view.Live && !r.verbose // Ginkgo's stream would break into the status line
@@ -297,6 +300,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reportTarget(target), Redact: target.Redact, Shard: r.shard,
 	})
+	rep.Run.Incomplete = namedSignal(r.ctx, rep.Run.Incomplete)
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)

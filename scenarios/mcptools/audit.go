@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -122,7 +123,7 @@ func declared(a Audited) check.Evidence {
 	return check.Evidence{Notes: []string{note}}
 }
 
-func runOne(ctx context.Context, srv Server, a Audited, c *Check, s Settings) (r Result) {
+func runOne(audit context.Context, srv Server, a Audited, c *Check, s Settings) (r Result) {
 	start := time.Now()
 	r = Result{Tool: a.Tool, Check: c.Entry()}
 	defer func() { r.Elapsed = time.Since(start) }()
@@ -135,7 +136,7 @@ func runOne(ctx context.Context, srv Server, a Audited, c *Check, s Settings) (r
 		r.Verdict = check.Skip(c.ID, why)
 		return r
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.checkTimeout())
+	ctx, cancel := context.WithTimeout(audit, s.checkTimeout())
 	defer cancel()
 	args, _ := newArguments(a.Tool, a.Key, s.Tools[a.Tool.Name])
 	tr := &trial{srv: srv, tool: a.Tool, key: a.Key, args: args, oracle: mcp.Oracle{Tool: a.Oracle, Args: s.Oracle.Args}, s: s, trace: &Trace{Tool: a.Tool.Name}}
@@ -153,5 +154,22 @@ func runOne(ctx context.Context, srv Server, a Audited, c *Check, s Settings) (r
 		r.Evidence = tr.trace.Evidence()
 	}()
 	r.Verdict = c.Run(ctx, tr)
+	if audit.Err() != nil && (r.Verdict.Status == check.PASS || r.Verdict.Status == check.SKIP) {
+		// The audit was interrupted or ran out of time while the check
+		// ran: what it saw is not all it would have seen.
+		r.Verdict = check.Errored(c.ID, fmt.Errorf("not finished: %v", cutShort(audit)))
+	}
 	return r
+}
+
+// cutShort says what ended the audit: a signal (the cause names it) or
+// its time limit.
+func cutShort(audit context.Context) string {
+	if cause := context.Cause(audit); cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !errors.Is(cause, context.Canceled) {
+		return cause.Error()
+	}
+	if errors.Is(audit.Err(), context.DeadlineExceeded) {
+		return "the audit's time limit (--timeout) ran out"
+	}
+	return "the audit was interrupted"
 }

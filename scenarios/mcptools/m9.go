@@ -72,6 +72,11 @@ func search(ctx context.Context, tr *trial) check.Verdict {
 		return check.Errored(id, err)
 	}
 	calibration.Notes = append(calibration.Notes, p.summary())
+	if p.best == nil && ctx.Err() != nil {
+		// Its own bound (sequences, time) ends a search; an interrupt or
+		// a time limit outside it leaves it unfinished: no verdict.
+		return check.Errored(id, fmt.Errorf("not finished: the search was cut short (%v) after %d sequences", context.Cause(ctx), p.ran))
+	}
 	if seed := tr.s.Seed; seed != 0 && tr.s.Replay != nil {
 		calibration.Notes = append(calibration.Notes, fmt.Sprintf("seed %d draws these sequences again: %s", seed, tr.s.Replay(seed)))
 	}

@@ -23,21 +23,37 @@ func Report(results []Result, tools []Audited, run reports.Run, m reports.Meta) 
 	return out
 }
 
-// ToolTable is the per-tool table: claim, verdicts, first evidence.
+// ToolTable is the per-tool table: claim, verdicts, first evidence. A
+// check that concerns a tool and has no result (the audit was cut short
+// before it) is listed as not run; a tool with such a check and nothing
+// worse than SKIP found is NOT AUDITED, never PASS: a finding stands,
+// an absence of findings over checks that never ran says nothing.
 func ToolTable(results []Result, tools []Audited) []reports.ToolRow {
 	var rows []reports.ToolRow
 	for _, a := range tools {
 		row := reports.ToolRow{Tool: a.Tool.Name, Claimed: a.Tool.Claim(), Key: a.Key, Verdict: check.PASS}
 		var vs []string
+		ran := map[string]bool{}
 		for _, r := range results {
 			if r.Tool.Name != a.Tool.Name {
 				continue
 			}
+			ran[r.Check.ID] = true
 			vs = append(vs, fmt.Sprintf("%s %s", r.Check.ID, r.Verdict.Status))
 			row.Verdict = reports.Worst(row.Verdict, r.Verdict.Status)
 			if r.Verdict.Status != check.PASS && row.Evidence == "" {
 				row.Evidence = r.Check.ID + ": " + r.Verdict.Reason
 			}
+		}
+		unrun := 0
+		for _, c := range Checks() {
+			if c.Concerns(a) && !ran[c.ID] {
+				vs = append(vs, c.ID+" not run")
+				unrun++
+			}
+		}
+		if (unrun > 0 || len(ran) == 0) && (row.Verdict == check.PASS || row.Verdict == check.SKIP) {
+			row.Verdict = reports.NotAudited
 		}
 		row.Verdicts = strings.Join(vs, ", ")
 		rows = append(rows, row)

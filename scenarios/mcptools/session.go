@@ -85,7 +85,11 @@ func (o Options) run(started time.Time, interrupted, ctx context.Context) report
 	run := reports.Run{Started: started.UTC(), DurationMS: reports.MS(time.Since(started)), Complete: ctx.Err() == nil, Seed: int64(o.Settings.Seed)}
 	switch {
 	case interrupted.Err() != nil:
-		run.Incomplete = "interrupted by a signal (SIGINT or SIGTERM)"
+		// The caller's cause names the signal ("interrupted by SIGTERM").
+		run.Incomplete = "interrupted by a signal"
+		if cause := context.Cause(interrupted); !errors.Is(cause, context.Canceled) {
+			run.Incomplete = cause.Error()
+		}
 	case ctx.Err() != nil:
 		run.Incomplete = "the run's time limit (--timeout) ran out"
 	}
