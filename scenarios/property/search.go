@@ -134,7 +134,7 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 		should.best, should.failingSeed = seen, 0
 		seen.failed = seen.noted
 		seen.markNoted()
-		again = "searched again with them failing, no sequence broke them (a race that did not recur): the sequence that did is shown unshrunk"
+		again = "searched again with them failing, no sequence broke them (" + RaceDidNotRecur + "): the sequence that did is shown unshrunk"
 	}
 	out.Should = should.result("P2")
 	out.Should.FirstCounterexample, out.Should.FirstSequence = must.shouldAt, must.shouldIndex+1

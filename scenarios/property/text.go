@@ -86,6 +86,10 @@ func (r *pass) notes() []string {
 // time limit rather than ending because no shorter sequence failed.
 const ShrinkTimeRanOut = "shrinking ran out of its time before it stopped paying"
 
+// RaceDidNotRecur is what the notes say when the sequence that broke a
+// SHOULD rule broke none when drawn again, so it is shown unshrunk.
+const RaceDidNotRecur = "a race that did not recur"
+
 // summary says how a counterexample was found and shrunk.
 func (r *pass) summary() string {
 	if r.best == nil {
