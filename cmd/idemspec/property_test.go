@@ -221,16 +221,38 @@ func TestPropertiesAttributeSharedViews(t *testing.T) {
 
 func TestPropertySeedIsPrintedAndStored(t *testing.T) {
 	t.Parallel()
-	r := run(t, "--label-filter", "property", "--seed", "4242", "--checks", "3", "--steps", "5")
+	r := run(t, "--label-filter", "property", "--seed", "4242", "--sequences", "3", "--steps", "5")
 	if r.code != 0 || r.report.Run.Seed != 4242 || !strings.Contains(r.stdout, "seed 4242") {
 		t.Fatalf("exit %d, report seed %d\n%s", r.code, r.report.Run.Seed, r.stdout)
 	}
-	p1 := checkResult(t, r, scenarios.P1.ID)
-	if !slices.ContainsFunc(p1.Evidence.Notes, func(n string) bool {
-		return strings.Contains(n, "rapid: 3 sequences (--checks 3)") && strings.Contains(n, "from seed 4242")
-	}) {
-		t.Errorf("notes %q do not give the checks and the seed", p1.Evidence.Notes)
+	if !sequencesNoted(t, r, 3) {
+		t.Errorf("notes %q do not give the sequences and the seed", checkResult(t, r, scenarios.P1.ID).Evidence.Notes)
 	}
+}
+
+// --checks, the first name of --sequences, still sets it, says on
+// stderr that it is deprecated, and is left out of the help.
+func TestChecksFlagIsADeprecatedSequences(t *testing.T) {
+	t.Parallel()
+	r := run(t, "--label-filter", "property", "--seed", "4242", "--checks", "2", "--steps", "5")
+	if r.code != 0 || !sequencesNoted(t, r, 2) {
+		t.Fatalf("exit %d, notes %q\n%s", r.code, checkResult(t, r, scenarios.P1.ID).Evidence.Notes, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "--checks is deprecated: use --sequences") {
+		t.Errorf("stderr %q gives no deprecation note", r.stderr)
+	}
+	help := idemspec(t, "run", "--help")
+	if !strings.Contains(help.stdout, "--sequences") || strings.Contains(help.stdout, "--checks") {
+		t.Errorf("run --help shows --checks, or not --sequences:\n%s", help.stdout)
+	}
+}
+
+// sequencesNoted says whether P1's notes give n sequences (and the flag
+// that sets them) from seed 4242.
+func sequencesNoted(t *testing.T, r result, n int) bool {
+	return slices.ContainsFunc(checkResult(t, r, scenarios.P1.ID).Evidence.Notes, func(note string) bool {
+		return strings.Contains(note, fmt.Sprintf("rapid: %d sequences (--sequences %d)", n, n)) && strings.Contains(note, "from seed 4242")
+	})
 }
 
 func TestPropertyBudgetCapsCreateRequests(t *testing.T) {

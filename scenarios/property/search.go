@@ -15,8 +15,8 @@ import (
 
 // Config sets how hard the properties search.
 type Config struct {
-	// Checks is how many random sequences rapid tries.
-	Checks int
+	// Sequences is how many random sequences rapid tries (its -rapid.checks).
+	Sequences int
 	// Steps is the average number of actions in a sequence.
 	Steps int
 	// Budget caps the create requests the properties send in all,
@@ -50,14 +50,14 @@ type Config struct {
 
 // DefaultConfig is tuned to catch every mutant in seconds.
 func DefaultConfig() Config {
-	return Config{Checks: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1}
+	return Config{Sequences: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1}
 }
 
 // WithDefaults fills the fields left zero.
 func (c Config) WithDefaults() Config {
 	d := DefaultConfig()
-	if c.Checks == 0 {
-		c.Checks = d.Checks
+	if c.Sequences == 0 {
+		c.Sequences = d.Sequences
 	}
 	if c.Steps == 0 {
 		c.Steps = d.Steps

@@ -61,8 +61,8 @@ func (r *pass) notes() []string {
 		drawn = append(drawn, fmt.Sprintf("%s %d", a.name, r.drawn[a.name]))
 	}
 	out := []string{
-		fmt.Sprintf("rapid: %d sequences (--checks %d) of about %d steps (--steps %d) from seed %d",
-			r.sequences, r.cfg.Checks, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
+		fmt.Sprintf("rapid: %d sequences (--sequences %d) of about %d steps (--steps %d) from seed %d",
+			r.sequences, r.cfg.Sequences, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
 		fmt.Sprintf("%d steps taken, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
 			r.steps, r.spent, strings.Join(drawn, ", "), r.freshBursts),
 	}
