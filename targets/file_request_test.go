@@ -12,8 +12,9 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// Mistakes that used to pass validation and then made a correct API look
-// broken (or unreachable) are load errors naming file, line and field.
+// Mistakes that would pass a check of each field alone and then make a
+// correct API look broken (or unreachable) are load errors naming file,
+// line and field.
 func TestMistakesThatWouldMakeARunLie(t *testing.T) {
 	const body = `'{"m":"{{.Marker}}","v":{{.Variant}}}'`
 	cases := []struct{ name, data, want string }{

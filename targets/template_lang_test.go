@@ -34,8 +34,8 @@ func parseSoon(t *testing.T, name string, data []byte) (*targets.Target, error) 
 
 // Templates are text and fields: every other construct of text/template
 // is a load error naming the file, line and field, found without running
-// it ({{range 100000000000}} used to spin the load for ever, and range
-// over 2e7 loaded at 1.2 GB).
+// it: run, {{range 100000000000}} would spin the load for ever, and a
+// range over 2e7 would take 1.2 GB).
 func TestTemplatesHoldTextAndFieldsOnly(t *testing.T) {
 	for _, c := range []struct{ field, text, want string }{
 		{"create.body", `{"m":"{{.Marker}}","v":{{.Variant}}}{{range 100000000000}}{{end}}`, "t.yaml:4: create.body: {{range 100000000000}}{{end}} is not part of a target file's templates"},

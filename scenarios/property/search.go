@@ -146,7 +146,7 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 	return out, nil
 }
 
-// search runs rapid once with the rules of level failing a sequence.
+// runPass runs rapid once with the rules of level failing a sequence.
 func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
 	if err := configureRapid(cfg); err != nil {
 		return nil, err

@@ -17,8 +17,9 @@ func Sleep() string {
 	return fmt.Sprintf("sleep 1000.%06d", n.Int64())
 }
 
-// Hostile is a command that used to outlive its bound: Line is a shell
-// line around a unique Sleep, which a scan for Sleep finds.
+// Hostile is a command that outlives its bound unless it is stopped by
+// force: Line is a shell line around a unique Sleep, which a scan for
+// Sleep finds.
 type Hostile struct {
 	Name, Line, Sleep string
 }
