@@ -22,6 +22,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/internal/proc/proctest"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
@@ -423,7 +424,7 @@ func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
 	s.firstVerdict()
 	cmd.Process.Signal(os.Interrupt)
 	go s.rest()
-	waitFor(t, time.Minute, func() bool { _, err := os.Stat(began); return err == nil })
+	testenv.WaitFor(t, time.Minute, func() bool { _, err := os.Stat(began); return err == nil })
 	second := time.Now()
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
