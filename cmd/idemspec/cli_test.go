@@ -318,8 +318,10 @@ oracle:
 	if !strings.Contains(r.stderr, "not reachable") || strings.Contains(r.stderr, "goroutine ") {
 		t.Errorf("want a plain 'not reachable' message, got:\n%s", r.stderr)
 	}
-	if r.elapsed > 10*time.Second {
-		t.Errorf("took %v to give up", r.elapsed)
+	// Quickly: it gives up at its first read, before any check, however
+	// long the machine takes over that.
+	if !strings.Contains(strings.ToLower(r.stdout), "no check ran") {
+		t.Errorf("checks ran against a target that is not reachable:\n%s", r.stdout)
 	}
 }
 

@@ -428,8 +428,11 @@ func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
 	second := time.Now()
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
-	if took := time.Since(second); took > 5*time.Second || ctx.Err() != nil {
-		t.Errorf("idemspec took %v to exit after the second interrupt", took)
+	// Not skipped, the cleanup would run to its timeout (a minute) while
+	// the command ignores SIGTERM: half of it separates the two whatever
+	// the machine's load.
+	if took := time.Since(second); took >= targets.DefaultCleanupTimeout/2 || ctx.Err() != nil {
+		t.Errorf("idemspec took %v to exit after the second interrupt: it waited on the cleanup", took)
 	}
 	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
 		t.Errorf("exit %v, want 2", err)

@@ -172,8 +172,10 @@ func TestCancellationStopsARunPromptly(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Fatalf("cancelled run took %v", took)
+	// Ignored, the cancel would leave the attempt to its own timeout (a
+	// minute): half of it separates the two whatever the machine's load.
+	if took := time.Since(start); took >= c.Policy.AttemptTimeout/2 {
+		t.Fatalf("cancelled run took %v: the attempt ran on toward its timeout (%v)", took, c.Policy.AttemptTimeout)
 	}
 	if res.State != state.UnknownResult || res.Sent != 1 {
 		t.Fatalf("cancelled mid-send: %s after %d sends; the request reached the server, so UNKNOWN_RESULT", res.State, res.Sent)
