@@ -2,12 +2,14 @@ package fakes_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // A hold stops exactly the request it matches: after the work, a drop
@@ -142,13 +144,7 @@ func TestHoldSeesAClientGiveUp(t *testing.T) {
 		}
 		close(quit) // the client's timeout
 		<-got
-		deadline := time.Now().Add(5 * time.Second)
-		for !h.ClientGaveUp() {
-			if time.Now().After(deadline) {
-				t.Fatalf("after=%v: the client closed its request, the hold never saw it", after)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		testenv.WaitFor(t, fmt.Sprintf("after=%v: the hold saw the client close its request", after), h.ClientGaveUp)
 		h.Release(false)
 	}
 }

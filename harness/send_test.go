@@ -75,7 +75,7 @@ func TestHarnessNeverDuplicates(t *testing.T) {
 		}
 	}
 	// A lost answer leaves the handler running until its commit.
-	testenv.WaitFor(t, 30*time.Second, func() bool { return len(in.Arrivals()) >= h.Len() })
+	testenv.WaitFor(t, "every request of the history reached the server", func() bool { return len(in.Arrivals()) >= h.Len() })
 	time.Sleep(50 * time.Millisecond) // let any stray resend land; none must
 	if got, want := len(in.Arrivals()), h.Len(); got != want {
 		t.Fatalf("the server saw %d create requests for %d attempts in the history", got, want)

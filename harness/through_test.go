@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/history"
@@ -59,7 +58,7 @@ func TestLaneClientRecordsAndNeverResends(t *testing.T) {
 	if !slices.Equal(lc.Seqs(), []int{1, 2}) {
 		t.Fatalf("Seqs = %v", lc.Seqs())
 	}
-	testenv.WaitFor(t, 30*time.Second, func() bool { return len(in.Arrivals()) >= h.Len() })
+	testenv.WaitFor(t, "every request of the history reached the server", func() bool { return len(in.Arrivals()) >= h.Len() })
 	if got := len(in.Arrivals()); got != h.Len() {
 		t.Fatalf("the server saw %d creates for %d attempts: the lane client resent", got, h.Len())
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/internal/proc/proctest"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -414,11 +415,11 @@ func readInt(path string) int {
 }
 
 // running: the process exists and is not a zombie.
-// goneSoon waits, briefly, for a process and its group to be gone: a
-// SIGKILL to a group is delivered at once but a busy kernel may take a
-// moment to end a member the leader left behind.
+// goneSoon waits for a process and its group to be gone: a SIGKILL to a
+// group is delivered at once but a busy kernel may take a moment to end a
+// member the leader left behind. It returns as soon as they are.
 func goneSoon(pid int) bool {
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(testenv.WaitLimit)
 	for running(pid) || groupAlive(pid) {
 		if time.Now().After(deadline) {
 			return false

@@ -99,7 +99,7 @@ process:
 			for _, pid := range pids {
 				// Stopped means stopped once idemspec exits; a little grace for
 				// init to reap what it was left.
-				testenv.WaitFor(t, 5*time.Second, func() bool { return !alive(pid) })
+				testenv.WaitFor(t, "the server process ended", func() bool { return !alive(pid) })
 				if alive(pid) {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}

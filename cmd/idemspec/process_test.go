@@ -109,7 +109,7 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 			// Then until the crashed target is back and answering S5b's
 			// retries: the signal must find a healthy process to stop
 			// (one killed while starting is stopped by the failed start).
-			testenv.WaitFor(t, 30*time.Second, func() bool { return retryingAfterCrash(t, dir) })
+			testenv.WaitFor(t, "the run retried after the crash", func() bool { return retryingAfterCrash(t, dir) })
 			first := startedPids(t, dir)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
@@ -206,7 +206,7 @@ base_url: http://127.0.0.1:%d
     path: /healthz
     timeout: 10s
 `, port, restart))
-	testenv.WaitFor(t, 10*time.Second, func() bool { return portOpen(port) })
+	testenv.WaitFor(t, "the port opened", func() bool { return portOpen(port) })
 	before := readPid(t, filepath.Join(dir, "pid"))
 	r := run(t, "--target", p, "--label-filter", "restart")
 	if r.code != 0 {

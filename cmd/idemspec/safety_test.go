@@ -424,7 +424,7 @@ func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
 	s.firstVerdict()
 	cmd.Process.Signal(os.Interrupt)
 	go s.rest()
-	testenv.WaitFor(t, time.Minute, func() bool { _, err := os.Stat(began); return err == nil })
+	testenv.WaitFor(t, "the cleanup command began", func() bool { _, err := os.Stat(began); return err == nil })
 	second := time.Now()
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()

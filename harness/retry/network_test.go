@@ -16,6 +16,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // The client against real HTTP: the reference fake server on loopback.
@@ -210,7 +211,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 
 	doer.CloseIdleConnections()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.WaitLimit)
 	for runtime.NumGoroutine() > baseline {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)

@@ -5,17 +5,21 @@ import (
 	"time"
 )
 
-// WaitFor polls cond until it holds, and fails the test if it does not
-// within limit. Give a limit far past what a busy machine takes (it
-// costs nothing when cond comes true early): the verdict must not
-// depend on the machine's load.
-func WaitFor(t testing.TB, limit time.Duration, cond func() bool) {
+// WaitLimit is how long WaitFor gives a condition: far past what a busy
+// machine takes over anything a test awaits (it costs nothing when the
+// condition comes true early), so that a verdict does not depend on the
+// machine's load.
+const WaitLimit = time.Minute
+
+// WaitFor polls cond until it holds, and fails the test, saying what
+// never happened, if it does not within WaitLimit.
+func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
+	deadline := time.Now().Add(WaitLimit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s", limit)
+			t.Fatalf("%s: not within %s", what, WaitLimit)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
