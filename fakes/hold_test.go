@@ -25,7 +25,7 @@ func TestHoldsAimAtOneRequest(t *testing.T) {
 	}()
 	select {
 	case <-after.Arrived():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatal("the held create never arrived")
 	}
 	// The hold is spent: another create is not held.
@@ -136,7 +136,7 @@ func TestHoldSeesAClientGiveUp(t *testing.T) {
 		}()
 		select {
 		case <-h.Arrived():
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.WaitLimit):
 			t.Fatal("the held create never arrived")
 		}
 		if h.ClientGaveUp() {

@@ -86,7 +86,7 @@ func crashMidRequest(t *testing.T, in *fakes.Instance, key, marker string) reply
 	go func() { defer wg.Done(); first = send(in, key, marker) }()
 	select {
 	case <-point:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatal("the request never reached its crash point")
 	}
 	if err := in.Crash(context.Background()); err != nil {

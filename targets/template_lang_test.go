@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -26,7 +27,7 @@ func parseSoon(t *testing.T, name string, data []byte) (*targets.Target, error) 
 	select {
 	case r := <-done:
 		return r.tg, r.err
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatalf("%s: loading did not end", name)
 		return nil, nil
 	}

@@ -72,7 +72,7 @@ func serve(t *testing.T, args ...string) string {
 		go func() { cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.WaitLimit):
 			cmd.Process.Kill()
 		}
 	})
@@ -88,7 +88,7 @@ func serve(t *testing.T, args ...string) string {
 	select {
 	case u := <-found:
 		return u
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatalf("idemspec serve %v did not start: %s", args, stderr.String())
 	}
 	return ""
