@@ -47,6 +47,18 @@ func shrunkFrom(notes []string) int {
 	return 0
 }
 
+// noted says whether one of the evidence's notes says s.
+func noted(ev check.Evidence, s string) bool {
+	return slices.ContainsFunc(ev.Notes, func(n string) bool { return strings.Contains(n, s) })
+}
+
+// unrepeated says whether the evidence is a race's P2 counterexample
+// that did not recur when searched again: it is shown as it ran, with no
+// replay line (its seed does not bring the race back).
+func unrepeated(m matrixEntry, ev check.Evidence) bool {
+	return ridesWindow(m) && ev.Replay == "" && noted(ev, property.RaceDidNotRecur)
+}
+
 // shrinkHolds judges the counterexample a property gave against entry m,
 // by what holds whatever the machine's load. The search keeps the
 // shortest failing sequence it ran, so a counterexample is never longer
@@ -58,19 +70,16 @@ func shrunkFrom(notes []string) int {
 // judged by being the shortest found, and by its replay line.
 func shrinkHolds(m matrixEntry, ev check.Evidence) error {
 	n, from := len(ev.Steps), shrunkFrom(ev.Notes)
-	noted := func(s string) bool {
-		return slices.ContainsFunc(ev.Notes, func(n string) bool { return strings.Contains(n, s) })
-	}
 	switch {
 	case n == 0:
 		return fmt.Errorf("no counterexample")
-	case from == 0 && ridesWindow(m) && noted(property.RaceDidNotRecur):
+	case from == 0 && unrepeated(m, ev):
 		return nil // shown as it ran, unshrunk, and the notes say why
 	case from == 0:
 		return fmt.Errorf("counterexample of %d steps, and the notes give no shrink: %q", n, ev.Notes)
 	case n > from:
 		return fmt.Errorf("counterexample of %d steps, longer than the first one found (%d): not the shortest found", n, from)
-	case ridesWindow(m), n <= maxShrunk, noted(property.ShrinkTimeRanOut):
+	case ridesWindow(m), n <= maxShrunk, noted(ev, property.ShrinkTimeRanOut):
 		return nil
 	}
 	return fmt.Errorf("counterexample of %d steps (first %d), want 1..%d: the bug shows on every run of its actions", n, from, maxShrunk)
@@ -130,7 +139,13 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 				t.Fatalf("run %d: %s %v\n%s", i+1, catcher, err, r.stdout)
 			}
 			if n := len(ev.Steps); n > maxShrunk {
-				t.Logf("run %d: %s counterexample of %d steps, the shortest of those found (notes %q)", i+1, catcher, n, ev.Notes)
+				t.Logf("run %d: %s counterexample of %d steps (first %d), the shortest found", i+1, catcher, n, shrunkFrom(ev.Notes))
+			}
+			if unrepeated(m, ev) {
+				if !strings.Contains(r.stdout, "counterexample, shrunk to") {
+					t.Fatalf("run %d: the terminal does not show the counterexample:\n%s", i+1, r.stdout)
+				}
+				continue
 			}
 			target := m.target
 			if strings.ContainsAny(target, "?&") {
