@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,16 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/reports"
 )
 
 // cliBinary is the idemspec CLI, built on first use by a benchmark that
 // runs it (a plain `go test` builds nothing) and removed by TestMain.
 var cliBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
+	once   sync.Once
+	path   string
+	remove func()
+	err    error
 }
 
 func TestMain(m *testing.M) {
@@ -30,8 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(serveFake())
 	}
 	code := m.Run()
-	if cliBinary.dir != "" {
-		os.RemoveAll(cliBinary.dir)
+	if cliBinary.remove != nil {
+		cliBinary.remove()
 	}
 	os.Exit(code)
 }
@@ -39,14 +39,7 @@ func TestMain(m *testing.M) {
 func idemspecBinary(b *testing.B) string {
 	b.Helper()
 	cliBinary.once.Do(func() {
-		if cliBinary.dir, cliBinary.err = os.MkdirTemp("", "idemspec-bench-"); cliBinary.err != nil {
-			return
-		}
-		cliBinary.path = filepath.Join(cliBinary.dir, "idemspec")
-		out, err := exec.Command("go", "build", "-o", cliBinary.path, "github.com/idemspec/idemspec/cmd/idemspec").CombinedOutput()
-		if err != nil {
-			cliBinary.err = fmt.Errorf("build idemspec: %w\n%s", err, out)
-		}
+		cliBinary.path, cliBinary.remove, cliBinary.err = testenv.Build("github.com/idemspec/idemspec/cmd/idemspec", "idemspec")
 	})
 	if cliBinary.err != nil {
 		b.Fatal(cliBinary.err)

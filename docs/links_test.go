@@ -105,9 +105,10 @@ func resolve(root, file, target string, anchors map[string]map[string]bool) stri
 	return ""
 }
 
-// isExternal is a link to another site or scheme (https:, mailto:, ...).
+// schemeRE matches a link's scheme (https:, mailto:, ...).
 var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
+// isExternal says whether a link goes to another site or scheme.
 func isExternal(target string) bool {
 	return schemeRE.MatchString(target) || strings.HasPrefix(target, "//")
 }

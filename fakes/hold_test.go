@@ -2,12 +2,14 @@ package fakes_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // A hold stops exactly the request it matches: after the work, a drop
@@ -23,7 +25,7 @@ func TestHoldsAimAtOneRequest(t *testing.T) {
 	}()
 	select {
 	case <-after.Arrived():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatal("the held create never arrived")
 	}
 	// The hold is spent: another create is not held.
@@ -134,7 +136,7 @@ func TestHoldSeesAClientGiveUp(t *testing.T) {
 		}()
 		select {
 		case <-h.Arrived():
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.WaitLimit):
 			t.Fatal("the held create never arrived")
 		}
 		if h.ClientGaveUp() {
@@ -142,13 +144,7 @@ func TestHoldSeesAClientGiveUp(t *testing.T) {
 		}
 		close(quit) // the client's timeout
 		<-got
-		deadline := time.Now().Add(5 * time.Second)
-		for !h.ClientGaveUp() {
-			if time.Now().After(deadline) {
-				t.Fatalf("after=%v: the client closed its request, the hold never saw it", after)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		testenv.WaitFor(t, fmt.Sprintf("after=%v: the hold saw the client close its request", after), h.ClientGaveUp)
 		h.Release(false)
 	}
 }

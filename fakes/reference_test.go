@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // The reference server is the yardstick of the detection matrix, so its
@@ -139,13 +140,9 @@ func TestReferenceInFlightThenReplay(t *testing.T) {
 		first = post(t, in.URL, "busy", body)
 	}()
 	// Await the claim rather than sleeping: the lookup shows it in flight.
-	deadline := time.Now().Add(5 * time.Second)
-	for get(t, in.URL+"/idempotency-keys/busy").status != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatal("the first request never claimed its key")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the first request claimed its key", func() bool {
+		return get(t, in.URL+"/idempotency-keys/busy").status == http.StatusOK
+	})
 	dup := post(t, in.URL, "busy", body)
 	wg.Wait()
 	if dup.status != http.StatusConflict || dup.header.Get("Retry-After") == "" {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 const inProgressTimeout = 300 * time.Millisecond
@@ -85,7 +86,7 @@ func crashMidRequest(t *testing.T, in *fakes.Instance, key, marker string) reply
 	go func() { defer wg.Done(); first = send(in, key, marker) }()
 	select {
 	case <-point:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatal("the request never reached its crash point")
 	}
 	if err := in.Crash(context.Background()); err != nil {
@@ -147,13 +148,7 @@ func TestKilledHandlerWritesNothing(t *testing.T) {
 	defer in.Close()
 	done := make(chan reply, 1)
 	go func() { done <- send(in, "k", "m") }()
-	deadline := time.Now().Add(5 * time.Second)
-	for keyState(t, in, "k") != "in_flight" {
-		if time.Now().After(deadline) {
-			t.Fatal("the request never claimed its key")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the request claimed its key", func() bool { return keyState(t, in, "k") == "in_flight" })
 	if err := in.Crash(context.Background()); err != nil {
 		t.Fatal(err)
 	}

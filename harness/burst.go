@@ -51,7 +51,7 @@ func (s BurstSpec) laneOf(i int) *Lane {
 	return s.Spread[i%len(s.Spread)]
 }
 
-// conn is one burst request on its own connection.
+// burstConn is one burst request on its own connection.
 type burstConn struct {
 	net.Conn
 	lane     *Lane

@@ -9,14 +9,14 @@ import (
 	"time"
 )
 
-// A tight burst through a lane used to reach the target about twice as
-// spread out as one sent straight to it: each body, written by the
-// harness at the release, still had to cross three of the proxy's
-// goroutines and two more syscalls before it reached the target's
-// socket. So the lane holds the burst's bodies instead. Once every
-// connection is ready, the harness writes each body into the proxy,
-// where the link's last step (the write to the target) keeps it; when
-// all are held, the harness writes them out to the target's sockets
+// A lane holds a burst's bodies until the release, so that a burst
+// through the lane reaches the target as tight as one sent straight to
+// it. A body written at the release would still cross three of the
+// proxy's goroutines and two more syscalls before it reached the
+// target's socket, which spreads the burst about twice as wide. Instead,
+// once every connection is ready, the harness writes each body into the
+// proxy, where the link's last step (the write to the target) keeps it;
+// when all are held, the harness writes them out to the target's sockets
 // itself, in one loop: the bytes are already on the proxy's side of the
 // loopback when the release comes, and the release is the loop a burst
 // straight to the target makes. Every request still goes through the

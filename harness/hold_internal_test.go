@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // upstreamRecorder is a TCP server that sends every byte it reads to a
@@ -57,7 +59,7 @@ func within[T any](t *testing.T, ch <-chan T, what string) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatalf("timed out waiting for %s", what)
 		var zero T
 		return zero

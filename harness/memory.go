@@ -10,13 +10,13 @@ import (
 // A run with large bursts bounds its memory. A burst of 1000 through the
 // lanes, with the built-in fake in the same process, holds about 75 KiB
 // a connection at its peak (goroutine stacks, the proxy's links, the
-// fake's buffers). Left to GOGC alone, the collector lets the heap grow
-// to twice what is live, stacks included, before it runs, and the peak
-// RSS of `idemspec run --burst 1000` was 185 MB. Under a soft limit of
-// what the process held when the Env started plus connectionMemory for
-// each connection of a burst, it collects earlier and the peak stays
-// under 150 MB. The limit paces the collector and nothing else: a burst
-// that needs more still gets it.
+// fake's buffers). GOGC alone lets the heap grow to twice what is live,
+// stacks included, before the collector runs: about 185 MB of RSS for
+// `idemspec run --burst 1000`. A soft limit of what the process held
+// when the Env started plus connectionMemory for each connection of a
+// burst makes it collect earlier, which keeps the peak under 150 MB. The
+// limit paces the collector and nothing else: a burst that needs more
+// still gets it.
 const (
 	// boundFrom is the burst size from which an Env bounds memory.
 	boundFrom = 100

@@ -29,9 +29,9 @@ func envOf(t *testing.T, text string) *harness.Env {
 }
 
 // A target that answers is not "not reachable": a CRLF in a setup
-// answer's value, which no header can carry, is reported as what it is
-// (it was "target ... is not reachable"); a target that does not answer
-// still is.
+// answer's value, which no header can carry, is reported as what it is,
+// not as "target ... is not reachable"; a target that does not answer
+// is.
 func TestPreflightSaysWhatFailed(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"id":"o1","team":"a\r\nX-Evil: 1","items":[]}`)
@@ -58,8 +58,8 @@ oracle: {list: {path: '/c?m={{.Marker}}', items: items}}
 }
 
 // An id_field the 2xx answers lack is the file's mistake: the first
-// create says so, naming the field, where every check used to read no
-// id and S1 FAILed the API.
+// create says so, naming the field; otherwise every check would read no
+// id and S1 would FAIL a correct API.
 func TestWrongIDFieldIsAConfigurationError(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {

@@ -94,8 +94,8 @@ func (s slowRestart) Restart(ctx context.Context) error {
 	return s.in.Restart(ctx)
 }
 
-// TestRestartOnAnswer: the restart begins the instant the answer's first
-// byte arrives, the answer is still read whole although the restart
+// TestRestartOnAnswer: the restart begins as the answer's first byte
+// arrives, on the goroutine reading it, the answer is still read whole although the restart
 // outlasts the request timeout, and the same request afterwards gets the
 // original resource on a fresh connection.
 func TestRestartOnAnswer(t *testing.T) {
@@ -118,10 +118,16 @@ func TestRestartOnAnswer(t *testing.T) {
 	if rec.Mode != harness.Graceful || rec.Down < 3*env.Settings.RequestTimeout {
 		t.Errorf("restart %+v, want a graceful one of at least %s", rec, 3*env.Settings.RequestTimeout)
 	}
-	// Nothing of the harness between the first byte and the restart: a
-	// bound a busy machine cannot miss, far below the request's own time.
-	if gap < 0 || gap > 50*time.Millisecond {
-		t.Errorf("the restart began %s after the answer's first byte", gap)
+	// The restart runs on the goroutine that read the first byte, before
+	// it reads on: it begins after that byte, and the answer's reading
+	// ends only once the restart has. The order holds whatever the
+	// machine's load (how soon after the byte it begins is the notes'
+	// figure, not a verdict).
+	if gap < 0 {
+		t.Errorf("the restart began %s before the answer's first byte", -gap)
+	}
+	if read, up := x.Start.Add(x.Duration), rec.At.Add(rec.Down); read.Before(up) {
+		t.Errorf("the answer was read whole %s before the restart ended: the restart did not hold its reading", up.Sub(read))
 	}
 	again := env.Send(context.Background(), h, harness.Attempt{Step: "again", Lane: env.Clean, Key: key, Body: body})
 	if again.Outcome != history.OK || again.ResourceID != x.ResourceID {

@@ -11,6 +11,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -74,7 +75,7 @@ func TestHarnessNeverDuplicates(t *testing.T) {
 		}
 	}
 	// A lost answer leaves the handler running until its commit.
-	waitFor(t, func() bool { return len(in.Arrivals()) >= h.Len() })
+	testenv.WaitFor(t, "every request of the history reached the server", func() bool { return len(in.Arrivals()) >= h.Len() })
 	time.Sleep(50 * time.Millisecond) // let any stray resend land; none must
 	if got, want := len(in.Arrivals()), h.Len(); got != want {
 		t.Fatalf("the server saw %d create requests for %d attempts in the history", got, want)
@@ -100,16 +101,5 @@ func TestDuplicateDetectorCatchesNaiveClient(t *testing.T) {
 	remove()
 	if got := len(in.Arrivals()) - before; got < 2 {
 		t.Fatalf("the naive client's one call reached the server %d times; the detector should see a resend", got)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // TestLaneClientRecordsAndNeverResends: a LaneClient records each request
@@ -57,7 +58,7 @@ func TestLaneClientRecordsAndNeverResends(t *testing.T) {
 	if !slices.Equal(lc.Seqs(), []int{1, 2}) {
 		t.Fatalf("Seqs = %v", lc.Seqs())
 	}
-	waitFor(t, func() bool { return len(in.Arrivals()) >= h.Len() })
+	testenv.WaitFor(t, "every request of the history reached the server", func() bool { return len(in.Arrivals()) >= h.Len() })
 	if got := len(in.Arrivals()); got != h.Len() {
 		t.Fatalf("the server saw %d creates for %d attempts: the lane client resent", got, h.Len())
 	}

@@ -10,8 +10,8 @@ import (
 
 // Raw control bytes a target answered (ESC, NUL, the rest of C0, DEL,
 // C1) never reach report.md or report.html: they are written as
-// visible escapes. They used to be copied raw, an ESC[2J clearing the
-// terminal of whoever cats report.md.
+// visible escapes: copied raw, an ESC[2J would clear the terminal of
+// whoever cats report.md.
 func TestControlBytesAreShownNotSent(t *testing.T) {
 	r := syntheticReport()
 	const evil = "\x1b[2Jgone\x00nul\x07bell\x7fdel\u009bcsi\rcr"

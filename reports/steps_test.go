@@ -27,7 +27,7 @@ func propertyReport() reports.Report {
 					Observed: "201 res_a, 201 res_b; oracle k1=2", Broken: []string{"k1: more than one resource"}, Seqs: []int{1, 2}},
 				{N: 2, Action: "reconcile", Outcome: "", Expected: "every key acknowledged or found has one resource", Observed: hostile},
 			},
-			Replay: "idemspec run --target fake:check-then-insert --label-filter property --seed 42 --checks 1 --steps 25",
+			Replay: "idemspec run --target fake:check-then-insert --label-filter property --seed 42 --sequences 1 --steps 25",
 		},
 	}}
 	r.Summary = reports.Summary{Total: 1, Fail: 1}
@@ -41,7 +41,7 @@ func TestMarkdownShowsTheCounterexample(t *testing.T) {
 		"**Counterexample, shrunk to 2 steps**",
 		"| # | action | key | payload | fault | outcome | expected | observed |",
 		"| 1 | burst of 2 | k1 | 100 |  | ok ×2 | 2xx creating the key's one resource | 201 res\\_a, 201 res\\_b; oracle k1=2<br>**broken:** k1: more than one resource |",
-		"Replay: `idemspec run --target fake:check-then-insert --label-filter property --seed 42 --checks 1 --steps 25`",
+		"Replay: `idemspec run --target fake:check-then-insert --label-filter property --seed 42 --sequences 1 --steps 25`",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("the P1 section lacks %q:\n%s", want, sec)
@@ -74,7 +74,7 @@ func TestHTMLShowsTheCounterexample(t *testing.T) {
 		t.Errorf("step 1 reads %q", got)
 	}
 	replay := find(doc, func(n *html.Node) bool { return n.Data == "p" && hasClass(n, "replay") })
-	if len(replay) != 1 || !strings.Contains(text(replay[0]), "--seed 42 --checks 1") {
+	if len(replay) != 1 || !strings.Contains(text(replay[0]), "--seed 42 --sequences 1") {
 		t.Error("no replay line")
 	}
 }

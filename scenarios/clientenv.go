@@ -87,7 +87,7 @@ type trial struct {
 	siblings []*trial
 }
 
-// clientRun is a client spec body's wrapper: outside client mode the
+// trialSpec is a client spec body's wrapper: outside client mode the
 // spec is skipped, and the server's request log since the spec began is
 // the trial's evidence.
 func trialSpec(c *Check) func(SpecContext) {

@@ -3,7 +3,11 @@
 // (as Kubernetes' e2e.test does); scenarios_test.go runs the same specs
 // under `go test` against the reference fake.
 //
-// A spec drives the target through the harness, records a history, asks
-// a pure checker in harness/check for the verdict, and attaches verdict
-// and evidence with AddReportEntry. Specs never judge by themselves.
+// A spec drives the target through the harness, records a history, hands
+// it with the oracle's readings to its check's judge, and attaches the
+// verdict and evidence with AddReportEntry. Each judge is a pure function
+// in its check's file (S1's OneResource in s1.go), built from the
+// requirements the judges share (judging.go, jobjudging.go); it never
+// sends, sleeps or reads a clock, and judge_*_test.go holds it to
+// hand-made histories. The stimulus around it never decides a verdict.
 package scenarios

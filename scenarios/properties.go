@@ -100,17 +100,17 @@ func propertyPlan(partner string) func(Planning) Planned {
 			return Planned{Note: "shares " + partner + "'s search"}
 		}
 		p := Planned{
-			Requests:    pc.Checks * pc.Steps * propertyPerStep,
-			MaxRequests: pc.Checks * 4 * pc.Steps * propertyMostInStep,
-			Markers:     pc.Checks * property.MarkersPerSequence,
-			MaxMarkers:  pc.Checks * 4 * property.MarkersPerSequence,
+			Requests:    pc.Sequences * pc.Steps * propertyPerStep,
+			MaxRequests: pc.Sequences * 4 * pc.Steps * propertyMostInStep,
+			Markers:     pc.Sequences * property.MarkersPerSequence,
+			MaxMarkers:  pc.Sequences * 4 * property.MarkersPerSequence,
 			Note:        "random sequences; shrinking a failure sends more, for up to " + pc.ShrinkTime.String(),
 		}
 		if pc.Budget > 0 {
 			p.Note += fmt.Sprintf("; at most %d creates (--property-budget)", pc.Budget)
 		}
 		if t.CannotRestart() == "" {
-			p.Restarts = pc.Checks // one per sequence at most
+			p.Restarts = pc.Sequences // one per sequence at most
 			p.Faults = append(p.Faults, "restarts")
 		}
 		if t.CannotCrash() == "" && pc.Crashes > 0 {

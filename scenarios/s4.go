@@ -87,7 +87,8 @@ func roundBurst(ctx context.Context, e *harness.Env, h *history.History, ev *che
 	return burstRecord(ctx, e, h, ev, e.FaultyLanes(), step)
 }
 
-// burstRun releases one burst spread across lanes (one per instance).
+// burstRecord releases one burst spread across lanes (one per instance)
+// and records what it found.
 func burstRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, lanes []*harness.Lane, step string) (BurstRecord, error) {
 	key, marker := e.NewKey(), e.NewMarker("S4")
 	body, err := e.Body(marker, "100")

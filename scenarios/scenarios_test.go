@@ -42,7 +42,7 @@ func TestScenarios(t *testing.T) {
 		// Lighter than the defaults: `make test` runs this under the race
 		// detector, which slows the fake's SQLite tenfold. The CLI tests
 		// run the property at its defaults against every fake.
-		Checks: 10, Steps: 15,
+		Sequences: 10, Steps: 15,
 		Replay: func(seed int64, _ property.Config, _ string) string {
 			return fmt.Sprintf("IDEMSPEC_TARGET=%s go test ./scenarios -run TestScenarios -ginkgo.label-filter=property -ginkgo.seed=%d", ref, seed)
 		},

@@ -7,8 +7,8 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// cleanup.timeout is capped like every wait: the probe's 10h was
-// accepted, and a 75 s cleanup command was waited out.
+// cleanup.timeout is capped like every wait: a 10h timeout would let a
+// stuck cleanup command hold the run for ten hours.
 func TestCleanupTimeoutIsCapped(t *testing.T) {
 	for _, c := range []struct{ timeout, want string }{
 		{"10h", "t.yaml:4: cleanup.timeout: 10h0m0s is longer than 1m0s, the most idemspec waits for anything"},

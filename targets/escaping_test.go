@@ -76,10 +76,11 @@ cleanup: {delete: {path: '/v1/r/{{.ID}}'}}
 
 // Values the target answers (a setup answer's field, a listed id) stay
 // where the file puts them: a path segment is escaped as one segment, a
-// query value as one value, a JSON body's value as one JSON value. The
-// probe's answers used to send POST /api/p/../../../admin/drop?all=1 and
-// DELETE /api/v1/r/../../../admin/users?all=true, and a quote in a value
-// added members to the body.
+// query value as one value, a JSON body's value as one JSON value. Copied
+// raw, the probe's answers would send POST
+// /api/p/../../../admin/drop?all=1 and DELETE
+// /api/v1/r/../../../admin/users?all=true, and a quote in a value would
+// add members to the body.
 func TestAnsweredValuesStayInTheirPlace(t *testing.T) {
 	api := &hostileAPI{
 		parentID: "../../../admin/drop?all=1#",

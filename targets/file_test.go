@@ -157,545 +157,126 @@ func TestParseJSONFile(t *testing.T) {
 	}
 }
 
+// parseErrorsBase is the valid file each TestParseErrors row changes,
+// line by line:
+//
+//	1 base_url: http://localhost:8080
+//	2 create:
+//	3   path: /things
+//	4   body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+//	5   id_field: id
+//	6 oracle:
+//	7   list:
+//	8     path: /things?marker={{.Marker}}
+var parseErrorsBase = []string{
+	"base_url: http://localhost:8080",
+	"create:",
+	"  path: /things",
+	`  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'`,
+	"  id_field: id",
+	"oracle:",
+	"  list:",
+	"    path: /things?marker={{.Marker}}",
+}
+
+// change is one row's edit of parseErrorsBase: its lines from..to (from
+// 1) become with's lines; no with removes them, to = from-1 inserts
+// before from, and from past the last line appends.
+type change struct {
+	from, to int
+	with     []string
+}
+
+func (c change) apply(base []string) string {
+	lines := slices.Concat(base[:c.from-1], c.with, base[c.to:])
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func replaceLine(n int, with string) change            { return change{n, n, []string{with}} }
+func replaceLines(from, to int, with ...string) change { return change{from, to, with} }
+func deleteLines(from, to int) change                  { return change{from, to, nil} }
+func insertBefore(n int, with ...string) change        { return change{n, n - 1, with} }
+func appendLines(with ...string) change {
+	return change{len(parseErrorsBase) + 1, len(parseErrorsBase), with}
+}
+
 func TestParseErrors(t *testing.T) {
 	unsetenv(t, "IDEMSPEC_TEST_UNSET")
+	last := len(parseErrorsBase)
 	tests := []struct {
-		name string
-		data string
-		want []string // fragments of the error
-		not  []string // must not appear
+		name   string
+		change change
+		want   []string // fragments of the error
+		not    []string // must not appear
 	}{
-		{
-			name: "misspelled top-level field",
-			data: `
-bsae_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{`t.yaml:1: bsae_url: unknown field (did you mean "base_url"?)`},
-		},
-		{
-			name: "misspelled nested field",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  bdy: '{"marker":"{{.Marker}}"}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{`t.yaml:4: create.bdy: unknown field (did you mean "body"?)`},
-		},
-		{
-			name: "misspelled deep field",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    pth: /things?marker={{.Marker}}
-`,
-			want: []string{`t.yaml:8: oracle.list.pth: unknown field (did you mean "path"?)`},
-		},
-		{
-			name: "unknown field with nothing close",
-			data: `
-base_url: http://localhost:8080
-colour: red
-`,
-			want: []string{"t.yaml:2: colour: unknown field"},
-			not:  []string{"did you mean"},
-		},
-		{
-			name: "missing base_url",
-			data: `
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:1: base_url: missing required field"},
-		},
-		{
-			name: "missing create",
-			data: `
-base_url: http://localhost:8080
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:1: create: missing required field"},
-		},
-		{
-			name: "missing create.path",
-			data: `
-base_url: http://localhost:8080
-create:
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:3: create.path: missing required field"},
-		},
-		{
-			name: "missing create.body",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:3: create.body: missing required field"},
-		},
-		{
-			name: "missing create.id_field",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:3: create.id_field: missing required field"},
-		},
-		{
-			name: "empty create",
-			data: `
-base_url: http://localhost:8080
-create:
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:2: create.body: missing required field"},
-		},
-		{
-			name: "missing oracle",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-`,
-			want: []string{"t.yaml:1: oracle: missing required field"},
-		},
-		{
-			name: "empty oracle",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-`,
-			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command, field (found 0)"},
-		},
-		{
-			name: "oracle as an empty mapping",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle: {}
-`,
-			want: []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command, field (found 0)"},
-		},
-		{
-			name: "empty oracle.list",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-`,
-			want: []string{"t.yaml:7: oracle.list.path: missing required field"},
-		},
-		{
-			name: "missing oracle.list.path",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    items: data
-`,
-			want: []string{"t.yaml:8: oracle.list.path: missing required field"},
-		},
-		{
-			name: "a list where a mapping belongs",
-			data: `
-base_url: http://localhost:8080
-create: [1]
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:2: create: expected a mapping of fields"},
-		},
-		{
-			name: "a number where a list belongs",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-volatile_fields: 3
-`,
-			want: []string{"t.yaml:9: volatile_fields: cannot unmarshal"},
-		},
-		{
-			name: "a list where a string belongs",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-key:
-  header: [X-Key]
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:7: key.header: cannot unmarshal"},
-		},
-		{
-			name: "a block list where a mapping of headers belongs",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-headers:
-  - Authorization
-`,
-			want: []string{"t.yaml:10: headers: expected a mapping of names to values"},
-		},
-		{
-			name: "body without the marker",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:4: create.body: must contain {{.Marker}}"},
-		},
-		{
-			name: "body mentioning the marker only in text",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"note":"{{"{{.Marker}}"}}"}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:4: create.body: must contain {{.Marker}}"},
-		},
-		{
-			name: "body not a template",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}"}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:4: create.body: not a valid template"},
-		},
-		{
-			name: "body naming an unknown payload field",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","who":"{{.Tenant}}"}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{"t.yaml:4: create.body:", "Tenant"},
-		},
-		{
-			name: "base_url with another scheme",
-			data: `
-base_url: ftp://example.com
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{`t.yaml:1: base_url: "ftp://example.com" is not an http:// or https:// URL`},
-		},
-		{
-			name: "base_url without a scheme",
-			data: `
-base_url: example.com/api
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{`t.yaml:1: base_url: "example.com/api" is not an http:// or https:// URL`},
-		},
-		{
-			name: "unknown profile",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-profile: paypal
-`,
-			want: []string{`t.yaml:9: profile: unknown profile "paypal" (known: brandur, ietf, powertools, stripe)`},
-		},
-		{
-			name: "unknown key format",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-key:
-  format: ulid
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{`t.yaml:7: key.format: unknown format "ulid" (known: uuid, pattern)`},
-		},
-		{
-			name: "in_progress_timeout not a duration",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-in_progress_timeout: soon
-`,
-			want: []string{`t.yaml:9: in_progress_timeout: "soon" is not a positive duration`},
-		},
-		{
-			name: "in_progress_timeout not positive",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-in_progress_timeout: -5s
-`,
-			want: []string{`t.yaml:9: in_progress_timeout: "-5s" is not a positive duration`},
-		},
-		{
-			name: "oracle path not a template",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker
-`,
-			want: []string{"t.yaml:8: oracle.list.path: not a valid template"},
-		},
-		{
-			name: "unset variable in a header",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-headers:
-  Accept: application/json
-  Authorization: Bearer ${IDEMSPEC_TEST_UNSET}
-`,
-			want: []string{`t.yaml:11: headers.Authorization: environment variable "IDEMSPEC_TEST_UNSET" is not set`},
-		},
-		{
-			name: "unset variable in base_url",
-			data: `
-base_url: ${IDEMSPEC_TEST_UNSET}
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-`,
-			want: []string{`t.yaml:1: base_url: environment variable "IDEMSPEC_TEST_UNSET" is not set`},
-		},
-		{
-			name: "unclosed variable",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-headers:
-  Authorization: Bearer ${IDEMSPEC_TEST_UNSET
-`,
-			want: []string{"t.yaml:10: headers.Authorization: unclosed ${"},
-		},
-		{
-			name: "reconcile by lookup without a lookup",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-reconcile: lookup
-`,
-			want: []string{"t.yaml:9: reconcile: lookup needs a lookup.path"},
-		},
-		{
-			name: "unknown reconcile",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-reconcile: ask
-`,
-			want: []string{`t.yaml:9: reconcile: unknown "ask" (known: lookup, oracle, none)`},
-		},
-		{
-			name: "lookup path without the key",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-lookup:
-  path: /keys/current
-`,
-			want: []string{"t.yaml:10: lookup.path: must contain {{.Key}}"},
-		},
-		{
-			name: "lookup path not a template",
-			data: `
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-lookup:
-  path: /keys/{{.Key
-`,
-			want: []string{"t.yaml:10: lookup.path: not a valid template"},
-		},
-		{
-			name: "not YAML",
-			data: "base_url: [http://localhost\n",
-			want: []string{"t.yaml: "},
-		},
-		{
-			name: "not a mapping",
-			data: "- base_url\n- create\n",
-			want: []string{"t.yaml:1: a target file is a YAML mapping"},
-		},
-		{
-			name: "empty",
-			data: "",
-			want: []string{"t.yaml:1: a target file is a YAML mapping"},
-		},
+		{"misspelled top-level field", replaceLine(1, "bsae_url: http://localhost:8080"),
+			[]string{`t.yaml:1: bsae_url: unknown field (did you mean "base_url"?)`}, nil},
+		{"misspelled nested field", replaceLine(4, `  bdy: '{"marker":"{{.Marker}}"}'`),
+			[]string{`t.yaml:4: create.bdy: unknown field (did you mean "body"?)`}, nil},
+		{"misspelled deep field", replaceLine(8, "    pth: /things?marker={{.Marker}}"),
+			[]string{`t.yaml:8: oracle.list.pth: unknown field (did you mean "path"?)`}, nil},
+		{"unknown field with nothing close", replaceLines(2, last, "colour: red"),
+			[]string{"t.yaml:2: colour: unknown field"}, []string{"did you mean"}},
+		{"missing base_url", deleteLines(1, 1), []string{"t.yaml:1: base_url: missing required field"}, nil},
+		{"missing create", deleteLines(2, 5), []string{"t.yaml:1: create: missing required field"}, nil},
+		// A mapping missing a field is named at its first line.
+		{"missing create.path", deleteLines(3, 3), []string{"t.yaml:3: create.path: missing required field"}, nil},
+		{"missing create.body", deleteLines(4, 4), []string{"t.yaml:3: create.body: missing required field"}, nil},
+		{"missing create.id_field", deleteLines(5, 5), []string{"t.yaml:3: create.id_field: missing required field"}, nil},
+		{"empty create", replaceLines(2, 5, "create:"), []string{"t.yaml:2: create.body: missing required field"}, nil},
+		{"missing oracle", deleteLines(6, last), []string{"t.yaml:1: oracle: missing required field"}, nil},
+		{"empty oracle", deleteLines(7, last), []string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command, field (found 0)"}, nil},
+		{"oracle as an empty mapping", replaceLines(6, last, "oracle: {}"),
+			[]string{"t.yaml:6: oracle: give exactly one of list, lookup, sql, command, field (found 0)"}, nil},
+		{"empty oracle.list", deleteLines(8, 8), []string{"t.yaml:7: oracle.list.path: missing required field"}, nil},
+		{"missing oracle.list.path", replaceLine(8, "    items: data"), []string{"t.yaml:8: oracle.list.path: missing required field"}, nil},
+		{"a list where a mapping belongs", replaceLines(2, 5, "create: [1]"), []string{"t.yaml:2: create: expected a mapping of fields"}, nil},
+		{"a number where a list belongs", appendLines("volatile_fields: 3"), []string{"t.yaml:9: volatile_fields: cannot unmarshal"}, nil},
+		{"a list where a string belongs", insertBefore(6, "key:", "  header: [X-Key]"), []string{"t.yaml:7: key.header: cannot unmarshal"}, nil},
+		{"a block list where a mapping of headers belongs", appendLines("headers:", "  - Authorization"),
+			[]string{"t.yaml:10: headers: expected a mapping of names to values"}, nil},
+		{"body without the marker", replaceLine(4, `  body: '{"amount":{{.Variant}}}'`), []string{"t.yaml:4: create.body: must contain {{.Marker}}"}, nil},
+		{"body mentioning the marker only in text", replaceLine(4, `  body: '{"note":"{{"{{.Marker}}"}}"}'`),
+			[]string{"t.yaml:4: create.body: must contain {{.Marker}}"}, nil},
+		{"body not a template", replaceLine(4, `  body: '{"marker":"{{.Marker}"}'`), []string{"t.yaml:4: create.body: not a valid template"}, nil},
+		{"body naming an unknown payload field", replaceLine(4, `  body: '{"marker":"{{.Marker}}","who":"{{.Tenant}}"}'`),
+			[]string{"t.yaml:4: create.body:", "Tenant"}, nil},
+		{"base_url with another scheme", replaceLine(1, "base_url: ftp://example.com"),
+			[]string{`t.yaml:1: base_url: "ftp://example.com" is not an http:// or https:// URL`}, nil},
+		{"base_url without a scheme", replaceLine(1, "base_url: example.com/api"),
+			[]string{`t.yaml:1: base_url: "example.com/api" is not an http:// or https:// URL`}, nil},
+		{"unknown profile", appendLines("profile: paypal"),
+			[]string{`t.yaml:9: profile: unknown profile "paypal" (known: brandur, ietf, powertools, stripe)`}, nil},
+		{"unknown key format", insertBefore(6, "key:", "  format: ulid"),
+			[]string{`t.yaml:7: key.format: unknown format "ulid" (known: uuid, pattern)`}, nil},
+		{"in_progress_timeout not a duration", appendLines("in_progress_timeout: soon"),
+			[]string{`t.yaml:9: in_progress_timeout: "soon" is not a positive duration`}, nil},
+		{"in_progress_timeout not positive", appendLines("in_progress_timeout: -5s"),
+			[]string{`t.yaml:9: in_progress_timeout: "-5s" is not a positive duration`}, nil},
+		{"oracle path not a template", replaceLine(8, "    path: /things?marker={{.Marker"), []string{"t.yaml:8: oracle.list.path: not a valid template"}, nil},
+		{"unset variable in a header", appendLines("headers:", "  Accept: application/json", "  Authorization: Bearer ${IDEMSPEC_TEST_UNSET}"),
+			[]string{`t.yaml:11: headers.Authorization: environment variable "IDEMSPEC_TEST_UNSET" is not set`}, nil},
+		{"unset variable in base_url", replaceLine(1, "base_url: ${IDEMSPEC_TEST_UNSET}"),
+			[]string{`t.yaml:1: base_url: environment variable "IDEMSPEC_TEST_UNSET" is not set`}, nil},
+		{"unclosed variable", appendLines("headers:", "  Authorization: Bearer ${IDEMSPEC_TEST_UNSET"),
+			[]string{"t.yaml:10: headers.Authorization: unclosed ${"}, nil},
+		{"reconcile by lookup without a lookup", appendLines("reconcile: lookup"), []string{"t.yaml:9: reconcile: lookup needs a lookup.path"}, nil},
+		{"unknown reconcile", appendLines("reconcile: ask"), []string{`t.yaml:9: reconcile: unknown "ask" (known: lookup, oracle, none)`}, nil},
+		{"lookup path without the key", appendLines("lookup:", "  path: /keys/current"), []string{"t.yaml:10: lookup.path: must contain {{.Key}}"}, nil},
+		{"lookup path not a template", appendLines("lookup:", "  path: /keys/{{.Key"), []string{"t.yaml:10: lookup.path: not a valid template"}, nil},
+		{"not YAML", replaceLines(1, last, "base_url: [http://localhost"), []string{"t.yaml: "}, nil},
+		{"not a mapping", replaceLines(1, last, "- base_url", "- create"), []string{"t.yaml:1: a target file is a YAML mapping"}, nil},
+		{"empty", deleteLines(1, last), []string{"t.yaml:1: a target file is a YAML mapping"}, nil},
+	}
+	if _, err := targets.Parse("t.yaml", []byte(change{1, 0, nil}.apply(parseErrorsBase))); err != nil {
+		t.Fatalf("the base file: %v", err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tg, err := targets.Parse("t.yaml", file(tc.data))
+			tg, err := targets.Parse("t.yaml", []byte(tc.change.apply(parseErrorsBase)))
 			if err == nil {
 				t.Fatalf("parsed %+v, want an error", tg)
 			}

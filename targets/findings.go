@@ -188,8 +188,8 @@ func (c *findings) err() error {
 }
 
 // keep hands err to the file's findings and says whether there was none:
-// a validator's error no longer ends the loading, only what needs its
-// result.
+// a validator's error does not end the loading, so one load reports
+// every finding; only what needs the validator's result is skipped.
 func (d *document) keep(err error) bool {
 	if err == nil {
 		return true

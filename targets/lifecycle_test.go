@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/internal/proc/proctest"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -319,7 +321,7 @@ func TestRestartCommandHook(t *testing.T) {
 	cases := []struct{ name, command, timeout, want string }{
 		{"runs and waits for health", "echo restarted >" + filepath.Join(dir, "ran"), "5s", ""},
 		{"failing command", "echo 'no such unit' >&2; exit 5", "5s", `restart.command: exit status 5: "no such unit"`},
-		{"overrunning command", "sleep 30", "200ms", "restart.command: did not finish within 200ms"},
+		{"overrunning command", proctest.Sleep(), "200ms", "restart.command: did not finish within 200ms"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -342,8 +344,8 @@ func TestRestartCommandHook(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("Restart: %v, want %q", err, c.want)
 			}
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("took %v", time.Since(start))
+			if took := time.Since(start); !proctest.Stopped(took) {
+				t.Errorf("took %v: the command was not stopped at its timeout", took)
 			}
 		})
 	}
@@ -413,11 +415,11 @@ func readInt(path string) int {
 }
 
 // running: the process exists and is not a zombie.
-// goneSoon waits, briefly, for a process and its group to be gone: a
-// SIGKILL to a group is delivered at once but a busy kernel may take a
-// moment to end a member the leader left behind.
+// goneSoon waits for a process and its group to be gone: a SIGKILL to a
+// group is delivered at once but a busy kernel may take a moment to end a
+// member the leader left behind. It returns as soon as they are.
 func goneSoon(pid int) bool {
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(testenv.WaitLimit)
 	for running(pid) || groupAlive(pid) {
 		if time.Now().After(deadline) {
 			return false

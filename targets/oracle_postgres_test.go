@@ -4,32 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/targets"
 )
 
-// postgresDSN is the Postgres server .ci/run starts on loopback. Outside
-// CI without one the test skips and says how to get one; in CI
-// (CI=true) a missing server is a failure, never a silent skip.
-func postgresDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("IDEMSPEC_POSTGRES_DSN")
-	if dsn != "" {
-		return dsn
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("IDEMSPEC_POSTGRES_DSN is not set and CI=true: .ci/run must install and start PostgreSQL")
-	}
-	t.Skip("no Postgres: set IDEMSPEC_POSTGRES_DSN (postgres://user@127.0.0.1:PORT/db?sslmode=disable); .ci/run starts one")
-	return ""
-}
-
 func TestSQLOracleOnPostgres(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := testenv.Postgres(t)
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// An empty item of a list of sections is refused, naming where: setup:
-// [null] was dropped without a word.
+// An empty item of a list of sections is refused, naming where, not
+// dropped without a word (setup: [null] is a mistake, not "no setup").
 func TestEmptyListItemsAreRefused(t *testing.T) {
 	for _, c := range []struct{ extra, want string }{
 		{"setup: [null]\n", "t.yaml:4: setup[0]: expected a mapping of fields, not null"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -26,7 +27,7 @@ func parseSoon(t *testing.T, name string, data []byte) (*targets.Target, error) 
 	select {
 	case r := <-done:
 		return r.tg, r.err
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatalf("%s: loading did not end", name)
 		return nil, nil
 	}
@@ -34,8 +35,8 @@ func parseSoon(t *testing.T, name string, data []byte) (*targets.Target, error) 
 
 // Templates are text and fields: every other construct of text/template
 // is a load error naming the file, line and field, found without running
-// it ({{range 100000000000}} used to spin the load for ever, and range
-// over 2e7 loaded at 1.2 GB).
+// it: run, {{range 100000000000}} would spin the load for ever, and a
+// range over 2e7 would take 1.2 GB).
 func TestTemplatesHoldTextAndFieldsOnly(t *testing.T) {
 	for _, c := range []struct{ field, text, want string }{
 		{"create.body", `{"m":"{{.Marker}}","v":{{.Variant}}}{{range 100000000000}}{{end}}`, "t.yaml:4: create.body: {{range 100000000000}}{{end}} is not part of a target file's templates"},

@@ -67,7 +67,7 @@ func onTerminal(t *testing.T, env []string, args ...string) (string, int) {
 // the end; verdicts are in colour.
 func TestTerminalShowsAStatusLineAndColour(t *testing.T) {
 	out, code := onTerminal(t, nil, "run", "--target", "fake:reference?delay=50ms", "--label-filter", "S1 || property",
-		"--checks", "4", "--steps", "10", "--crashes", "0", "--report-dir", t.TempDir())
+		"--sequences", "4", "--steps", "10", "--crashes", "0", "--report-dir", t.TempDir())
 	if code != 0 {
 		t.Fatalf("exit %d\n%q", code, out)
 	}

@@ -14,9 +14,9 @@ import (
 )
 
 // A template that loops is refused by validate and run --dry-run, naming
-// file, line and field, at once: {{range 100000000000}} used to spin
-// both until they were killed (run ignored --timeout, SIGTERM and
-// SIGINT for 734 s).
+// file, line and field, at once: run, {{range 100000000000}} would spin
+// both until they were killed (a template runs outside --timeout and the
+// signal handlers' reach: 734 s, measured, before a SIGKILL).
 func TestLoopingTemplateIsRefusedAtOnce(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "loop.yaml")
 	os.WriteFile(f, []byte(`base_url: http://127.0.0.1:1

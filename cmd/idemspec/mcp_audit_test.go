@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/reports"
 )
 
@@ -100,7 +101,7 @@ process:
 			for _, pid := range pids {
 				// Stopped means stopped once idemspec exits; a little grace for
 				// init to reap what it was left.
-				waitFor(t, 5*time.Second, func() bool { return !alive(pid) })
+				testenv.WaitFor(t, "the server process ended", func() bool { return !alive(pid) })
 				if alive(pid) {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}

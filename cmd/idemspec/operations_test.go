@@ -155,7 +155,7 @@ func TestActionOnAParent(t *testing.T) {
 func TestPropertyReplayNamesTheOperation(t *testing.T) {
 	long(t)
 	t.Parallel()
-	r := runEnv(t, []string{"IDEMSPEC_MUTANT=ignore-payload"}, "--target", operationsExample, "--report-dir", t.TempDir(), "--label-filter", "P1", "--checks", "10")
+	r := runEnv(t, []string{"IDEMSPEC_MUTANT=ignore-payload"}, "--target", operationsExample, "--report-dir", t.TempDir(), "--label-filter", "P1", "--sequences", "10")
 	for _, op := range []string{"first", "second"} {
 		var p1 *reports.CheckResult
 		for _, c := range r.report.ChecksOf(op) {

@@ -16,21 +16,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
-
-// postgresDSN is the Postgres server .ci/run starts on loopback: without
-// one the test skips outside CI and fails in CI (CI=true).
-func postgresDSN(t *testing.T) string {
-	t.Helper()
-	if dsn := os.Getenv("IDEMSPEC_POSTGRES_DSN"); dsn != "" {
-		return dsn
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("IDEMSPEC_POSTGRES_DSN is not set and CI=true: .ci/run must install and start PostgreSQL")
-	}
-	t.Skip("no Postgres: set IDEMSPEC_POSTGRES_DSN (postgres://user@127.0.0.1:PORT/db?sslmode=disable); .ci/run starts one")
-	return ""
-}
 
 // freshDatabase creates an empty database for one test and drops it after.
 func freshDatabase(t *testing.T, dsn string) string {
@@ -85,7 +72,7 @@ func serve(t *testing.T, args ...string) string {
 		go func() { cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.WaitLimit):
 			cmd.Process.Kill()
 		}
 	})
@@ -101,7 +88,7 @@ func serve(t *testing.T, args ...string) string {
 	select {
 	case u := <-found:
 		return u
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.WaitLimit):
 		t.Fatalf("idemspec serve %v did not start: %s", args, stderr.String())
 	}
 	return ""
@@ -113,7 +100,7 @@ func serve(t *testing.T, args ...string) string {
 // S4, as its entry's Multi says.
 func TestTwoPostgresInstances(t *testing.T) {
 	long(t)
-	dsn := postgresDSN(t)
+	dsn := testenv.Postgres(t)
 	for _, name := range []string{fakes.Reference, "per-process-lock"} {
 		t.Run(name, func(t *testing.T) {
 			m := serverMutant(t, name)
@@ -152,7 +139,7 @@ tenants:
 // check its entry lists.
 func TestPostgresAction(t *testing.T) {
 	long(t)
-	dsn := postgresDSN(t)
+	dsn := testenv.Postgres(t)
 	for _, name := range []string{fakes.Reference, "ignore-payload"} {
 		t.Run(name, func(t *testing.T) {
 			m := serverMutant(t, name)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/scenarios"
 )
 
@@ -108,7 +109,7 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 			// Then until the crashed target is back and answering S5b's
 			// retries: the signal must find a healthy process to stop
 			// (one killed while starting is stopped by the failed start).
-			waitFor(t, 30*time.Second, func() bool { return retryingAfterCrash(t, dir) })
+			testenv.WaitFor(t, "the run retried after the crash", func() bool { return retryingAfterCrash(t, dir) })
 			first := startedPids(t, dir)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
@@ -205,7 +206,7 @@ base_url: http://127.0.0.1:%d
     path: /healthz
     timeout: 10s
 `, port, restart))
-	waitFor(t, 10*time.Second, func() bool { return portOpen(port) })
+	testenv.WaitFor(t, "the port opened", func() bool { return portOpen(port) })
 	before := readPid(t, filepath.Join(dir, "pid"))
 	r := run(t, "--target", p, "--label-filter", "restart")
 	if r.code != 0 {
@@ -294,15 +295,4 @@ func readPid(t *testing.T, path string) int {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return pid
-}
-
-func waitFor(t *testing.T, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s", limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -95,11 +95,17 @@ func runCommand(fs *pflag.FlagSet) body {
 	fs.IntVar(&f.tuning.Retry.MaxAttempts, "retry-attempts", f.tuning.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
 	fs.DurationVar(&f.tuning.Retry.AttemptTimeout, "retry-timeout", f.tuning.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
 	fs.DurationVar(&f.tuning.Retry.Deadline, "retry-deadline", f.tuning.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
-	fs.IntVar(&f.property.Checks, "checks", f.property.Checks, "random sequences the properties (P1, P2) try")
+	fs.IntVar(&f.property.Sequences, "sequences", f.property.Sequences, "random sequences the properties (P1, P2) try")
+	// --checks was this flag's first name; it read as a number of checks.
+	fs.IntVar(&f.property.Sequences, "checks", f.property.Sequences, "deprecated: --sequences")
+	fs.MarkHidden("checks")
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
 	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
 	return func(_ []string, stdout, stderr io.Writer) int {
+		if fs.Changed("checks") {
+			fmt.Fprintln(stderr, "idemspec: --checks is deprecated: use --sequences (the same number, of random sequences)")
+		}
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
 		}
@@ -133,8 +139,8 @@ func (f *runFlags) validate() error {
 	if f.wait < 0 || f.wait > maxWait {
 		return fmt.Errorf("--wait %s: must be between 0 and %s", f.wait, maxWait)
 	}
-	if f.property.Checks < 1 || f.property.Steps < 1 || f.property.Budget < 0 || f.property.Crashes < 0 {
-		return fmt.Errorf("--checks and --steps must be at least 1, --property-budget and --crashes at least 0")
+	if f.property.Sequences < 1 || f.property.Steps < 1 || f.property.Budget < 0 || f.property.Crashes < 0 {
+		return fmt.Errorf("--sequences and --steps must be at least 1, --property-budget and --crashes at least 0")
 	}
 	if f.property.Crashes == 0 {
 		f.property.Crashes = -1 // none: 0 in PropertyConfig means the default
@@ -350,10 +356,10 @@ func warned(r reports.Report) string {
 }
 
 // replay is the command line that runs the property alone from a failing
-// sequence's seed, which rapid draws first: one check is enough.
+// sequence's seed, which rapid draws first: one sequence is enough.
 // A file with several operations replays the one whose search failed.
 func (f *runFlags) replay(seed int64, c property.Config, operation string) string {
-	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --checks 1 --steps %d --crashes %d",
+	cmd := fmt.Sprintf("idemspec run --target %s --label-filter property --seed %d --sequences 1 --steps %d --crashes %d",
 		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
 	if operation != "" {
 		cmd += " --operation " + shellQuote(operation)

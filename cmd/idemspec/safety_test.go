@@ -22,6 +22,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/internal/proc/proctest"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/scenarios/property"
 	"github.com/idemspec/idemspec/targets"
@@ -423,12 +424,15 @@ func TestSecondInterruptSkipsTheCleanup(t *testing.T) {
 	s.firstVerdict()
 	cmd.Process.Signal(os.Interrupt)
 	go s.rest()
-	waitFor(t, time.Minute, func() bool { _, err := os.Stat(began); return err == nil })
+	testenv.WaitFor(t, "the cleanup command began", func() bool { _, err := os.Stat(began); return err == nil })
 	second := time.Now()
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
-	if took := time.Since(second); took > 5*time.Second || ctx.Err() != nil {
-		t.Errorf("idemspec took %v to exit after the second interrupt", took)
+	// Not skipped, the cleanup would run to its timeout (a minute) while
+	// the command ignores SIGTERM: half of it separates the two whatever
+	// the machine's load.
+	if took := time.Since(second); took >= targets.DefaultCleanupTimeout/2 || ctx.Err() != nil {
+		t.Errorf("idemspec took %v to exit after the second interrupt: it waited on the cleanup", took)
 	}
 	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
 		t.Errorf("exit %v, want 2", err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,26 +16,17 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // agent is the example program, built once.
 var agent string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "idemspec-agent-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	agent = filepath.Join(dir, "agent")
-	build := exec.Command("go", "build", "-o", agent, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the agent:", err)
-		os.Exit(1)
-	}
+	var remove func()
+	agent, remove = testenv.MustBuild(".", "agent")
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

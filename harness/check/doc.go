@@ -1,9 +1,10 @@
-// Package check is the catalogue of checks and the pure functions that
-// judge them.
+// Package check is the catalogue of checks and the vocabulary of their
+// judgement: verdicts, violations, evidence, the oracle's readings, the
+// records of a client trial, and how two answers compare.
 //
 // A check is a value with a stable ID (never a position), a title that
-// reads "should ...", a level and the clause it comes from. Checkers take
-// a recorded history and the oracle's readings and return a Verdict; they
-// never sleep, send or read a clock, so they are unit-tested on hand-made
-// histories.
+// reads "should ...", a level and the clause it comes from. The judges
+// that return a Verdict live with their checks in package scenarios: they
+// take a recorded history and the oracle's readings, and never sleep,
+// send or read a clock, so they are unit-tested on hand-made histories.
 package check

@@ -16,6 +16,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // The client against real HTTP: the reference fake server on loopback.
@@ -172,8 +173,10 @@ func TestCancellationStopsARunPromptly(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Fatalf("cancelled run took %v", took)
+	// Ignored, the cancel would leave the attempt to its own timeout (a
+	// minute): half of it separates the two whatever the machine's load.
+	if took := time.Since(start); took >= c.Policy.AttemptTimeout/2 {
+		t.Fatalf("cancelled run took %v: the attempt ran on toward its timeout (%v)", took, c.Policy.AttemptTimeout)
 	}
 	if res.State != state.UnknownResult || res.Sent != 1 {
 		t.Fatalf("cancelled mid-send: %s after %d sends; the request reached the server, so UNKNOWN_RESULT", res.State, res.Sent)
@@ -208,7 +211,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	}
 
 	doer.CloseIdleConnections()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.WaitLimit)
 	for runtime.NumGoroutine() > baseline {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)

@@ -28,7 +28,7 @@ func TestRunLeavesNothingBehind(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &out, &out
 			start := time.Now()
 			err := proc.Run(ctx, cmd, 300*time.Millisecond)
-			if took := time.Since(start); took > 1500*time.Millisecond {
+			if took := time.Since(start); !proctest.Stopped(took) {
 				t.Errorf("Run took %v for a 200ms bound and 300ms grace", took)
 			}
 			if !errors.Is(err, proc.ErrTimeout) {
@@ -55,8 +55,8 @@ func TestRunKillsWhatAFinishedCommandLeft(t *testing.T) {
 	if err := proc.Run(context.Background(), cmd, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 1500*time.Millisecond {
-		t.Errorf("Run took %v", took)
+	if took := time.Since(start); !proctest.Stopped(took) {
+		t.Errorf("Run took %v: it waited for the child holding its output", took)
 	}
 	if strings.TrimSpace(out.String()) != "7" {
 		t.Errorf("output %q, want 7", out.String())
@@ -75,9 +75,9 @@ func TestRunKeepLeavesWhatAHookStarted(t *testing.T) {
 	}
 	// The hook's shell has exited; the child it put in the background may
 	// be between fork and exec for a moment, when /proc shows no command
-	// line: look again for a little while.
+	// line: look again for a while (a minute at most on a busy machine).
 	left := proctest.Alive(sleep)
-	for deadline := time.Now().Add(2 * time.Second); len(left) == 0 && time.Now().Before(deadline); left = proctest.Alive(sleep) {
+	for deadline := time.Now().Add(time.Minute); len(left) == 0 && time.Now().Before(deadline); left = proctest.Alive(sleep) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	for _, pid := range left {

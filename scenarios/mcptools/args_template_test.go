@@ -8,7 +8,7 @@ import (
 )
 
 // A tool's args are the target file's template language: a loop is
-// refused at once (it used to spin the audit), and a field renders.
+// refused at once (run, it would spin the audit), and a field renders.
 func TestToolArgsAreFieldsOnly(t *testing.T) {
 	tool := mcp.Tool{Name: "create_note"}
 	if _, err := newArguments(tool, "key", mcp.ToolSettings{Args: `{"title":"{{.Marker}}"}{{range 100000000000}}{{end}}`}); err == nil || !strings.Contains(err.Error(), "tools: create_note: args: {{range 100000000000}}{{end}} is not part of a target file's templates") {

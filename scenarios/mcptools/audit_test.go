@@ -66,8 +66,11 @@ func TestSilentServersGetBoundedErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("the audit's error %v, want %q", err, c.want)
 			}
-			if d := time.Since(start); d > 20*time.Second {
-				t.Errorf("the audit took %s with a start timeout of 1s", d)
+			// The audit's own timeout is 2m (auditFile): half of it
+			// separates a bounded start from a wait for the whole audit,
+			// whatever the machine's load.
+			if d := time.Since(start); d >= time.Minute {
+				t.Errorf("the audit took %s with a start timeout of 1s: it waited on toward its own timeout", d)
 			}
 			if r == nil {
 				t.Fatal("no report")

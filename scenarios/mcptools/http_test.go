@@ -66,8 +66,8 @@ func TestHTTPLostCallApplies(t *testing.T) {
 	if err == nil || errors.Is(err, mcptools.ErrNotCut) {
 		t.Fatalf("the lost call: %v, want its answer cut", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the lost call took %s: the cut should end it when the answer starts", d)
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the lost call ran to its context's deadline after %s: the cut should end it when the answer starts", time.Since(start))
 	}
 	a, err := srv.Call(ctx, mcpserver.ToolList, nil)
 	if err != nil {

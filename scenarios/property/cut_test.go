@@ -32,7 +32,7 @@ func TestSearchCutShortNeverPasses(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			n := 0
-			cfg := property.Config{Checks: 5, Steps: 10, Seed: 11, ShrinkTime: time.Second, Crashes: -1,
+			cfg := property.Config{Sequences: 5, Steps: 10, Seed: 11, ShrinkTime: time.Second, Crashes: -1,
 				Progress: func(property.Progress) {
 					if n++; n == at {
 						cancel(fmt.Errorf("interrupted by SIGTERM"))

@@ -12,9 +12,9 @@ type Progress struct {
 	// Level is the pass: MUST (P1, noting the SHOULD rules), or SHOULD
 	// when P1 held and a SHOULD rule broke (P2).
 	Level check.Level
-	// Sequences is how many sequences the pass has tried, of Checks;
+	// Sequences is how many sequences the pass has tried, of Of;
 	// Steps how many steps it has taken in all.
-	Sequences, Checks, Steps int
+	Sequences, Of, Steps int
 	// Shrinking says a counterexample was found and is being shortened:
 	// Shrinks sequences tried since, Shortest steps in it now.
 	Shrinking         bool
@@ -27,7 +27,7 @@ func (p Progress) String() string {
 	if p.Shrinking {
 		return s + fmt.Sprintf("shrinking, %s now, %d sequences tried", steps(p.Shortest), p.Shrinks)
 	}
-	return s + fmt.Sprintf("sequence %d of %d, %s", p.Sequences, p.Checks, steps(p.Steps))
+	return s + fmt.Sprintf("sequence %d of %d, %s", p.Sequences, p.Of, steps(p.Steps))
 }
 
 func steps(n int) string {
@@ -42,7 +42,7 @@ func (r *pass) report() {
 	if r.cfg.Progress == nil {
 		return
 	}
-	p := Progress{Level: r.level, Sequences: r.sequences, Checks: r.cfg.Checks, Steps: r.steps}
+	p := Progress{Level: r.level, Sequences: r.sequences, Of: r.cfg.Sequences, Steps: r.steps}
 	if r.best != nil {
 		p.Shrinking, p.Shrinks, p.Shortest = true, r.sequences-r.firstSequence, len(r.best.steps)
 	}

@@ -29,7 +29,7 @@ func TestSearchReportsItsProgress(t *testing.T) {
 	}
 	defer env.Close()
 	var seen []property.Progress
-	cfg := property.Config{Checks: 10, Steps: 10, Seed: 7, ShrinkTime: 2 * time.Second, Crashes: -1,
+	cfg := property.Config{Sequences: 10, Steps: 10, Seed: 7, ShrinkTime: 2 * time.Second, Crashes: -1,
 		Progress: func(p property.Progress) { seen = append(seen, p) }}
 	res, err := property.Search(context.Background(), env, cfg)
 	if err != nil {
@@ -40,7 +40,7 @@ func TestSearchReportsItsProgress(t *testing.T) {
 	}
 	shrinking := 0
 	for i, p := range seen {
-		if p.Level != check.MUST || p.Checks != 10 {
+		if p.Level != check.MUST || p.Of != 10 {
 			t.Fatalf("report %d: %+v: want the MUST pass of 10 sequences", i, p)
 		}
 		if i > 0 && (p.Sequences < seen[i-1].Sequences || p.Steps < seen[i-1].Steps || (seen[i-1].Shrinking && !p.Shrinking)) {

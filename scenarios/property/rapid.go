@@ -18,7 +18,7 @@ import (
 // runs in.
 func configureRapid(c Config) error {
 	for _, f := range [][2]string{
-		{"rapid.checks", strconv.Itoa(c.Checks)},
+		{"rapid.checks", strconv.Itoa(c.Sequences)},
 		{"rapid.steps", strconv.Itoa(c.Steps)},
 		{"rapid.seed", strconv.FormatUint(c.Seed, 10)},
 		{"rapid.shrinktime", c.ShrinkTime.String()},

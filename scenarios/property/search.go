@@ -15,8 +15,8 @@ import (
 
 // Config sets how hard the properties search.
 type Config struct {
-	// Checks is how many random sequences rapid tries.
-	Checks int
+	// Sequences is how many random sequences rapid tries (its -rapid.checks).
+	Sequences int
 	// Steps is the average number of actions in a sequence.
 	Steps int
 	// Budget caps the create requests the properties send in all,
@@ -50,14 +50,14 @@ type Config struct {
 
 // DefaultConfig is tuned to catch every mutant in seconds.
 func DefaultConfig() Config {
-	return Config{Checks: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1}
+	return Config{Sequences: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1}
 }
 
 // WithDefaults fills the fields left zero.
 func (c Config) WithDefaults() Config {
 	d := DefaultConfig()
-	if c.Checks == 0 {
-		c.Checks = d.Checks
+	if c.Sequences == 0 {
+		c.Sequences = d.Sequences
 	}
 	if c.Steps == 0 {
 		c.Steps = d.Steps
@@ -134,7 +134,7 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 		should.best, should.failingSeed = seen, 0
 		seen.failed = seen.noted
 		seen.markNoted()
-		again = "searched again with them failing, no sequence broke them (a race that did not recur): the sequence that did is shown unshrunk"
+		again = "searched again with them failing, no sequence broke them (" + RaceDidNotRecur + "): the sequence that did is shown unshrunk"
 	}
 	out.Should = should.result("P2")
 	out.Should.FirstCounterexample, out.Should.FirstSequence = must.shouldAt, must.shouldIndex+1
@@ -146,7 +146,7 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 	return out, nil
 }
 
-// search runs rapid once with the rules of level failing a sequence.
+// runPass runs rapid once with the rules of level failing a sequence.
 func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
 	if err := configureRapid(cfg); err != nil {
 		return nil, err

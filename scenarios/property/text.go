@@ -61,8 +61,8 @@ func (r *pass) notes() []string {
 		drawn = append(drawn, fmt.Sprintf("%s %d", a.name, r.drawn[a.name]))
 	}
 	out := []string{
-		fmt.Sprintf("rapid: %d sequences (--checks %d) of about %d steps (--steps %d) from seed %d",
-			r.sequences, r.cfg.Checks, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
+		fmt.Sprintf("rapid: %d sequences (--sequences %d) of about %d steps (--steps %d) from seed %d",
+			r.sequences, r.cfg.Sequences, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
 		fmt.Sprintf("%d steps taken, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
 			r.steps, r.spent, strings.Join(drawn, ", "), r.freshBursts),
 	}
@@ -85,6 +85,10 @@ func (r *pass) notes() []string {
 // ShrinkTimeRanOut is what the notes say when shrinking was cut by its
 // time limit rather than ending because no shorter sequence failed.
 const ShrinkTimeRanOut = "shrinking ran out of its time before it stopped paying"
+
+// RaceDidNotRecur is what the notes say when the sequence that broke a
+// SHOULD rule broke none when drawn again, so it is shown unshrunk.
+const RaceDidNotRecur = "a race that did not recur"
 
 // summary says how a counterexample was found and shrunk.
 func (r *pass) summary() string {

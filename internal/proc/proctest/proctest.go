@@ -10,6 +10,17 @@ import (
 	"time"
 )
 
+// Life is how long a hostile command runs unless it is stopped: Sleep's
+// 1000 s.
+const Life = 1000 * time.Second
+
+// Stopped says whether a command that took took to end was stopped,
+// rather than left to run its Life. A busy machine delays a kill by
+// milliseconds, or seconds at worst, never by half a Life: so the
+// verdict says what was done to the command, not how busy the machine
+// was.
+func Stopped(took time.Duration) bool { return took < Life/2 }
+
 // Sleep is a `sleep` command line whose argument is unique to this call:
 // `sleep 1000.NNNNNN` (GNU and busybox sleep take fractions).
 func Sleep() string {
@@ -17,8 +28,9 @@ func Sleep() string {
 	return fmt.Sprintf("sleep 1000.%06d", n.Int64())
 }
 
-// Hostile is a command that used to outlive its bound: Line is a shell
-// line around a unique Sleep, which a scan for Sleep finds.
+// Hostile is a command that outlives its bound unless it is stopped by
+// force: Line is a shell line around a unique Sleep, which a scan for
+// Sleep finds.
 type Hostile struct {
 	Name, Line, Sleep string
 }
@@ -58,11 +70,12 @@ func Alive(s string) []int {
 	return out
 }
 
-// GoneSoon waits briefly for every process running s to be gone (a
-// SIGKILL is delivered at once, but the kernel may take a moment to end
-// the process) and returns those still alive.
+// GoneSoon waits for every process running s to be gone (a SIGKILL is
+// delivered at once, but the kernel may take a moment to end the process,
+// longer on a busy machine) and returns those still alive after a
+// minute. It returns as soon as none is left.
 func GoneSoon(s string) []int {
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		left := Alive(s)
 		if len(left) == 0 || time.Now().After(deadline) {
