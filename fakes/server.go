@@ -46,6 +46,9 @@ type Options struct {
 	// at a time, in PageStyle (pages.go); 0 answers every item at once.
 	PageSize  int
 	PageStyle string
+	// NoDrain makes a graceful stop exit at once, finishing nothing in
+	// flight (drain.go), as a server with no SIGTERM handler does.
+	NoDrain bool
 }
 
 // Defaults for Options fields left zero.
