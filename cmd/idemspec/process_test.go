@@ -24,24 +24,36 @@ import (
 var processExample = filepath.Join("..", "..", "examples", "targets", "process-reference.yaml")
 
 // TestProcessTargetDetection runs the example process target against the
-// reference and the restart mutants: the reference passes S1-S5, each
-// mutant fails exactly its matrix entry, five runs of five, and no
-// process idemspec started is left after any run.
+// reference (draining or not on SIGTERM) and the restart mutants: the
+// reference passes S1-S5, each mutant fails exactly its matrix entry,
+// five runs of five, and no process idemspec started is left after any
+// run.
 func TestProcessTargetDetection(t *testing.T) {
 	long(t)
 	t.Parallel()
-	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight", "record-after-answer"} {
+	servers := []struct{ entry, name, noDrain string }{
+		{fakes.Reference, fakes.Reference, "false"},
+		// Exits on SIGTERM at once, cutting S5a's answers: still correct.
+		{"reference-no-drain", fakes.Reference, "true"},
+		{"memory-records", "memory-records", "false"},
+		{"split-commit", "split-commit", "false"},
+		{"stuck-inflight", "stuck-inflight", "false"},
+		{"record-after-answer", "record-after-answer", "false"},
+	}
+	for _, server := range servers {
+		name := server.name
 		m := serverMutant(t, name)
-		t.Run(name, func(t *testing.T) {
+		t.Run(server.entry, func(t *testing.T) {
 			t.Parallel()
 			runs := matrixRuns(t, 5)
 			if name == fakes.Reference {
 				runs = matrixRuns(t, 2)
 			}
+			env := []string{"IDEMSPEC_MUTANT=" + name, "IDEMSPEC_NO_DRAIN=" + server.noDrain}
 			for i := 0; i < runs; i++ {
 				dir := t.TempDir()
 				// The properties have their own pass against the fakes.
-				r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + name}, "--target", processExample, "--report-dir", dir, "--label-filter", "!property")
+				r := runEnv(t, env, "--target", processExample, "--report-dir", dir, "--label-filter", "!property")
 				which := fmt.Sprintf("run %d of %d", i+1, runs)
 				expectDetection(t, withoutProperties(m), r, which)
 				for _, c := range r.report.Checks {
