@@ -318,3 +318,41 @@ func waitFor(t *testing.T, limit time.Duration, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestWrongIDFieldStopsBeforeTheChecks: the example process target with
+// id_field naming the marker, which the answers echo, is the file's
+// mistake: exit 2 before any check, no FAIL, and the message names
+// id_field and the field that holds the id (it was eight server FAILs:
+// "the answers name a resource the oracle does not list").
+func TestWrongIDFieldStopsBeforeTheChecks(t *testing.T) {
+	text, err := os.ReadFile(processExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(text), "  id_field: id\n", "  id_field: marker\n", 1)
+	if wrong == string(text) {
+		t.Fatal("the example has no create.id_field: id line to change")
+	}
+	file := filepath.Join(t.TempDir(), "wrong-id-field.yaml")
+	if err := os.WriteFile(file, []byte(wrong), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + fakes.Reference}, "--target", file, "--report-dir", dir)
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		if c.Verdict == check.FAIL {
+			t.Errorf("%s FAILed: %s", c.ID, c.Reason)
+		}
+	}
+	for _, want := range []string{`create.id_field "marker"`, "that is the marker the harness sent", `did you mean "id"?`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if left := processesUsing(t, dir); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
