@@ -15,19 +15,19 @@ import (
 // commits the key's record before a byte of its answer leaves; only the
 // client's view of that answer is lost.
 
-// bodyLag is how long the body follows the head when the server does
-// not drain: long enough that a stop begun on the head's first byte
-// lands before the body leaves, however busy the machine, and short
-// enough to cost the checks little.
-const bodyLag = 10 * time.Millisecond
+// DefaultBodyLag is how long the body follows the head when the server
+// does not drain: long enough that a stop begun on the head's first
+// byte lands before the body leaves (in process, and through a SIGTERM
+// on a busy machine), and short enough to cost the checks little.
+const DefaultBodyLag = 10 * time.Millisecond
 
-// headFirst sends the answer's head now and returns bodyLag later, or at
+// headFirst sends the answer's head now and returns BodyLag later, or at
 // once when the server is killed meanwhile (its connections are closed
 // then, and the body goes nowhere).
 func (s *Server) headFirst(w http.ResponseWriter) {
 	http.NewResponseController(w).Flush()
 	select {
 	case <-s.dead:
-	case <-time.After(bodyLag):
+	case <-time.After(s.opts.BodyLag):
 	}
 }

@@ -47,8 +47,10 @@ type Options struct {
 	PageSize  int
 	PageStyle string
 	// NoDrain makes a graceful stop exit at once, finishing nothing in
-	// flight (drain.go), as a server with no SIGTERM handler does.
+	// flight (drain.go), as a server with no SIGTERM handler does; the
+	// answer's body follows its head by BodyLag (0: DefaultBodyLag).
 	NoDrain bool
+	BodyLag time.Duration
 }
 
 // Defaults for Options fields left zero.
@@ -131,6 +133,9 @@ func Open(opts Options) (*Server, error) {
 	}
 	if opts.InProgressTimeout == 0 {
 		opts.InProgressTimeout = DefaultInProgressTimeout
+	}
+	if opts.BodyLag == 0 {
+		opts.BodyLag = DefaultBodyLag
 	}
 	if opts.KeyHeader == "" {
 		opts.KeyHeader = DefaultKeyHeader
