@@ -102,17 +102,20 @@ func (r IDFieldReading) suggestion(listed string) string {
 	return fmt.Sprintf(", did you mean %q?", field)
 }
 
+// MaxIDFieldCandidates bounds the values of the first create's answer
+// a by-id oracle is asked about.
+const MaxIDFieldCandidates = 8
+
 // IDFieldCandidates are the answer's scalar values a by-id oracle may be
 // asked about, to find the field that holds the resource's id: read
 // first, then the others, bounded, never the marker.
 func IDFieldCandidates(answer []byte, read, marker string) []string {
-	const most = 8
 	out := []string{}
 	if read != "" && read != marker {
 		out = append(out, read)
 	}
 	for _, f := range scalarFields(answer) {
-		if len(out) == most {
+		if len(out) == MaxIDFieldCandidates {
 			break
 		}
 		if f.value != marker && !slices.Contains(out, f.value) {
