@@ -129,12 +129,15 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, q r
 	if a.retry {
 		h.Set("Retry-After", "1")
 	}
-	if a.sent != nil {
+	if a.sent != nil || s.opts.NoDrain {
 		// The same bytes as without the hook (a length, not chunks),
 		// flushed now, so the hook runs after the send.
 		h.Set("Content-Length", strconv.Itoa(len(a.body)))
 	}
 	w.WriteHeader(a.status)
+	if s.opts.NoDrain {
+		s.headFirst(w)
+	}
 	w.Write(a.body)
 	if a.sent != nil {
 		http.NewResponseController(w).Flush()

@@ -106,8 +106,13 @@ func listen(addr string) (net.Listener, error) {
 func (g *generation) addr() string { return g.http.Addr }
 
 // stop is a graceful shutdown: requests in flight finish (for a while),
-// and nothing else runs from the moment it begins.
+// and nothing else runs from the moment it begins. Without draining
+// (Options.NoDrain) it is the exit of a process with no SIGTERM handler,
+// which finishes nothing: a crash.
 func (g *generation) stop() error {
+	if g.opts.NoDrain {
+		return g.crash()
+	}
 	g.stopping.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

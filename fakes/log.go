@@ -37,3 +37,8 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.NewResponseController reach the connection, so that a
+// handler's flush (an answer's head sent before its body, a hook that
+// runs after the send) is one with the log on too.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -46,6 +46,11 @@ type Options struct {
 	// at a time, in PageStyle (pages.go); 0 answers every item at once.
 	PageSize  int
 	PageStyle string
+	// NoDrain makes a graceful stop exit at once, finishing nothing in
+	// flight (drain.go), as a server with no SIGTERM handler does; the
+	// answer's body follows its head by BodyLag (0: DefaultBodyLag).
+	NoDrain bool
+	BodyLag time.Duration
 }
 
 // Defaults for Options fields left zero.
@@ -128,6 +133,9 @@ func Open(opts Options) (*Server, error) {
 	}
 	if opts.InProgressTimeout == 0 {
 		opts.InProgressTimeout = DefaultInProgressTimeout
+	}
+	if opts.BodyLag == 0 {
+		opts.BodyLag = DefaultBodyLag
 	}
 	if opts.KeyHeader == "" {
 		opts.KeyHeader = DefaultKeyHeader

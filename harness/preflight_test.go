@@ -57,26 +57,66 @@ oracle: {list: {path: '/c?m={{.Marker}}', items: items}}
 	}
 }
 
-// An id_field the 2xx answers lack is the file's mistake: the first
-// create says so, naming the field; otherwise every check would read no
-// id and S1 would FAIL a correct API.
+// An id_field that reads no id, the marker, or another id than the one
+// the oracle lists is the file's mistake: the first create says so,
+// naming the field and the one that holds the listed id; otherwise every
+// check would judge the wrong field and FAIL a correct API.
 func TestWrongIDFieldIsAConfigurationError(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
 			w.WriteHeader(http.StatusCreated)
-			io.WriteString(w, `{"uuid":"r1"}`)
+			// The marker echoed back as a reference, as Adyen's
+			// merchantReference is; the id is pspReference.
+			marker := strings.TrimSuffix(strings.TrimPrefix(string(body), `{"m":"`), `","v":1}`)
+			io.WriteString(w, `{"pspReference":"r1","merchantReference":"`+marker+`","product_id":"p9"}`)
 			return
 		}
-		io.WriteString(w, `{"items":[]}`)
+		io.WriteString(w, `{"items":[{"pspReference":"r1","ref":"`+r.URL.Query().Get("m")+`"}]}`)
 	}))
 	defer srv.Close()
 	for field, want := range map[string]string{
-		"id":   `create.id_field "id" is not in the target's answer to the harness's first create, a 201: check create.id_field (POST /r answered: "{\"uuid\":\"r1\"}")`,
-		"uuid": "",
+		"id":                `create.id_field "id" is not in the target's answer to the harness's first create, a 201; the oracle (list) lists one resource for the marker, "r1": check create.id_field, did you mean "pspReference"? (POST /r answered: `,
+		"merchantReference": `create.id_field "merchantReference" reads "`,
+		"product_id":        `create.id_field "product_id" reads "p9" from the target's answer to the harness's first create, but the oracle (list) lists one resource for its marker, "r1": check create.id_field, did you mean "pspReference"?`,
+		"pspReference":      "",
 	} {
 		err := envOf(t, `base_url: `+srv.URL+`
 create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: `+field+`}
-oracle: {list: {path: '/r?m={{.Marker}}', items: items}}
+oracle: {list: {path: '/r?m={{.Marker}}', items: items, id_field: pspReference}}
+`).PreflightCreate(context.Background())
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("id_field %s: %v, want %q", field, err, want)
+		}
+		if field == "merchantReference" && (err == nil || !strings.Contains(err.Error(), `that is the marker the harness sent`) || !strings.Contains(err.Error(), `did you mean "pspReference"?`)) {
+			t.Errorf("id_field %s: %v, want the marker named and pspReference suggested", field, err)
+		}
+	}
+}
+
+// With an oracle that looks ids up, an id_field whose value it never
+// finds is the file's mistake too; the answer's values it does find
+// name the field to use.
+func TestWrongIDFieldWithALookupOracle(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost:
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, `{"pspReference":"r1","product_id":"p9"}`)
+		case r.URL.Path == "/r/r1":
+			io.WriteString(w, `{"pspReference":"r1"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	for field, want := range map[string]string{
+		"product_id":   `create.id_field "product_id" reads "p9" from the target's answer to the harness's first create, but the oracle (lookup) finds no resource carrying its marker at that id: check create.id_field, did you mean "pspReference"?`,
+		"pspReference": "",
+	} {
+		err := envOf(t, `base_url: `+srv.URL+`
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: `+field+`}
+oracle: {lookup: {path: '/r/{{.ID}}'}}
 `).PreflightCreate(context.Background())
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("id_field %s: %v, want %q", field, err, want)

@@ -38,13 +38,20 @@ func (e *Env) Crash(ctx context.Context, point string, inFlight ...int) (history
 	return e.cycle(ctx, history.Restart{Mode: Crash, Point: point, Seqs: inFlight}, c.Crash)
 }
 
+// OnFirstByte is the Point of a restart that RestartOnAnswer began on
+// the first byte of the answer: the request was answered, and whether
+// the rest of the answer arrived is the target's stop to decide (one
+// that does not drain cuts it).
+const OnFirstByte = "on the first byte of the answer"
+
 // RestartOnAnswer sends a and restarts the target gracefully the instant
 // the answer's first byte arrives, while the rest is still being read:
 // nothing of the harness runs between the two, so a target that sends
 // its answer first and stores the key's record a few hundred
 // microseconds later is stopped inside that window. With no answer, the
 // restart follows the attempt. It returns the attempt's exchange, the
-// restart, and how long after the answer's first byte the restart began.
+// restart (its Point OnFirstByte when the answer began), and how long
+// after the answer's first byte the restart began.
 func (e *Env) RestartOnAnswer(ctx context.Context, h *history.History, a Attempt) (history.Exchange, history.Restart, time.Duration, error) {
 	r, ok := e.Target.Lifecycle.(targets.Restarter)
 	if !ok {
@@ -98,6 +105,7 @@ func (e *Env) RestartOnAnswer(ctx context.Context, h *history.History, a Attempt
 	var gap time.Duration
 	if !answered.IsZero() {
 		gap = res.rec.At.Sub(answered)
+		res.rec.Point, res.rec.Seqs = OnFirstByte, []int{x.Seq}
 	}
 	return x, res.rec, gap, res.err
 }

@@ -188,8 +188,11 @@ func keyRequired(t *targets.Target) string {
 }
 
 // PreflightRequests is what a run sends before any check: an oracle
-// read and one create of the harness's own.
-const PreflightRequests = 2
+// read, one create of the harness's own, and an oracle read of that
+// create's marker, which create.id_field's value is compared with (a
+// lookup oracle asks about up to targets.MaxIDFieldCandidates of the
+// answer's values there).
+const PreflightRequests = 3
 
 // PreflightMarkers are the preflight's markers: the oracle read's and
 // the create's, each with its setup where the operation has one.

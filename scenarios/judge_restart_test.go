@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/scenarios"
@@ -58,6 +59,54 @@ func TestRestartRecoveryRounds(t *testing.T) {
 		t.Errorf("violations %+v, want one, on seq 4", got.Violations)
 	}
 	expectVerdict(t, scenarios.RestartRecovery(kept, unreachable), "S5a", check.ERROR, "could not be reached")
+}
+
+// TestRestartRecoveryCutAnswer: a target that exits without finishing
+// its requests in flight cuts the original's answer after its first
+// byte. That answer is maybe-applied, never a violation by itself; the
+// effect is judged: one resource after the retry, and the retry names it.
+func TestRestartRecoveryCutAnswer(t *testing.T) {
+	onFirstByte := history.Restart{Mode: "graceful", Point: harness.OnFirstByte, Seqs: []int{1}}
+	bodyCut := history.Exchange{Seq: 1, Step: "original", Lane: "clean", Outcome: history.MaybeApplied, Status: 201, Error: "reading the answer: unexpected EOF"}
+	headCut := history.Exchange{Seq: 1, Step: "original", Lane: "clean", Outcome: history.MaybeApplied, Error: "unexpected EOF"}
+	refusedCut := bodyCut
+	refusedCut.Status = 400
+	cases := []struct {
+		name     string
+		original history.Exchange
+		restart  history.Restart
+		retry    history.Exchange
+		reading  check.Reading
+		want     check.Status
+		reason   string
+	}{
+		{name: "body cut, replayed after the restart", original: bodyCut, restart: onFirstByte, retry: answer(2, "again", 201, "r1"), reading: reading(1, "r1"), want: check.PASS},
+		{name: "head cut, replayed after the restart", original: headCut, restart: onFirstByte, retry: answer(2, "again", 201, "r1"), reading: reading(1, "r1"), want: check.PASS},
+		{name: "cut, counted by an oracle without ids", original: bodyCut, restart: onFirstByte, retry: answer(2, "again", 201, "r1"), reading: countOnly(1), want: check.PASS},
+		{name: "cut, the retry created a second resource", original: bodyCut, restart: onFirstByte, retry: answer(2, "again", 201, "r2"), reading: reading(2, "r1", "r2"),
+			want: check.FAIL, reason: "the oracle (list) counts 2 resources for one key"},
+		{name: "cut, the retry names another resource than the one listed", original: bodyCut, restart: onFirstByte, retry: answer(2, "again", 201, "r2"), reading: reading(1, "r1"),
+			want: check.FAIL, reason: "the answers name a resource the oracle does not list (expected r2, observed r1)"},
+		{name: "cut, refused after the restart", original: bodyCut, restart: onFirstByte, retry: answer(2, "again", 409, ""), reading: reading(1, "r1"),
+			want: check.FAIL, reason: "the same request with the same key was refused"},
+		{name: "cut, the retry unanswered", original: bodyCut, restart: onFirstByte, retry: lost(2, "again"), reading: reading(1, "r1"),
+			want: check.FAIL, reason: "again got no answer"},
+		{name: "cut, a refusal's status", original: refusedCut, restart: onFirstByte, retry: answer(2, "again", 400, ""), reading: reading(0),
+			want: check.ERROR, reason: "not accepted (status 400)"},
+		// Never answered: the restart followed the attempt, and the
+		// original got no answer at all, which is not a cut.
+		{name: "never answered", original: headCut, restart: history.Restart{Mode: "graceful"}, retry: answer(2, "again", 201, "r1"), reading: reading(1, "r1"),
+			want: check.FAIL, reason: "original got no answer"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := scenarios.RestartRecord{Original: c.original, Restart: c.restart, Retry: c.retry, Reading: c.reading}
+			expectVerdict(t, scenarios.RestartRecovery(rec), "S5a", c.want, c.reason)
+			if got, want := scenarios.Cut(rec), c.restart.Point != "" && c.original.Outcome != history.OK; got != want {
+				t.Errorf("Cut = %v, want %v", got, want)
+			}
+		})
+	}
 }
 
 func TestCrashMidRequest(t *testing.T) {

@@ -70,6 +70,10 @@ func restartRound(ctx context.Context, e *harness.Env, h *history.History, ev *c
 	}
 	ev.Notes = append(ev.Notes, fmt.Sprintf("round %d: graceful restart begun %s after the first byte of the answer to seq %d arrived (aimed inside the gap a record stored after answering leaves); down for %s",
 		round, gap.Round(time.Microsecond), original.Seq, restart.Down.Round(time.Millisecond)))
+	if rec := (RestartRecord{Original: original, Restart: restart}); Cut(rec) {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("round %d: the server did not finish the request in flight when stopped: the answer to seq %d was cut after its first byte (%s); it counts as maybe-applied, and the retry and the oracle say whether it was applied",
+			round, original.Seq, original.Error))
+	}
 	send.Step = "same request after the restart" + suffix
 	retry := e.Send(ctx, h, send)
 	r, err := reading(ctx, e, ev, marker, "after the restart and the retry"+suffix)
@@ -102,14 +106,21 @@ func RestartRecovery(rounds ...RestartRecord) check.Verdict {
 	return check.Judge("S5a", vs...)
 }
 
-// restartRecovered judges one round.
+// restartRecovered judges one round by its effect: after the restart
+// and the retry, one resource for the key, and the retry names it. An
+// original whose answer began and was then cut (a target that stops
+// without finishing its requests in flight) is maybe-applied, never a
+// violation by itself: the retry and the oracle say what became of it.
 func restartRecovered(rec RestartRecord) check.Verdict {
 	xs := []history.Exchange{rec.Original, rec.Retry}
 	if err := unreached(xs); err != nil {
 		return check.Errored("S5a", err)
 	}
-	if rec.Original.Outcome == history.OK && !rec.Original.Is2xx() {
+	if s := rec.Original.Status; s != 0 && (s < 200 || s > 299) {
 		return check.Errored("S5a", fmt.Errorf("the original request was not accepted (status %d), so there is no record to survive the restart", rec.Original.Status))
+	}
+	if Cut(rec) {
+		xs = xs[1:]
 	}
 	vs := unanswered(xs)
 	if rec.Retry.Outcome == history.OK && !rec.Retry.Is2xx() {
@@ -129,4 +140,10 @@ func restartRecovered(rec RestartRecord) check.Verdict {
 	// how faithfully the answer is replayed is K4's to judge.
 	vs = append(vs, countsOne(rec.Reading, id)...)
 	return check.Judge("S5a", vs...)
+}
+
+// Cut reports whether the round's restart cut the original's answer:
+// it began (the restart was aimed at its first byte) and did not end.
+func Cut(rec RestartRecord) bool {
+	return rec.Original.Outcome != history.OK && rec.Restart.Point == harness.OnFirstByte
 }

@@ -15,7 +15,7 @@ import (
 // FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
 const FakePrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count]"
+// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false]"
 // starts a built-in fake in this process; anything else is a target file.
 func Load(ref string) (*Target, error) {
 	if strings.HasPrefix(ref, FakePrefix) {
@@ -61,6 +61,14 @@ func StartFake(ref string) (*Target, error) {
 			}
 			continue
 		}
+		if name == "drain" {
+			drain, err := strconv.ParseBool(vals[0])
+			if err != nil {
+				return nil, fmt.Errorf("%s: drain: %q is not true or false (false: a stop finishes nothing in flight)", ref, vals[0])
+			}
+			opts.NoDrain = !drain
+			continue
+		}
 		if name == "key_in" {
 			opts.KeyIn = vals[0]
 			continue
@@ -88,7 +96,7 @@ func StartFake(ref string) (*Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in, action)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in, action, drain)", ref, name)
 		}
 	}
 	in, err := fakes.Start(opts, "127.0.0.1:0")

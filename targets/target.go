@@ -206,17 +206,7 @@ func (t *Target) NewCreate(ctx context.Context, key string, body []byte) (*http.
 
 // ResourceID reads the resource id from a JSON answer, or "".
 func (t *Target) ResourceID(body []byte) string {
-	v, err := decodeJSON(body)
-	if err != nil {
-		return ""
-	}
-	switch id := dig(v, t.Create.IDField).(type) {
-	case string:
-		return id
-	case json.Number:
-		return id.String()
-	}
-	return ""
+	return ResourceIDOf(body, t.Create.IDField)
 }
 
 // decodeJSON decodes an answer keeping numbers as written, so a numeric id

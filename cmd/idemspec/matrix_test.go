@@ -110,10 +110,18 @@ func matrixEntries() []matrixEntry {
 	// reference still passes, its oracle reading every page.
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=1&page_style=cursor", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	// A server that exits on SIGTERM without finishing its requests in
+	// flight cuts the answer S5a's restart is aimed at: the reference
+	// still passes, and a record stored after the answer is still
+	// caught (the mutant's entry below).
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?drain=false", Mutant: fakes.Mutant{Name: fakes.Reference}})
 	entries = append(entries, keyPlaceEntries()...)
 	entries = append(entries, actionEntries()...)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
+		if m.Name == "record-after-answer" {
+			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?drain=false", Mutant: m})
+		}
 		if m.Name == "global-keys" {
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?list_scope=all", Mutant: m})
 		}

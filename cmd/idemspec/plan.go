@@ -60,7 +60,7 @@ func (f *runFlags) printPlan(stdout, stderr io.Writer, t *targets.Target, shard 
 			fmt.Fprintf(stdout, "\noracle list, paged (next: %s): each oracle read above is one request per page, at most %d\n", l.Pages.Next, l.Pages.Max)
 		}
 	case "lookup":
-		fmt.Fprintln(stdout, "\noracle lookup: each oracle read above is one request per resource id the answers named")
+		fmt.Fprintf(stdout, "\noracle lookup: each oracle read above is one request per resource id the answers named (the preflight's second: up to %d of the first create's values)\n", targets.MaxIDFieldCandidates)
 	case "field":
 		fmt.Fprintln(stdout, "\noracle field: each oracle read above is one request for the marker's counter")
 	case "sql", "command":

@@ -25,24 +25,36 @@ import (
 var processExample = filepath.Join("..", "..", "examples", "targets", "process-reference.yaml")
 
 // TestProcessTargetDetection runs the example process target against the
-// reference and the restart mutants: the reference passes S1-S5, each
-// mutant fails exactly its matrix entry, five runs of five, and no
-// process idemspec started is left after any run.
+// reference (draining or not on SIGTERM) and the restart mutants: the
+// reference passes S1-S5, each mutant fails exactly its matrix entry,
+// five runs of five, and no process idemspec started is left after any
+// run.
 func TestProcessTargetDetection(t *testing.T) {
 	long(t)
 	t.Parallel()
-	for _, name := range []string{fakes.Reference, "memory-records", "split-commit", "stuck-inflight", "record-after-answer"} {
+	servers := []struct{ entry, name, noDrain string }{
+		{fakes.Reference, fakes.Reference, "false"},
+		// Exits on SIGTERM at once, cutting S5a's answers: still correct.
+		{"reference-no-drain", fakes.Reference, "true"},
+		{"memory-records", "memory-records", "false"},
+		{"split-commit", "split-commit", "false"},
+		{"stuck-inflight", "stuck-inflight", "false"},
+		{"record-after-answer", "record-after-answer", "false"},
+	}
+	for _, server := range servers {
+		name := server.name
 		m := serverMutant(t, name)
-		t.Run(name, func(t *testing.T) {
+		t.Run(server.entry, func(t *testing.T) {
 			t.Parallel()
 			runs := matrixRuns(t, 5)
 			if name == fakes.Reference {
 				runs = matrixRuns(t, 2)
 			}
+			env := []string{"IDEMSPEC_MUTANT=" + name, "IDEMSPEC_NO_DRAIN=" + server.noDrain}
 			for i := 0; i < runs; i++ {
 				dir := t.TempDir()
 				// The properties have their own pass against the fakes.
-				r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + name}, "--target", processExample, "--report-dir", dir, "--label-filter", "!property")
+				r := runEnv(t, env, "--target", processExample, "--report-dir", dir, "--label-filter", "!property")
 				which := fmt.Sprintf("run %d of %d", i+1, runs)
 				expectDetection(t, withoutProperties(m), r, which)
 				for _, c := range r.report.Checks {
@@ -295,4 +307,42 @@ func readPid(t *testing.T, path string) int {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return pid
+}
+
+// TestWrongIDFieldStopsBeforeTheChecks: the example process target with
+// id_field naming the marker, which the answers echo, is the file's
+// mistake: exit 2 before any check, no FAIL, and the message names
+// id_field and the field that holds the id (it was eight server FAILs:
+// "the answers name a resource the oracle does not list").
+func TestWrongIDFieldStopsBeforeTheChecks(t *testing.T) {
+	text, err := os.ReadFile(processExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(text), "  id_field: id\n", "  id_field: marker\n", 1)
+	if wrong == string(text) {
+		t.Fatal("the example has no create.id_field: id line to change")
+	}
+	file := filepath.Join(t.TempDir(), "wrong-id-field.yaml")
+	if err := os.WriteFile(file, []byte(wrong), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := runEnv(t, []string{"IDEMSPEC_MUTANT=" + fakes.Reference}, "--target", file, "--report-dir", dir)
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		if c.Verdict == check.FAIL {
+			t.Errorf("%s FAILed: %s", c.ID, c.Reason)
+		}
+	}
+	for _, want := range []string{`create.id_field "marker"`, "that is the marker the harness sent", `did you mean "id"?`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if left := processesUsing(t, dir); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
 }

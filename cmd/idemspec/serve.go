@@ -29,6 +29,7 @@ func serveCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
 	fs.IntVar(&opts.PageSize, "page-size", 0, "list this many resources a page (0: all at once)")
 	fs.StringVar(&opts.PageStyle, "page-style", "", "how the list pages with --page-size: link (default), cursor, page or offset")
+	fs.BoolVar(&opts.NoDrain, "no-drain", false, "on SIGTERM exit at once, finishing no request in flight, as a server with no SIGTERM handler does (it sends an answer's head before its body, so the exit can cut an answer)")
 	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
 	state := fs.String("state", "", "with --mcp: keep the MCP server's state in this JSON `FILE` (default: in memory)")
 	relay := fs.String("relay", "", "with --mcp: relay stdio to the server `idemspec client --mcp` serves on this loopback ADDR (its IDEMSPEC_MCP_COMMAND)")
@@ -48,7 +49,8 @@ func serveCommand(fs *pflag.FlagSet) body {
 }
 
 // serve serves a fake until SIGTERM or SIGINT, then shuts down cleanly:
-// requests in flight finish and the database is closed. Its records live
+// requests in flight finish (with --no-drain, none does) and the
+// database is closed. Its records live
 // in the --db file (WAL, synchronous commits), so a new process on the
 // same file remembers every key a SIGKILLed one stored.
 func serve(opts fakes.Options, addr, store string, stdout, stderr io.Writer) int {
@@ -77,7 +79,11 @@ func serve(opts fakes.Options, addr, store string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stdout, "idemspec serve: %s listening on %s (db %s, delay %s, in-progress timeout %s, pid %d)\n",
 		in.Mutant().Name, in.URL, redactStore(opts.DBPath), opts.Delay, opts.InProgressTimeout, os.Getpid())
 	sig := <-stop
-	fmt.Fprintf(stdout, "idemspec serve: %s: shutting down\n", sig)
+	if opts.NoDrain {
+		fmt.Fprintf(stdout, "idemspec serve: %s: exiting without finishing the requests in flight (--no-drain)\n", sig)
+	} else {
+		fmt.Fprintf(stdout, "idemspec serve: %s: shutting down\n", sig)
+	}
 	if err := in.Close(); err != nil {
 		return fail(stderr, fmt.Errorf("shutdown: %w", err))
 	}

@@ -100,9 +100,11 @@ type Burst struct {
 // Restart is one restart or crash of the target as the harness did it.
 type Restart struct {
 	Mode string `json:"mode"` // "graceful" (SIGTERM, wait, start) or "crash" (SIGKILL, start)
-	// Point says where a crash landed relative to the request in flight.
+	// Point says where a stop or crash landed relative to the request
+	// in flight.
 	Point string `json:"point,omitempty"`
-	// Seqs are the exchanges in flight when the target was killed.
+	// Seqs are the exchanges in flight when the target was stopped or
+	// killed.
 	Seqs []int `json:"seqs,omitempty"`
 	// At is when the stop or kill began; Down is how long until the
 	// target was healthy again.
