@@ -93,3 +93,42 @@ func TestClientProcessLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// The result is the last line of the whole stdout, however much the
+// program logged before it.
+func TestClientResultAfterMuchOutput(t *testing.T) {
+	// 1.5 MiB of log lines, then the result.
+	p, err := harness.StartClient(`i=0; while [ $i -lt 24576 ]; do echo "log line $i of a chatty framework, sixty-four bytes in all ......"; i=$((i+1)); done; echo '{"state":"SUCCEEDED","resource_id":"res_after_log"}'`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := p.Wait(60 * time.Second)
+	if x.State != string(state.Succeeded) || x.ResourceID != "res_after_log" || x.Problem != "" {
+		t.Errorf("got %+v, want the result printed after 1.5 MiB", x)
+	}
+}
+
+// A result written to IDEMSPEC_RESULT_FILE wins over stdout, whatever
+// stdout ends with; a file left empty leaves the word to stdout.
+func TestClientResultFile(t *testing.T) {
+	cases := []struct {
+		name, command   string
+		state, id, prob string
+	}{
+		{"file over a log", `echo '{"state":"FAILED"}'; printf '{\n  "state": "SUCCEEDED",\n  "resource_id": "res_file"\n}\n' > "$IDEMSPEC_RESULT_FILE"; echo 'worker: task done'`, string(state.Succeeded), "res_file", ""},
+		{"file empty", `: > "$IDEMSPEC_RESULT_FILE"; echo '{"state":"UNKNOWN_RESULT","resource_id":"res_out"}'`, string(state.UnknownResult), "res_out", ""},
+		{"file not JSON", `echo done > "$IDEMSPEC_RESULT_FILE"; echo '{"state":"SUCCEEDED"}'`, "", "", "the result file IDEMSPEC_RESULT_FILE is not a JSON result"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := harness.StartClient(tc.command, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := p.Wait(10 * time.Second)
+			if x.State != tc.state || x.ResourceID != tc.id || !strings.Contains(x.Problem, tc.prob) || (tc.prob == "" && x.Problem != "") {
+				t.Errorf("got %+v, want state %q id %q problem %q", x, tc.state, tc.id, tc.prob)
+			}
+		})
+	}
+}
