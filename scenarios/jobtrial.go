@@ -215,9 +215,9 @@ func runToEnd(t *trial) error {
 // not a run that came to its end.
 func startedAgain(n int, x check.ClientExit) string {
 	if x.Killed != "" {
-		return fmt.Sprintf("started again after run %d was killed (%s), with the same state directory", n, x.Killed)
+		return fmt.Sprintf("started again with the same state directory after run %d was killed: %s", n, x.Killed)
 	}
-	return fmt.Sprintf("started again after run %d ended (%s), with the same state directory", n, endOf(x))
+	return fmt.Sprintf("started again with the same state directory after run %d ended: %s", n, endOf(x))
 }
 
 // unreachableAfter runs the program until step's first request ran at
