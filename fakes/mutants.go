@@ -26,9 +26,10 @@ type Mutant struct {
 	// Multi lists the checks that must fail when two instances of the
 	// mutant share one database (a single instance fails only Catches).
 	Multi []string
-	// Skips lists the SHOULD checks that must be SKIP: the MUST check
-	// their judgement rests on fails (no refusal came, so there is no
-	// status to judge), and a PASS would claim what nobody saw.
+	// Skips lists the checks that must be SKIP: the check their
+	// judgement rests on fails (no refusal came, so there is no status
+	// to judge; a step abandoned after a kill shows no key), and a PASS
+	// would claim what nobody saw.
 	Skips []string
 
 	// server changes the one step of the reference server the bug lives

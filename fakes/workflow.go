@@ -41,6 +41,11 @@ type jobSteps struct {
 	// start the whole job again with fresh operations (never, for the
 	// reference).
 	startOver func(s state.State) bool
+	// resume says whether a step found unfinished in the journal when
+	// this process began is taken up again, looked up and resent as its
+	// state says (always, for the reference); one not resumed is left
+	// as it is, and the job ends there.
+	resume func(step string) bool
 }
 
 func referenceJob(j agent.Job, hc *http.Client) jobSteps {
@@ -53,6 +58,7 @@ func referenceJob(j agent.Job, hc *http.Client) jobSteps {
 		doer:        hc,
 		sendKey:     func(_ bool, key string) string { return key },
 		startOver:   func(state.State) bool { return false },
+		resume:      func(string) bool { return true },
 	}
 }
 
@@ -112,6 +118,9 @@ func (r *jobRun) once(ctx context.Context) (agent.JobResult, state.State) {
 		id := r.opID(step)
 		prior, err := r.journal.Load(ctx, id)
 		resumed := err == nil && !prior.State.Done()
+		if resumed && !r.st.resume(step.Name) {
+			return agent.JobResult{State: string(state.UnknownResult), IDs: ids, Reason: step.Name + ": left unfinished"}, state.UnknownResult
+		}
 		payload := []byte(agent.Fill(step.Body, ids))
 		c := r.client(step, ids, resumed)
 		res, err := c.Submit(ctx, id, payload)

@@ -2,16 +2,13 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
-	"github.com/idemspec/idemspec/harness/retry/state"
 	"github.com/idemspec/idemspec/internal/proc"
 )
 
@@ -22,25 +19,32 @@ import (
 type ClientProcess struct {
 	proc    *proc.Proc
 	started time.Time
-	stdout  proc.Buffer
-	stderr  proc.Buffer
+	stdout  proc.Tail
+	stderr  proc.Tail
+	// result is the file the program may write its result to.
+	result resultFile
 
 	mu     sync.Mutex
 	killed string
 }
 
-// outputLimit bounds what is kept of a client's stdout and stderr.
+// outputLimit bounds what is kept of a client's stdout and stderr: the
+// last bytes, where a result follows whatever the program logged.
 const outputLimit = 1 << 20
 
 // StartClient runs command with `sh -c`, adding env to the environment.
 func StartClient(command string, env []string) (*ClientProcess, error) {
-	p := &ClientProcess{stdout: proc.Buffer{Limit: outputLimit}, stderr: proc.Buffer{Limit: outputLimit}}
+	p := &ClientProcess{stdout: proc.Tail{Limit: outputLimit}, stderr: proc.Tail{Limit: outputLimit}}
+	var err error
+	if p.result, err = newResultFile(); err != nil {
+		return nil, err
+	}
 	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), env...), p.result.environ())
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	p.started = time.Now()
-	var err error
 	if p.proc, err = proc.Start(cmd); err != nil {
+		p.result.remove()
 		return nil, fmt.Errorf("start the client %q: %w", command, err)
 	}
 	return p, nil
@@ -90,49 +94,13 @@ func (p *ClientProcess) Wait(ctx context.Context, limit time.Duration) check.Cli
 	p.mu.Lock()
 	x.Killed = p.killed
 	p.mu.Unlock()
-	x.State, x.ResourceID, x.IDs, x.Problem = readResult(p.stdout.String())
+	x.State, x.ResourceID, x.IDs, x.Problem = p.result.read(p.stdout.String())
 	return x
 }
 
 // Output is the client's stdout and stderr, cut to their last n bytes.
 func (p *ClientProcess) Output(n int) (stdout, stderr string) {
 	return tail(p.stdout.String(), n), tail(p.stderr.String(), n)
-}
-
-// readResult parses the result the contract asks for on the last
-// non-empty stdout line: a create's resource id, or a job's ids by step.
-func readResult(stdout string) (end, resourceID string, ids map[string]string, problem string) {
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if last == "" {
-		return "", "", nil, "no output on stdout"
-	}
-	var r struct {
-		State      string         `json:"state"`
-		ResourceID any            `json:"resource_id"`
-		IDs        map[string]any `json:"ids"`
-	}
-	if err := json.Unmarshal([]byte(last), &r); err != nil {
-		return "", "", nil, fmt.Sprintf("the last stdout line is not a JSON result: %v", err)
-	}
-	switch state.State(r.State) {
-	case state.Succeeded, state.UnknownResult, state.Failed:
-	default:
-		return "", "", nil, fmt.Sprintf("state %q is not %s, %s or %s", r.State, state.Succeeded, state.UnknownResult, state.Failed)
-	}
-	if r.ResourceID != nil {
-		resourceID = fmt.Sprint(r.ResourceID)
-	}
-	for step, id := range r.IDs {
-		if id == nil {
-			continue
-		}
-		if ids == nil {
-			ids = map[string]string{}
-		}
-		ids[step] = fmt.Sprint(id)
-	}
-	return r.State, resourceID, ids, ""
 }
 
 func tail(s string, n int) string {

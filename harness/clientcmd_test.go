@@ -12,8 +12,9 @@ import (
 	"github.com/idemspec/idemspec/internal/proc/proctest"
 )
 
-// The client runner reads the contract's last stdout line, and kills a
-// client that outlives its limit, children included.
+// The client runner reads the contract's result (the result file, or
+// the last stdout line), and kills a client that outlives its limit,
+// children included.
 func TestClientProcessReadsTheResult(t *testing.T) {
 	cases := []struct {
 		name, command   string
@@ -26,6 +27,12 @@ func TestClientProcessReadsTheResult(t *testing.T) {
 		{"not JSON", `echo done`, "", "", "not a JSON result", 0},
 		{"unknown state", `echo '{"state":"OK"}'`, "", "", `state "OK"`, 0},
 		{"silent", `true`, "", "", "no output", 0},
+		// A result written to IDEMSPEC_RESULT_FILE wins over stdout,
+		// whatever stdout ends with; a file left empty leaves the word
+		// to stdout.
+		{"file over a log", `echo '{"state":"FAILED"}'; printf '{\n  "state": "SUCCEEDED",\n  "resource_id": "res_file"\n}\n' > "$IDEMSPEC_RESULT_FILE"; echo 'worker: task done'`, string(state.Succeeded), "res_file", "", 0},
+		{"file empty", `: > "$IDEMSPEC_RESULT_FILE"; echo '{"state":"UNKNOWN_RESULT","resource_id":"res_out"}'`, string(state.UnknownResult), "res_out", "", 0},
+		{"file not JSON", `echo done > "$IDEMSPEC_RESULT_FILE"; echo '{"state":"SUCCEEDED"}'`, "", "", "the result file IDEMSPEC_RESULT_FILE is not a JSON result", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,5 +154,19 @@ func TestClientsStopEndsEveryProgram(t *testing.T) {
 	}
 	if _, err := c.Start("true", nil); !errors.Is(err, harness.ErrClientsStopped) {
 		t.Errorf("Start after Stop: %v, want ErrClientsStopped", err)
+	}
+}
+
+// The result is the last line of the whole stdout, however much the
+// program logged before it.
+func TestClientResultAfterMuchOutput(t *testing.T) {
+	// 1.5 MiB of log lines, then the result.
+	p, err := harness.StartClient(`i=0; while [ $i -lt 24576 ]; do echo "log line $i of a chatty framework, sixty-four bytes in all ......"; i=$((i+1)); done; echo '{"state":"SUCCEEDED","resource_id":"res_after_log"}'`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := p.Wait(context.Background(), 60*time.Second)
+	if x.State != string(state.Succeeded) || x.ResourceID != "res_after_log" || x.Problem != "" {
+		t.Errorf("got %+v, want the result printed after 1.5 MiB", x)
 	}
 }

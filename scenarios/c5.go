@@ -1,19 +1,38 @@
 package scenarios
 
-import "github.com/idemspec/idemspec/harness/check"
+import (
+	"fmt"
 
-// C5: core: reconciliation before a resubmission.
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/targets"
+)
+
+// C5: core: reconciliation before a resubmission. A SHOULD: with one
+// stable key, a server that deduplicates makes a blind resend safe, and
+// the retry stacks in wide use (urllib3's Retry, go-retryablehttp,
+// tenacity, generated SDKs) resend so; the look-up first is what a
+// careful client adds.
 var C5 = define(Check{
-	ID: "C5", Group: "client", Level: check.MUST, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
+	ID: "C5", Group: "client", Level: check.SHOULD, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
 	Title: "should look the operation up before it resubmits after an unknown outcome",
+	Needs: lookupOffered,
 	Trial: lostUncommitted(ReconcileFirst),
 })
+
+// lookupOffered is the Needs of C5 and W3: a look-up before a resend
+// can be asked only of an API that offers one.
+func lookupOffered(t *targets.Target) string {
+	if t.LookupPath != "" {
+		return ""
+	}
+	return "the API offers no look-up of a key (no lookup path), so there is nothing to reconcile with before a resend"
+}
 
 // ReconcileFirst judges C5: after a create whose answer was lost, a
 // look-up arrives before the next create.
 func ReconcileFirst(t ClientTrial) check.Verdict {
-	if vs := needCreates(t); vs != nil {
-		return check.Judge("C5", vs...)
+	if needCreates(t) != nil {
+		return check.Skip("C5", "the client sent no create request in this trial, so there is no resend to judge")
 	}
 	var vs []check.Violation
 	var lost *check.ServerRequest
@@ -24,7 +43,7 @@ func ReconcileFirst(t ClientTrial) check.Verdict {
 		case r.Kind == "lookup":
 			looked = true
 		case lost != nil && !looked:
-			vs = append(vs, check.Violation{What: "resubmitted after an unknown outcome without looking the operation up", Expected: "a look-up between the two creates", Observed: "none", Seqs: seqs(*lost, r)})
+			vs = append(vs, check.Violation{What: blindResend("resubmitted after an unknown outcome", lost.Key, r.Key), Expected: "a look-up between the two creates", Observed: "none", Seqs: seqs(*lost, r)})
 		}
 		if r.Kind == "create" {
 			lost, looked = nil, false
@@ -34,4 +53,14 @@ func ReconcileFirst(t ClientTrial) check.Verdict {
 		}
 	}
 	return check.Judge("C5", vs...)
+}
+
+// blindResend says what a resend without a look-up was: with the same
+// key a deduplicating server keeps it safe; with another, nothing does
+// (C1 and W2 judge the key).
+func blindResend(what, lostKey, resentKey string) string {
+	if lostKey == resentKey {
+		return fmt.Sprintf("%s with the same key without looking it up first (safe only on a server that deduplicates by the key)", what)
+	}
+	return fmt.Sprintf("%s with another key without looking it up first", what)
 }

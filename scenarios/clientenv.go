@@ -88,13 +88,17 @@ type trial struct {
 }
 
 // trialSpec is a client spec body's wrapper: outside client mode the
-// spec is skipped, and the server's request log since the spec began is
-// the trial's evidence.
+// spec is skipped, as is a check the API cannot support (its Needs), and
+// the server's request log since the spec began is the trial's evidence.
 func trialSpec(c *Check) func(SpecContext) {
 	return func(ctx SpecContext) {
 		ce := currentClient()
 		if ce == nil {
 			conclude(check.Result{Verdict: check.Skip(c.ID, "client mode only (idemspec client --cmd ...)")})
+			return
+		}
+		if why := c.needs(ce.Env.Target); why != "" {
+			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
 			return
 		}
 		start := time.Now()

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
@@ -110,4 +112,23 @@ func jobSeqs(rs ...JobRequest) []int {
 		out = append(out, r.Seq)
 	}
 	return out
+}
+
+// endOf says how a run ended, for a message: killed (and why), its end
+// state, and what was wrong with its result, each said apart.
+func endOf(x check.ClientExit) string {
+	var parts []string
+	if x.Killed != "" {
+		parts = append(parts, "killed: "+x.Killed)
+	}
+	if x.State != "" {
+		parts = append(parts, x.State)
+	}
+	if x.Problem != "" {
+		parts = append(parts, x.Problem)
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("exit %d", x.Code)
+	}
+	return strings.Join(parts, "; ")
 }

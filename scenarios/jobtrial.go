@@ -196,14 +196,28 @@ func (t *trial) stepBefore(step string) string {
 	return ""
 }
 
-// runToEnd runs the program once, with no fault of its own.
-func runToEnd(ctx context.Context, t *trial, why string) error {
+// runToEnd runs the program once more, with no fault of its own and
+// the same state directory.
+func runToEnd(ctx context.Context, t *trial) error {
+	why := "started with the same state directory"
+	if n := len(t.rec.Exits); n > 0 {
+		why = startedAgain(n, t.rec.Exits[n-1])
+	}
 	p, err := t.startRun(ctx)
 	if err != nil {
 		return err
 	}
 	t.finish(ctx, p, fmt.Sprintf("run %d (%s)", len(t.job.runs), why))
 	return nil
+}
+
+// startedAgain says how run n, the one before, ended: a run killed is
+// not a run that came to its end.
+func startedAgain(n int, x check.ClientExit) string {
+	if x.Killed != "" {
+		return fmt.Sprintf("started again with the same state directory after run %d was killed: %s", n, x.Killed)
+	}
+	return fmt.Sprintf("started again with the same state directory after run %d ended: %s", n, endOf(x))
 }
 
 // unreachableAfter runs the program until step's first request ran at

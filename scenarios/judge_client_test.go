@@ -1,11 +1,13 @@
 package scenarios_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
 )
 
 func create(seq int, key, hash string, status int, lost bool) check.ServerRequest {
@@ -45,9 +47,11 @@ func TestClientCheckers(t *testing.T) {
 		{"C4 no result", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Resources: 1, Exits: []check.ClientExit{{Problem: "no JSON"}}}, check.FAIL},
 		{"C4 never committed", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Exits: []check.ClientExit{exited("FAILED", 0)}}, check.ERROR},
 		{"C5 looked up first", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: reconciled}, check.PASS},
-		{"C5 blind resubmit", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, true), create(2, "k", "h", 201, false)}}, check.FAIL},
+		{"C5 blind resubmit", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, true), create(2, "k", "h", 201, false)}}, check.WARN},
+		{"C5 blind resubmit with another key", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, true), create(2, "x", "h", 201, false)}}, check.WARN},
+		{"C5 nothing sent", scenarios.ReconcileFirst, scenarios.ClientTrial{}, check.SKIP},
 		{"C5 resubmit after a known answer", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, false), create(2, "k", "h", 201, false)}}, check.PASS},
-		{"C5 look-up before the loss does not count", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{lookup(1, "k", 404), create(2, "k", "h", 503, true), create(3, "k", "h", 201, false)}}, check.FAIL},
+		{"C5 look-up before the loss does not count", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{lookup(1, "k", 404), create(2, "k", "h", 503, true), create(3, "k", "h", 201, false)}}, check.WARN},
 		{"C6 one resource", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 1}, check.PASS},
 		{"C6 two resources", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 2}, check.FAIL},
 		{"C7 stopped at 422", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 422, false)}}, check.PASS},
@@ -61,5 +65,18 @@ func TestClientCheckers(t *testing.T) {
 				t.Errorf("got %s (%+v), want %s", v.Status, v.Violations, tc.want)
 			}
 		})
+	}
+}
+
+// C5 and W3 ask for a look-up before a resend: against an API that
+// offers none they are skipped, with the reason.
+func TestLookupChecksNeedALookup(t *testing.T) {
+	for _, c := range []*scenarios.Check{scenarios.C5, scenarios.W3} {
+		if why := c.Needs(&targets.Target{}); !strings.Contains(why, "no look-up") {
+			t.Errorf("%s against an API without a look-up: skip reason %q", c.ID, why)
+		}
+		if why := c.Needs(&targets.Target{LookupPath: "/keys/{{.Key}}"}); why != "" {
+			t.Errorf("%s against an API with a look-up: skip reason %q", c.ID, why)
+		}
 	}
 }

@@ -23,7 +23,7 @@ func onceAcrossFaults(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := loseEachAnswer(ctx, t, true); err != nil {
 		return check.Verdict{}, err
 	}
-	if err := runToEnd(ctx, t, "started again after its end, with the same state directory"); err != nil {
+	if err := runToEnd(ctx, t); err != nil {
 		return check.Verdict{}, err
 	}
 	jt, err := t.judgeJob(ctx)

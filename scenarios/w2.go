@@ -24,10 +24,10 @@ func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := killAt(ctx, t, stepLink, false); err != nil {
 		return check.Verdict{}, err
 	}
-	if err := runToEnd(ctx, t, "started again after the kill, with the same state directory"); err != nil {
+	if err := runToEnd(ctx, t); err != nil {
 		return check.Verdict{}, err
 	}
-	if err := runToEnd(ctx, t, "started again after its end, with the same state directory"); err != nil {
+	if err := runToEnd(ctx, t); err != nil {
 		return check.Verdict{}, err
 	}
 	jt, err := t.judgeJob(ctx)
@@ -42,7 +42,10 @@ func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 // or ended SUCCEEDED: no later run may send a finished keyed step again
 // (an unkeyed step, an upload by path or a read, is safe to repeat, and
 // repeating it is no defect). A keyed step sent in an earlier run and
-// not finished must be resent with the key of its first send.
+// not finished must be resent with the key of its first send; and one
+// whose outcome a run never heard (no 2xx, no look-up answered 200) must
+// be taken up again, sent or looked up, by a later run before the job
+// ends.
 func NoRedo(jt JobTrial) check.Verdict {
 	if vs := jt.needSends(); vs != nil {
 		return check.Judge("W2", vs...)
@@ -98,5 +101,51 @@ func NoRedo(jt JobTrial) check.Verdict {
 			}
 		}
 	}
+	vs = append(vs, jt.abandoned()...)
 	return check.Judge("W2", vs...)
+}
+
+// abandoned are the keyed steps a run left with an outcome it never
+// heard, that no later run sent again or looked up: a job that never
+// resumes its step neither finishes nor undoes it (a task message left
+// unacknowledged in a queue, a workflow its executor never recovers).
+func (jt JobTrial) abandoned() []check.Violation {
+	var vs []check.Violation
+	for _, s := range jt.keyed() {
+		keys := map[string]bool{}
+		var left *JobRequest // the step's last send, while its outcome is unheard
+		for i, r := range jt.Requests {
+			concerns := r.Step == s.Name || r.Kind == "lookup" && keys[r.Key]
+			if !concerns {
+				continue
+			}
+			if left != nil && r.Run > left.Run {
+				left = nil // taken up again by a later run
+			}
+			if r.Kind == "send" {
+				keys[r.Key] = true
+				left = &jt.Requests[i]
+			}
+			if r.heard2xx() {
+				left = nil
+			}
+		}
+		if left == nil || left.Run >= len(jt.Exits) {
+			continue // heard, taken up again, or left by the job's last run (W4 judges its end)
+		}
+		last := jt.Exits[len(jt.Exits)-1]
+		vs = append(vs, check.Violation{
+			What:     fmt.Sprintf("run %d left step %s with no answer heard, and no later run sent it again or looked it up before the job ended (run %d, the last, ended: %s)", left.Run, s.Name, len(jt.Exits), endOf(last)),
+			Expected: fmt.Sprintf("a send of step %s with key %s, or a look-up of it, in run %d or later", s.Name, orNone(left.Key), left.Run+1),
+			Observed: "none",
+			Seqs:     []int{left.Seq},
+		})
+	}
+	return vs
+}
+
+// heard2xx: the program heard a 2xx answer to a send, or a look-up that
+// found the key.
+func (r JobRequest) heard2xx() bool {
+	return !r.Lost && !r.Dropped && (r.Kind == "send" && r.Status >= 200 && r.Status < 300 || r.Kind == "lookup" && r.Status == 200)
 }

@@ -62,7 +62,7 @@ func EndsKnown(jobs ...JobTrial) check.Verdict {
 		end := state.State(last.State)
 		switch {
 		case last.Killed != "" || end == "":
-			vs = append(vs, check.Violation{What: job + ": the program did not end with a result", Expected: "an end state within its deadline", Observed: orNone(last.Problem + last.Killed)})
+			vs = append(vs, check.Violation{What: job + ": the program did not end with a result", Expected: "an end state within its deadline", Observed: endOf(last)})
 		case !jt.Unreachable && end != state.Succeeded:
 			vs = append(vs, check.Violation{What: job + ": the job could finish and did not end SUCCEEDED", Expected: string(state.Succeeded), Observed: last.State})
 		case !jt.Unreachable:

@@ -17,8 +17,8 @@ import (
 )
 
 // The client detection matrix: the reference client (Go) and the Python
-// example pass C1-C7, and each mutant client fails exactly its Catches,
-// every run.
+// example pass C1-C7, and each mutant client is caught by exactly its
+// Catches, every run: FAIL at a MUST check, WARN at a SHOULD (C5, W3).
 
 type clientEntry struct {
 	name    string
@@ -26,6 +26,8 @@ type clientEntry struct {
 	// args are further flags of `idemspec client` (the key's place).
 	args    []string
 	catches []string
+	// skips must be SKIP: the check they rest on fails (fakes.Mutant).
+	skips []string
 	// slack covers an interpreter's start-up on a busy machine.
 	slack time.Duration
 	// requires skips the entry (fails it with CI=true) when what it runs
@@ -90,7 +92,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	// A workflow mutant's fault lands on its step through a hold, not a
 	// race: three runs each are enough.
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
-		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, slack: 2 * time.Second, workflow: true, runs: 3})
+		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, skips: m.Skips, slack: 2 * time.Second, workflow: true, runs: 3})
 	}
 	return append(entries, mcpClientEntries()...)
 }
@@ -130,10 +132,9 @@ func TestClientDetectionMatrix(t *testing.T) {
 		if e.requires != nil {
 			e.requires(t)
 		}
-		wantCode := 0
-		if len(e.catches) > 0 {
-			wantCode = 1
-		}
+		// A mutant caught by SHOULD checks alone warns and exits 0
+		// (TestClientStrictTurnsWarnIntoFailure shows --strict's 1).
+		wantCode := wantExit(t, fakes.Mutant{Name: e.name, Catches: e.catches})
 		runs := matrixRuns(t, cmp.Or(e.runs, 5))
 		for i := 0; i < runs; i++ {
 			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", "3s",
@@ -150,7 +151,11 @@ func TestClientDetectionMatrix(t *testing.T) {
 				switch {
 				case !ran:
 					t.Errorf("run %d: %s missing from the report", i+1, c.ID)
-				case slices.Contains(e.catches, c.ID) && v != check.FAIL:
+				case slices.Contains(e.skips, c.ID):
+					if v != check.SKIP {
+						missed = append(missed, c.ID+"="+string(v)+" (want SKIP)")
+					}
+				case slices.Contains(e.catches, c.ID) && v != caught(c):
 					missed = append(missed, c.ID+"="+string(v))
 				case !slices.Contains(e.catches, c.ID) && v != check.PASS:
 					falseAlarms = append(falseAlarms, c.ID+"="+string(v))
@@ -199,6 +204,38 @@ func TestHangingClientIsKilledAndJudged(t *testing.T) {
 	}
 }
 
+// TestClientStrictTurnsWarnIntoFailure: a client caught by a SHOULD
+// check alone (no-reconcile, by C5) warns and exits 0; with --strict
+// the same WARN exits 1.
+func TestClientStrictTurnsWarnIntoFailure(t *testing.T) {
+	long(t)
+	t.Parallel()
+	const mutant = "no-reconcile"
+	m, err := fakes.LookupMutant(fakes.OfClient, mutant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantExit(t, m) != 0 {
+		t.Fatalf("%s breaks a MUST check: it cannot show strict mode", mutant)
+	}
+	for _, tc := range []struct {
+		strict bool
+		code   int
+	}{{false, 0}, {true, 1}} {
+		args := []string{"--cmd", binary + " agent --bug " + mutant, "--attempt-budget", "3", "--deadline", "3s", "--attempt-timeout", "1s", "--slack", "2s", "--label-filter", "C5"}
+		if tc.strict {
+			args = append(args, "--strict")
+		}
+		r := client(t, args...)
+		if r.code != tc.code || r.report.Summary.Warn != 1 || r.report.Summary.Fail != 0 {
+			t.Errorf("strict=%t: exit %d (want %d), summary %+v\n%s%s", tc.strict, r.code, tc.code, r.report.Summary, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stdout, "WARN  C5") {
+			t.Errorf("strict=%t: no WARN line for C5:\n%s", tc.strict, r.stdout)
+		}
+	}
+}
+
 func TestClientNeedsACommand(t *testing.T) {
 	r := idemspec(t, "client")
 	if r.code != 2 || !strings.Contains(r.stderr, "--cmd is required") || strings.Contains(r.stderr, "goroutine") {
@@ -207,8 +244,9 @@ func TestClientNeedsACommand(t *testing.T) {
 }
 
 // A job's program that never ends is killed at the deadline plus slack
-// in every run, every W check judges it (it sent no step: FAIL), and it
-// does not hold idemspec up.
+// in every run, every W check judges it (it sent no step: FAIL at a
+// MUST, SKIP at a SHOULD, which has no resend to judge), and it does not
+// hold idemspec up.
 func TestHangingJobAgentIsKilledAndJudged(t *testing.T) {
 	long(t)
 	t.Parallel()
@@ -222,7 +260,11 @@ func TestHangingJobAgentIsKilledAndJudged(t *testing.T) {
 		for _, got := range r.report.Checks {
 			if got.ID == c.ID {
 				found = true
-				if got.Verdict != check.FAIL {
+				want := check.FAIL
+				if c.Level != check.MUST {
+					want = check.SKIP
+				}
+				if got.Verdict != want {
 					t.Errorf("%s: %s (%s) for a program that never sent a step", got.ID, got.Verdict, got.Reason)
 				}
 			}

@@ -66,20 +66,33 @@ func writeConformance(w io.Writer) {
 		p("")
 		p("Run one with %s.", of.run)
 		p("")
-		p("| mutant | bug | must fail | may fail |")
+		p("| mutant | bug | must be caught by | may fail |")
 		p("|---|---|---|---|")
 		for _, m := range fakes.MutantsOf(of.of) {
 			may := strings.Join(m.MayCatch, ", ")
 			if m.Why != "" {
 				may += " (" + m.Why + ")"
 			}
-			must := strings.Join(m.Catches, ", ")
+			must := verdicts(m.Catches)
 			if len(m.Skips) > 0 {
-				must += "; SKIP (their MUST fails, nothing to judge): " + strings.Join(m.Skips, ", ")
+				must += "; SKIP (the check they rest on fails, nothing to judge): " + strings.Join(m.Skips, ", ")
 			}
 			p("| `%s` | %s | %s | %s |", m.Name, mdCell(m.Bug), must, mdCell(may))
 		}
 	}
+}
+
+// verdicts lists the checks that catch a mutant, each SHOULD or MAY one
+// marked WARN: the verdict it gives (a MUST's is FAIL).
+func verdicts(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if c, ok := check.Get(id); ok && c.Level != check.MUST {
+			out[i] += " (WARN)"
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func levelCounts(checks []check.Check) string {

@@ -23,6 +23,10 @@ const (
 	EnvAttemptBudget  = "IDEMSPEC_ATTEMPT_BUDGET"     // most create requests per run
 	EnvDeadline       = "IDEMSPEC_DEADLINE_MS"        // the client must exit within this
 	EnvAttemptTimeout = "IDEMSPEC_ATTEMPT_TIMEOUT_MS" // a sensible bound on one request
+	// EnvResultFile is a path, new for each run of the program, where
+	// it may write its result instead of stdout's last line; a file
+	// written wins.
+	EnvResultFile = "IDEMSPEC_RESULT_FILE"
 )
 
 // KeyInHeader is IDEMSPEC_KEY_IN for a key in a header (the others are

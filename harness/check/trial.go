@@ -25,7 +25,7 @@ type ServerRequest struct {
 type ClientExit struct {
 	Code       int    `json:"exit_code"`
 	Killed     string `json:"killed,omitempty"` // why idemspec killed it, if it did
-	State      string `json:"state,omitempty"`  // from the last stdout line: a contract end state (harness/retry/state)
+	State      string `json:"state,omitempty"`  // from the result file or the last stdout line: a contract end state (harness/retry/state)
 	ResourceID string `json:"resource_id,omitempty"`
 	// IDs are a job's ids, by step, from its result (the workflow shape).
 	IDs     map[string]string `json:"ids,omitempty"`
