@@ -8,15 +8,43 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"unicode/utf8"
 )
 
 // WriteJSON writes the report as indented JSON (schema idemspec/report/v1,
 // documented field by field in docs/REPORT-SCHEMA.md).
 func WriteJSON(w io.Writer, r Report) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	r.Summary.Text = r.Headline()
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeC1(b.Bytes()))
+	return err
+}
+
+// escapeC1 writes DEL and the C1 controls, which encoding/json leaves
+// raw, as \u escapes: the report reads back the same, and a terminal
+// that cats report.json sees no control it would act on (U+009B is a
+// CSI). Outside strings JSON is ASCII without DEL, so every one of them
+// is inside a string.
+func escapeC1(b []byte) []byte {
+	if !bytes.ContainsFunc(b, func(r rune) bool { return r == 0x7f || (r >= 0x80 && r < 0xa0) }) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+64)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 // MaxReportSize caps a report read back (re-rendered, compared,

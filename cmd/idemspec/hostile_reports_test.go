@@ -136,3 +136,129 @@ func TestReportInputsAreBoundedRegularFiles(t *testing.T) {
 		refusedInOneLine(t, strings.Join(c.args, " "), idemspec(t, c.args...), c.want, out)
 	}
 }
+
+// evil is what a forged report or a hostile server puts in a name:
+// clear the screen, set the window's title, ring the bell, a CSI, and a
+// line break that would split a table.
+const evil = "\x1b[2J\x1b]0;PWN\x07\u009b31m\nforged"
+
+// rawControl is the first control character of s a terminal acts on
+// (all of C0 but tab and newline, DEL, C1), or -1.
+func rawControl(s string) rune {
+	for _, c := range s {
+		if (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0) {
+			return c
+		}
+	}
+	return -1
+}
+
+// A forged report's ids, titles, clauses, operations, subjects and tool
+// rows reach no report idemspec writes from it raw: re-rendered, merged
+// or compared, every control character is a visible escape. The
+// catalogue's fields used to be copied raw (only the target's strings
+// were escaped).
+func TestForgedReportTextIsEscapedInEveryReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	forge := func(r *reports.Report) {
+		r.Target.Name = "api" + evil
+		for i := range r.Checks {
+			c := &r.Checks[i]
+			c.ID, c.Title, c.Clause, c.Group, c.Subject = "S1"+evil, "should "+evil, evil, evil, evil
+			c.Reason = evil
+		}
+		r.Tools = []reports.ToolRow{{Tool: evil, Claimed: evil, Key: evil, Verdict: check.PASS, Verdicts: "M1 PASS" + evil, Evidence: evil}}
+	}
+	a, b := forgedShard(t, dir, "a", 1, 2, forge), forgedShard(t, dir, "b", 2, 2, forge)
+	for _, c := range []struct {
+		args  []string
+		files []string
+	}{
+		{[]string{"report", "--out", filepath.Join(dir, "again"), a}, []string{"report.md", "report.html", "junit.xml"}},
+		{[]string{"report", "--merge", "--out", filepath.Join(dir, "merged"), a, b}, []string{"report.md", "report.html", "junit.xml", "report.json"}},
+		{[]string{"report", "--compare", "--out", filepath.Join(dir, "compared"), a, b}, []string{"compare.md", "compare.html"}},
+	} {
+		r := idemspec(t, c.args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", c.args, r.code, r.stdout, r.stderr)
+		}
+		if ch := rawControl(r.stdout + r.stderr); ch >= 0 {
+			t.Errorf("%v printed the control character %U raw", c.args, ch)
+		}
+		for _, f := range c.files {
+			p := filepath.Join(outDir(c.args), f)
+			body, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch := rawControl(string(body)); ch >= 0 {
+				t.Errorf("%s holds the control character %U raw", p, ch)
+			}
+			if f != "report.json" && !strings.Contains(string(body), `x07`) {
+				t.Errorf("%s does not show the escape as text", p)
+			}
+		}
+	}
+}
+
+// outDir is the --out of a report command's arguments.
+func outDir(args []string) string {
+	for i, a := range args {
+		if a == "--out" {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// namingServer is a stdio MCP server in sh that lists two read-only
+// tools whose names a hostile server chose: escape sequences that clear
+// the screen and set the window's title, and a newline that forges a
+// row of the summary table.
+const namingServer = `while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  [ -z "$id" ] && continue
+  v=$(printf '%s' "$line" | sed -n 's/.*"protocolVersion":"\([^"]*\)".*/\1/p')
+  case "$line" in
+    *'"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},"serverInfo":{"name":"x","version":"1"}}}\n' "$id" "$v";;
+    *'"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"\\u001b[2J\\u001b]0;PWN\\u0007","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},{"name":"split\\nPASS forged_row","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}}\n' "$id";;
+    *'"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"{}"}]}}\n' "$id";;
+    *) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id";;
+  esac
+done
+`
+
+// A hostile MCP server's tool names reach the terminal escaped, one
+// line each: they used to clear the screen, set the window's title and
+// split the summary table with a line of their own.
+func TestHostileToolNamesReachTheTerminalEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	server := writeFile(t, "naming-server.sh", namingServer)
+	r := idemspec(t, "mcp", "--cmd", "sh "+server, "--report-dir", filepath.Join(dir, "report"))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	out := r.stdout + r.stderr
+	if ch := rawControl(out); ch >= 0 {
+		t.Errorf("the terminal got the control character %U raw:\n%q", ch, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "PASS forged_row") {
+			t.Errorf("a tool's name split the output into a line of its own: %q", line)
+		}
+	}
+	if !strings.Contains(out, `PASS  \x1b[2J\x1b]0;PWN\x07`) || !strings.Contains(out, `split\x0aPASS forged_row`) {
+		t.Errorf("the summary does not show the names escaped:\n%s", out)
+	}
+	for _, f := range []string{"report.md", "report.html", "junit.xml", "report.json"} {
+		body, err := os.ReadFile(filepath.Join(dir, "report", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch := rawControl(string(body)); ch >= 0 {
+			t.Errorf("%s holds the control character %U raw", f, ch)
+		}
+	}
+}

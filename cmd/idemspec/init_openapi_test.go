@@ -277,7 +277,7 @@ func TestInitFromOpenAPIWritesADocumentsStringsAsData(t *testing.T) {
 	esc := filepath.Join(dir, "esc.yaml")
 	r := idemspec(t, "init", "--openapi", doc, "--operation", "escPath", "--out", esc)
 	data, _ = os.ReadFile(esc)
-	if r.code != 0 || strings.ContainsAny(r.stdout+r.stderr+string(data), "\x1b\a") || !strings.Contains(r.stdout, `(POST /esc\x1b[2J\x1b]0;pwned\a/orders)`) {
+	if r.code != 0 || strings.ContainsAny(r.stdout+r.stderr+string(data), "\x1b\a") || !strings.Contains(r.stdout, `(POST /esc\x1b[2J\x1b]0;pwned\x07/orders)`) {
 		t.Errorf("init --operation escPath: exit %d, want the path escaped\n%q\n%q", r.code, r.stdout+r.stderr, data)
 	}
 
