@@ -113,6 +113,15 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 // runChecks runs the client checks the flags select against ce, with
 // the client command and its limits from the flags.
 func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, stderr io.Writer) int {
+	// The values of the command's ${NAME}s are secrets, as mcp's --cmd's
+	// are: a token the program prints is redacted everywhere.
+	secrets, err := targets.CommandSecrets(f.command)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	for _, s := range secrets.Secrets {
+		ce.Env.Target.AddSecret(s)
+	}
 	ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, ce.Slack = f.command, f.budget, f.deadline, f.attemptTimeout, f.slack
 	scenarios.UseClient(ce)
 	defer scenarios.UseClient(nil)
