@@ -93,6 +93,7 @@ func (m Matrix) Count(i int, s check.Status) int {
 
 // WriteCompareMarkdown writes the matrix as a GitHub-flavoured table.
 func WriteCompareMarkdown(w io.Writer, m Matrix) error {
+	m = showControls(m)
 	md := &markdown{}
 	md.line("# idemspec comparison")
 	md.line("")
@@ -141,6 +142,7 @@ func cellText(c Cell) string {
 
 // WriteCompareHTML writes the matrix as a self-contained HTML page.
 func WriteCompareHTML(w io.Writer, m Matrix) error {
+	m = showControls(m)
 	return htmlTemplates.ExecuteTemplate(w, "compare.html", struct {
 		Matrix
 		CSS template.CSS

@@ -1,37 +1,14 @@
 package reports
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/idemspec/idemspec/internal/console"
 
-// visibleControls writes the control characters a target's text may
-// hold (ESC, NUL, the rest of C0 but tab and newline, DEL and C1) as Go
-// escapes, \x1b: raw, an ESC drives the terminal of whoever cats
-// report.md, and NUL or a C1 byte in report.html is text nobody can
-// see. The strings are the target's, so the report says what it sent.
-func visibleControls(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !isControl(r):
-			b.WriteRune(r)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0)
-}
-
-// showControls is the report with every string of the target's made
-// visible (the walk that redacts reaches them all).
-func showControls(r Report) Report { return Redact(r, visibleControls) }
+// showControls is v (a report, a comparison) with every string in it
+// written through console.Text: a control character (ESC, NUL, the
+// rest of C0 but tab and newline, DEL and C1) becomes a visible escape,
+// \x1b, in report.md, report.html, compare.md and compare.html. Raw, an
+// ESC drives the terminal of whoever cats report.md, and NUL or a C1
+// byte in report.html is text nobody can see. Every string is, the
+// catalogue's ids, titles and clauses and the verdicts too: a report
+// re-rendered, compared or merged is read from a file anyone could have
+// written.
+func showControls[T any](v T) T { return rewriteAll(v, console.Text) }

@@ -34,6 +34,10 @@ func Merge(runs []Report, names []string) (Report, error) {
 		if r.Run.Shard == nil {
 			return Report{}, fmt.Errorf("%s: not a shard's report (the run had no --shard): only the shards of one suite merge", name(i))
 		}
+		// The count and index size and index what follows.
+		if err := r.Run.Shard.valid(); err != nil {
+			return Report{}, fmt.Errorf("%s: run.shard: %w", name(i), err)
+		}
 		if err := sameSuite(first, r, name(0), name(i)); err != nil {
 			return Report{}, err
 		}
@@ -54,6 +58,9 @@ func Merge(runs []Report, names []string) (Report, error) {
 		}
 	}
 	if len(missing) > 0 {
+		if n := len(missing); n > maxNamed {
+			missing = append(missing[:maxNamed], fmt.Sprintf("and %d more", n-maxNamed))
+		}
 		return Report{}, fmt.Errorf("shard %s missing: the merge needs the reports of all %d shards of the suite", strings.Join(missing, ", "), count)
 	}
 
@@ -108,6 +115,10 @@ func Merge(runs []Report, names []string) (Report, error) {
 	out.Summary = summarize(out.Checks)
 	return out, nil
 }
+
+// maxNamed is how many missing shards an error names before it counts
+// the rest: the error stays one short line.
+const maxNamed = 10
 
 // sameSuite says why b is not a shard of a's suite, if it is not.
 func sameSuite(a, b Report, an, bn string) error {

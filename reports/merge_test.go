@@ -160,7 +160,8 @@ func TestMergeRefusesOtherSuites(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
-	for in, want := range map[string]string{"1/1": "1/1", "2/4": "2/4", " 3 / 3": "3/3", "0/2": "", "3/2": "", "2": "", "a/b": "", "1/0": ""} {
+	for in, want := range map[string]string{"1/1": "1/1", "2/4": "2/4", " 3 / 3": "3/3", "0/2": "", "3/2": "", "2": "", "a/b": "", "1/0": "",
+		"256/256": "256/256", "1/257": "", "-1/2": ""} {
 		s, err := reports.ParseShard(in)
 		if got := s.String(); (err == nil) != (want != "") || (err == nil && got != want) {
 			t.Errorf("ParseShard(%q) = %s, %v; want %q", in, got, err, want)

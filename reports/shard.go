@@ -22,18 +22,32 @@ type Shard struct {
 	Checks int `json:"checks"`
 }
 
-// ParseShard reads INDEX/COUNT, with 1 <= INDEX <= COUNT.
+// MaxShards is the most shards a suite is cut into: GitHub Actions
+// runs at most 256 jobs of one matrix, and a suite holds a few hundred
+// checks at most, so more shards would run nothing. A merge refuses a
+// report that claims more, before it allocates anything by the count.
+const MaxShards = 256
+
+// ParseShard reads INDEX/COUNT, with 1 <= INDEX <= COUNT <= MaxShards.
+// The error says what is wrong with s; the caller names the flag or
+// the variable it came from.
 func ParseShard(s string) (Shard, error) {
 	i, n, ok := strings.Cut(s, "/")
 	index, err1 := strconv.Atoi(strings.TrimSpace(i))
 	count, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if !ok || err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("--shard %q: want INDEX/COUNT, e.g. 2/4", s)
+		return Shard{}, fmt.Errorf("want INDEX/COUNT, e.g. 2/4")
 	}
-	if count < 1 || index < 1 || index > count {
-		return Shard{}, fmt.Errorf("--shard %q: INDEX must be between 1 and COUNT (COUNT at least 1)", s)
+	sh := Shard{Index: index, Count: count}
+	return sh, sh.valid()
+}
+
+// valid says why s is not a shard of a suite, if it is not.
+func (s Shard) valid() error {
+	if s.Count < 1 || s.Count > MaxShards || s.Index < 1 || s.Index > s.Count {
+		return fmt.Errorf("INDEX/COUNT %d/%d: INDEX must be between 1 and COUNT, COUNT between 1 and %d", s.Index, s.Count, MaxShards)
 	}
-	return Shard{Index: index, Count: count}, nil
+	return nil
 }
 
 // String is INDEX/COUNT.

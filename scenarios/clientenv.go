@@ -277,7 +277,7 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 
 // judge reads the server's log and the oracle into the trial.
 func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
-	log := t.ce.server().Requests()[t.offset:]
+	log := t.ce.requests()[t.offset:]
 	var tenants []string
 	lookups := strings.ReplaceAll(t.in.LookupPath, "{key}", "*")
 	for i, a := range log {

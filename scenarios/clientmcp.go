@@ -23,6 +23,19 @@ type ClientServer interface {
 	FailNext(n, status int)
 }
 
+// requests is the server's log, with every bearer token in it made a
+// secret of the run's target: the log keeps a token only as its tenant,
+// and a client that also prints it (or sends it in a body) has it
+// redacted from the reports, the logs and the terminal, as a ${VAR}
+// of --cmd is.
+func (ce *ClientEnv) requests() []fakes.Arrival {
+	log := ce.server().Requests()
+	for _, a := range log {
+		ce.Env.Target.AddSecret(a.Tenant)
+	}
+	return log
+}
+
 // server is the trial's server side: the MCP side over MCP, else the
 // reference HTTP server.
 func (ce *ClientEnv) server() ClientServer {

@@ -248,7 +248,7 @@ func (t *trial) judgeJob(ctx context.Context) (JobTrial, error) {
 	for _, s := range t.job.steps {
 		jt.Steps = append(jt.Steps, JobStep{Name: s.Name, Keyed: s.Keyed, Creates: s.Creates})
 	}
-	log := t.ce.Server.Requests()
+	log := t.ce.requests()
 	for i := t.offset; i < len(log); i++ {
 		a := log[i]
 		r := JobRequest{Seq: i - t.offset + 1, Run: t.runOf(i), Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Status: a.Status, Lost: t.lost[i] && !a.Dropped, Dropped: a.Dropped, Method: a.Method, Path: a.Path}

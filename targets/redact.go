@@ -42,6 +42,17 @@ func (t *Target) Redact(s string) string {
 	return r.Replace(s)
 }
 
+// AddSecret makes s a secret of t from now on, as a ${VAR} of the file
+// is: for a credential idemspec learns while it runs (the bearer token a
+// client under test sends). It may be called while others redact.
+func (t *Target) AddSecret(s string) {
+	t.redaction.mu.Lock()
+	defer t.redaction.mu.Unlock()
+	if len(s) >= MinSecretLen && !slices.Contains(t.Secrets, s) {
+		t.Secrets = append(t.Secrets, s)
+	}
+}
+
 // redactor is the replacer and the forms it replaces, longest first.
 func (t *Target) redactor() (*strings.Replacer, []string) {
 	t.redaction.mu.Lock()

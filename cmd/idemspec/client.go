@@ -43,7 +43,8 @@ func clientCommand(fs *pflag.FlagSet) body {
 	f := &clientFlags{}
 	fs.StringVar(&f.command, "cmd", "", "the client `COMMAND`, run with sh -c once per check (see docs/CLIENT-CONTRACT.md)")
 	f.register(fs, `a further Ginkgo label filter within the client checks, e.g. "C6"`)
-	fs.IntVar(&f.budget, "attempt-budget", 3, "the most create requests the client may send in one run (1..100)")
+	f.budget = 3
+	intFlag(fs, &f.budget, "attempt-budget", 1, 100, "the most create requests the client may send in one run (1..100)")
 	fs.DurationVar(&f.deadline, "deadline", 5*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
@@ -68,8 +69,6 @@ func (f *clientFlags) validate() error {
 	switch {
 	case strings.TrimSpace(f.command) == "":
 		return fmt.Errorf("--cmd is required: the client command to judge")
-	case f.budget < 1 || f.budget > 100:
-		return fmt.Errorf("--attempt-budget %d: must be between 1 and 100", f.budget)
 	case f.deadline <= 0 || f.attemptTimeout <= 0 || f.slack < 0:
 		return fmt.Errorf("--deadline and --attempt-timeout must be positive, --slack not negative")
 	case f.keyIn != fakes.KeyInHeader && f.keyIn != fakes.KeyInBody && f.keyIn != fakes.KeyInQuery:
@@ -114,6 +113,15 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 // runChecks runs the client checks the flags select against ce, with
 // the client command and its limits from the flags.
 func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, stderr io.Writer) int {
+	// The values of the command's ${NAME}s are secrets, as mcp's --cmd's
+	// are: a token the program prints is redacted everywhere.
+	secrets, err := targets.CommandSecrets(f.command)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	for _, s := range secrets.Secrets {
+		ce.Env.Target.AddSecret(s)
+	}
 	ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, ce.Slack = f.command, f.budget, f.deadline, f.attemptTimeout, f.slack
 	scenarios.UseClient(ce)
 	defer scenarios.UseClient(nil)

@@ -104,9 +104,19 @@ func TestFlagsFromEnvironment(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "#") {
 		t.Errorf("IDEMSPEC_FORMAT=markdown: exit %d\n%.200s", r.code, r.stdout)
 	}
-	r = idemspecEnv(t, []string{"IDEMSPEC_BURST=many"}, "run", "--dry-run")
-	if r.code != 2 || !strings.Contains(r.stderr, `IDEMSPEC_BURST="many"`) {
-		t.Errorf("IDEMSPEC_BURST=many: exit %d, stderr %q", r.code, r.stderr)
+	// A value of the right type but out of range names the variable
+	// too: the flag refuses it as it is set, not in a later check that
+	// knew only the flag's name.
+	for _, bad := range []string{"IDEMSPEC_BURST=many", "IDEMSPEC_BURST=5000", "IDEMSPEC_SHARD=0/2", "IDEMSPEC_SHARD=1/1000", "IDEMSPEC_REPEATS=1"} {
+		name, value, _ := strings.Cut(bad, "=")
+		r = idemspecEnv(t, []string{bad}, "run", "--dry-run")
+		if r.code != 2 || !strings.Contains(r.stderr, fmt.Sprintf("%s=%q", name, value)) || strings.Count(r.stderr, "\n") != 2 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and an error naming %s", bad, r.code, r.stderr, name)
+		}
+	}
+	r = idemspecEnv(t, []string{"IDEMSPEC_ATTEMPT_BUDGET=0"}, "client", "--cmd", "true")
+	if r.code != 2 || !strings.Contains(r.stderr, `IDEMSPEC_ATTEMPT_BUDGET="0"`) {
+		t.Errorf("IDEMSPEC_ATTEMPT_BUDGET=0: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/targets"
 	"github.com/idemspec/idemspec/targets/openapi"
 )
@@ -47,7 +47,7 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	for _, w := range d.Warnings {
-		fmt.Fprintln(stderr, "idemspec: warning: "+printable(w))
+		fmt.Fprintln(stderr, "idemspec: warning: "+console.Line(w))
 	}
 	if o.out == "" {
 		stdout.Write(d.Text)
@@ -66,7 +66,7 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	if err := writeNew(file, d.Text); err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s)%s\n", file, printable(drafted(d.Plans)), todoCount(len(d.TODOs)))
+	fmt.Fprintf(stdout, "wrote %s (%s)%s\n", file, console.Line(drafted(d.Plans)), todoCount(len(d.TODOs)))
 	fmt.Fprintf(stdout, "check it with: idemspec validate %s (it names each TODO and what is still missing)\n", file)
 	return exitOK
 }
@@ -111,17 +111,6 @@ func drafted(plans []*openapi.Plan) string {
 		ops = append(ops, p.Name+" "+p.Method+" "+p.Path)
 	}
 	return fmt.Sprintf("%d operations: %s", len(plans), strings.Join(ops, ", "))
-}
-
-// printable keeps a document's strings from writing to the terminal:
-// a control character (an escape sequence, a line break) is written as
-// its Go escape.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
 }
 
 func todoCount(n int) string {

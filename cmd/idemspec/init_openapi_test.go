@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/targets/openapi"
 )
 
 // The document describing the reference server's own API drafts a file
@@ -276,7 +277,7 @@ func TestInitFromOpenAPIWritesADocumentsStringsAsData(t *testing.T) {
 	esc := filepath.Join(dir, "esc.yaml")
 	r := idemspec(t, "init", "--openapi", doc, "--operation", "escPath", "--out", esc)
 	data, _ = os.ReadFile(esc)
-	if r.code != 0 || strings.ContainsAny(r.stdout+r.stderr+string(data), "\x1b\a") || !strings.Contains(r.stdout, `(POST /esc\x1b[2J\x1b]0;pwned\a/orders)`) {
+	if r.code != 0 || strings.ContainsAny(r.stdout+r.stderr+string(data), "\x1b\a") || !strings.Contains(r.stdout, `(POST /esc\x1b[2J\x1b]0;pwned\x07/orders)`) {
 		t.Errorf("init --operation escPath: exit %d, want the path escaped\n%q\n%q", r.code, r.stdout+r.stderr, data)
 	}
 
@@ -295,5 +296,51 @@ func TestInitFromOpenAPIWritesADocumentsStringsAsData(t *testing.T) {
 	r = idemspec(t, "init", "--openapi", big)
 	if want := "idemspec: " + big + ": the document is 17.0 MiB, larger than the 16 MiB init reads"; r.code != 2 || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("a 17 MiB document: exit %d, want 2 and %q\n%s", r.code, want, r.stderr)
+	}
+}
+
+// A size a document asks of a sample is capped: a note with minLength
+// 10^12 used to make init die out of memory; the draft now holds
+// MaxSampleString characters and loads. An array's minItems already
+// drafts one item.
+func TestInitFromOpenAPICapsTheSizesADocumentAsks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := writeFile(t, "huge-sizes.yaml", `openapi: 3.0.3
+info: {title: Sizes, version: "1"}
+servers: [{url: "http://127.0.0.1:9"}]
+paths:
+  /orders:
+    post:
+      operationId: createOrder
+      parameters:
+        - {name: Idempotency-Key, in: header, schema: {type: string}}
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [note, amount, lines]
+              properties:
+                note: {type: string, minLength: 1000000000000}
+                amount: {type: integer}
+                lines: {type: array, minItems: 1000000000000, items: {type: string, minLength: 1000000000000}}
+      responses:
+        "201":
+          content:
+            application/json:
+              schema: {type: object, properties: {id: {type: string}}}
+`)
+	file := filepath.Join(dir, "sizes.yaml")
+	r := idemspec(t, "init", "--openapi", doc, "--out", file)
+	if r.code != 0 || strings.Contains(r.stderr, "goroutine ") {
+		t.Fatalf("init: exit %d\n%.2000s%.2000s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 64<<10 || !strings.Contains(string(data), strings.Repeat("x", openapi.MaxSampleString-len("idemspec"))) {
+		t.Errorf("the draft is %d bytes; want each long string at %d characters:\n%.3000s", len(data), openapi.MaxSampleString, data)
 	}
 }

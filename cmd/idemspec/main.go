@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -180,6 +181,8 @@ func fail(stderr io.Writer, err any) int {
 		printFindings(stderr, fe.Findings)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "idemspec: %v\n", err)
+	// An error may quote a report, a server or a document: its control
+	// characters are shown, never sent to the terminal.
+	fmt.Fprintf(stderr, "idemspec: %s\n", console.Text(fmt.Sprint(err)))
 	return exitError
 }

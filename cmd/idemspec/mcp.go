@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
 	"github.com/idemspec/idemspec/targets/mcp"
@@ -84,7 +85,7 @@ func (a *mcpAudit) run(stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "idemspec: %v\n", err)
+		fmt.Fprintf(stderr, "idemspec: %s\n", console.Text(err.Error()))
 	}
 	paths, werr := reports.WriteAll(a.out, *r)
 	if werr != nil {
@@ -93,14 +94,16 @@ func (a *mcpAudit) run(stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "\n%s: %d tools; %d pass, %d fail, %d warn, %d skip, %d error\n", r.Verdict(), len(r.Tools),
 		r.Summary.Pass, r.Summary.Fail, r.Summary.Warn, r.Summary.Skip, r.Summary.Error)
 	if !r.Run.Complete {
-		fmt.Fprintf(stdout, "the audit is incomplete: %s\n", r.Run.Incomplete)
+		fmt.Fprintf(stdout, "the audit is incomplete: %s\n", console.Line(r.Run.Incomplete))
 	}
 	width := len(check.ERROR)
 	for _, t := range r.Tools {
 		width = max(width, len(t.Verdict)) // NOT AUDITED
 	}
 	for _, t := range r.Tools {
-		fmt.Fprintf(stdout, "  %-*s %-20s %s: %s\n", width, t.Verdict, t.Tool, t.Claimed, t.Verdicts)
+		// The server named its tools: a name is one line of text, never
+		// an escape sequence or a line of its own.
+		fmt.Fprintf(stdout, "  %-*s %-20s %s: %s\n", width, t.Verdict, console.Line(t.Tool), console.Line(t.Claimed), console.Line(t.Verdicts))
 	}
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "wrote", p)

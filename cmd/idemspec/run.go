@@ -82,17 +82,17 @@ func runCommand(fs *pflag.FlagSet) body {
 	fs.StringVar(&f.target, "target", defaultTarget, "a target `FILE`, or fake:NAME for a built-in fake (idemspec list --fakes names them)")
 	f.register(fs, `Ginkgo label filter, e.g. "S4" or "core && !S2"`)
 	fs.StringSliceVar(&f.operations, "operation", nil, "run only the named operations of a target file with operations: (repeat it, or a comma list)")
-	fs.IntVar(&f.tuning.Repeats, "repeats", f.tuning.Repeats, "how many times S1 sends the same request")
-	fs.IntVar(&f.settings.BurstSize, "burst", f.settings.BurstSize, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
+	intFlag(fs, &f.tuning.Repeats, "repeats", 2, 1000, "how many times S1 sends the same request (2..1000)")
+	intFlag(fs, &f.settings.BurstSize, "burst", 1, harness.MaxBurst, fmt.Sprintf("same-key requests per burst (1..%d)", harness.MaxBurst))
 	fs.DurationVar(&f.settings.RequestTimeout, "request-timeout", f.settings.RequestTimeout, "bound on one request")
 	fs.IntVar(&f.settings.Limits.Budget, "budget", 0, "most requests the run may send to the target, oracle and cleanup included (0: no limit)")
 	fs.Float64Var(&f.settings.Limits.Rate, "rate", 0, "most requests per second, on average (0: no limit; a burst still goes out together)")
 	fs.IntVar(&f.settings.Limits.Concurrency, "concurrency", 0, "most requests in flight at once; caps the burst size (0: no limit)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not on a loopback address (or say allow_remote: true in the target file)")
-	fs.StringVar(&f.shard, "shard", "", "run only slice `I/N` of the suite (by operation, then by check), so N machines run it once between them; `idemspec report --merge` joins their reports")
+	fs.Var(shardFlag{&f.shard}, "shard", "run only slice `I/N` of the suite (by operation, then by check), so N machines run it once between them; `idemspec report --merge` joins their reports")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan (checks, request counts, faults, restarts) and send nothing")
 	fs.DurationVar(&f.wait, "wait", 0, fmt.Sprintf("keep trying the target's first read for up to this long before giving up, for a service still starting (0: one try; at most %s)", maxWait))
-	fs.IntVar(&f.tuning.Retry.MaxAttempts, "retry-attempts", f.tuning.Retry.MaxAttempts, "S6: the reference client's attempt budget (1..100)")
+	intFlag(fs, &f.tuning.Retry.MaxAttempts, "retry-attempts", 1, 100, "S6: the reference client's attempt budget (1..100)")
 	fs.DurationVar(&f.tuning.Retry.AttemptTimeout, "retry-timeout", f.tuning.Retry.AttemptTimeout, "S6: the reference client's bound on one request under the fault")
 	fs.DurationVar(&f.tuning.Retry.Deadline, "retry-deadline", f.tuning.Retry.Deadline, "S6: the reference client's deadline for a run under the fault")
 	fs.IntVar(&f.property.Sequences, "sequences", f.property.Sequences, "random sequences the properties (P1, P2) try")
@@ -114,12 +114,6 @@ func runCommand(fs *pflag.FlagSet) body {
 }
 
 func (f *runFlags) validate() error {
-	if f.settings.BurstSize < 1 || f.settings.BurstSize > harness.MaxBurst {
-		return fmt.Errorf("--burst %d: must be between 1 and %d", f.settings.BurstSize, harness.MaxBurst)
-	}
-	if f.tuning.Repeats < 2 || f.tuning.Repeats > 1000 {
-		return fmt.Errorf("--repeats %d: must be between 2 and 1000", f.tuning.Repeats)
-	}
 	if f.settings.RequestTimeout <= 0 || f.timeout <= 0 {
 		return fmt.Errorf("--request-timeout and --timeout must be positive")
 	}
@@ -129,9 +123,6 @@ func (f *runFlags) validate() error {
 	if r := f.settings.Limits.Rate; math.IsNaN(r) || math.IsInf(r, 0) {
 		// NaN passed every comparison above and switched pacing off.
 		return fmt.Errorf("--rate %g: must be a number of requests per second (0: no limit)", r)
-	}
-	if r := f.tuning.Retry; r.MaxAttempts < 1 || r.MaxAttempts > 100 {
-		return fmt.Errorf("--retry-attempts %d: must be between 1 and 100", r.MaxAttempts)
 	}
 	if f.tuning.Retry.AttemptTimeout <= 0 || f.tuning.Retry.Deadline <= 0 {
 		return fmt.Errorf("--retry-timeout and --retry-deadline must be positive")
@@ -144,11 +135,6 @@ func (f *runFlags) validate() error {
 	}
 	if f.property.Crashes == 0 {
 		f.property.Crashes = -1 // none: 0 in PropertyConfig means the default
-	}
-	if f.shard != "" {
-		if _, err := reports.ParseShard(f.shard); err != nil {
-			return err
-		}
 	}
 	if _, err := types.ParseLabelFilter(f.labelFilter); err != nil {
 		return fmt.Errorf("--label-filter %q: %v", f.labelFilter, err)

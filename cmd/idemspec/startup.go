@@ -131,8 +131,8 @@ func reportTarget(t *targets.Target) reports.Target {
 	return r
 }
 
-// slice is the run's shard of t's suite (nil: --shard was not given,
-// or is malformed, which validate has said already).
+// slice is the run's shard of t's suite (nil: --shard was not given;
+// the flag refused a malformed one as it was set).
 func (f *runFlags) slice(t *targets.Target) *reports.Shard {
 	s, err := reports.ParseShard(f.shard)
 	if f.shard == "" || err != nil {

@@ -135,7 +135,7 @@ func (d *Display) Finish(id string, status check.Status, line string) {
 	if d.current.ID == id {
 		d.current = check.Check{}
 	}
-	text := d.verdict(status) + " " + line + "\n"
+	text := d.verdict(status) + " " + Text(line) + "\n"
 	if !d.opts.InOrder || !slices.Contains(d.order[d.next:], id) {
 		d.print(text)
 		return
@@ -240,7 +240,7 @@ func (d *Display) progress() string {
 	if d.detail != "" {
 		s += " · " + d.detail
 	}
-	return s + " · " + d.current.Title
+	return Line(s + " · " + d.current.Title)
 }
 
 // elapsed reads in tenths of a second, then minutes and seconds.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
@@ -212,18 +213,19 @@ func oracleName(tools []Audited) string {
 // WritePlan prints the tools as tools/list declared them and what each
 // check will do to each.
 func WritePlan(w io.Writer, plan []Planned, tools []Audited, how string) {
-	fmt.Fprintf(w, "MCP server: %d tools; oracle %s (%s)\n", len(tools), oracleName(tools), how)
+	fmt.Fprintf(w, "MCP server: %d tools; oracle %s (%s)\n", len(tools), console.Line(oracleName(tools)), console.Line(how))
 	for _, p := range plan {
 		a := p.Tool
-		fmt.Fprintf(w, "\n  %s: %s", a.Tool.Name, a.Tool.Claim())
+		// What the server declared is one line each, escapes shown.
+		fmt.Fprintf(w, "\n  %s: %s", console.Line(a.Tool.Name), console.Line(a.Tool.Claim()))
 		if a.Key != "" {
-			fmt.Fprintf(w, "; key %s", a.Key)
+			fmt.Fprintf(w, "; key %s", console.Line(a.Key))
 		}
-		fmt.Fprintf(w, "\n    input schema: %s\n", a.Tool.Schema)
+		fmt.Fprintf(w, "\n    input schema: %s\n", console.Line(string(a.Tool.Schema)))
 		for _, c := range p.Checks {
 			switch {
 			case c.Skip != "":
-				fmt.Fprintf(w, "    %-3s SKIP: %s\n", c.Check.ID, c.Skip)
+				fmt.Fprintf(w, "    %-3s SKIP: %s\n", c.Check.ID, console.Line(c.Skip))
 			case c.Calls == 0:
 				fmt.Fprintf(w, "    %-3s judged from the declaration\n", c.Check.ID)
 			default:

@@ -94,13 +94,19 @@ var formatSamples = map[string]string{
 // when their schema does not (Stripe's currency is a plain string).
 var nameSamples = map[string]string{"currency": "usd", "country": "US", "email": "idemspec@example.com", "locale": "en", "language": "en"}
 
+// MaxSampleString caps the length of a string drafted for a schema's
+// minLength: a document is not trusted, and minLength: 1000000000000
+// used to make init die out of memory. A longer minimum gets this many
+// characters; the API's refusal of the first create then says so.
+const MaxSampleString = 4096
+
 func sampleString(s *openapi3.Schema) string {
 	if v, ok := formatSamples[s.Format]; ok {
 		return v
 	}
 	v := "idemspec"
-	if n := int(s.MinLength); n > len(v) {
-		v += strings.Repeat("x", n-len(v))
+	if n := min(s.MinLength, MaxSampleString); n > uint64(len(v)) {
+		v += strings.Repeat("x", int(n)-len(v))
 	}
 	if s.MaxLength != nil && uint64(len(v)) > *s.MaxLength {
 		v = v[:*s.MaxLength]
