@@ -293,7 +293,7 @@ func (d *document) build(s fileSpec) *Target {
 		d.keep(d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.%s use cleanup.command", t.Oracle.Kind()))
 	}
 	d.found.secrets = append(d.found.secrets, t.Secrets...)
-	t.Direct = t.newDirectClient()
+	t.Direct = t.NewDirectClient()
 	return t
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -22,7 +23,7 @@ func (e errLoadAbandoned) Error() string { return e.cause }
 func loadTarget(ctx context.Context, name string, timeout time.Duration) (*targets.Target, error) {
 	done := make(chan loaded, 1)
 	go func() {
-		t, err := targets.Load(name)
+		t, err := fakes.LoadTarget(name)
 		if err != nil {
 			// An MCP server's file says where it belongs (it reads the
 			// file again, so it is bounded here too).

@@ -24,7 +24,6 @@ import (
 	"github.com/idemspec/idemspec/internal/proc/proctest"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/scenarios/property"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // countingServer is the reference fake behind a counter: every request
@@ -162,7 +161,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	}
 	// S4 with a concurrency ceiling of 4: its bursts shrink to 4, and the
 	// dry run says what S4's own plan makes of that.
-	target, err := targets.Load(file)
+	target, err := fakes.LoadTarget(file)
 	if err != nil {
 		t.Fatal(err)
 	}
