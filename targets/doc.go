@@ -5,7 +5,7 @@
 // it can do).
 //
 // A Target is built from a YAML target file, or in code (described.go:
-// package fakes describes its built-in fakes so). It
-// never sends the create request itself: the harness does, through its
-// proxy lanes, so every attempt is recorded.
+// package fakes describes its built-in fakes so). It never sends the
+// create request itself: the harness does, through its proxy lanes, so
+// every attempt is recorded.
 package targets
