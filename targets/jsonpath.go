@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // A jsonPath names a place in a JSON answer: a field's id_field, items,
@@ -189,7 +191,7 @@ func literal(s string) (any, int, error) {
 	for n < len(s) && !strings.ContainsRune(" )]", rune(s[n])) {
 		n++
 	}
-	v, err := decodeJSON([]byte(s[:n]))
+	v, err := exactjson.Decode([]byte(s[:n]))
 	if err != nil || n == 0 {
 		return nil, 0, fmt.Errorf("%q is not a value: write a \"string\", a number, true, false or null", s[:n])
 	}

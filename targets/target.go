@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -12,6 +11,8 @@ import (
 	"net/url"
 	"text/template"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // Target is an HTTP API under test.
@@ -206,7 +207,7 @@ func (t *Target) NewCreate(ctx context.Context, key string, body []byte) (*http.
 
 // ResourceID reads the resource id from a JSON answer, or "".
 func (t *Target) ResourceID(body []byte) string {
-	v, err := decodeJSON(body)
+	v, err := exactjson.Decode(body)
 	if err != nil {
 		return ""
 	}
@@ -217,21 +218,6 @@ func (t *Target) ResourceID(body []byte) string {
 		return id.String()
 	}
 	return ""
-}
-
-// decodeJSON decodes an answer keeping numbers as written, so a numeric id
-// reads "12345678", not "1.2345678e+07", and 64-bit ids keep every digit.
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	return v, nil
 }
 
 func (t *Target) addHeaders(req *http.Request) {
