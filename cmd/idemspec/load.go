@@ -24,14 +24,7 @@ func loadTarget(ctx context.Context, name string, timeout time.Duration) (*targe
 	done := make(chan loaded, 1)
 	go func() {
 		t, err := fakes.LoadTarget(name)
-		if err != nil {
-			// An MCP server's file says where it belongs (it reads the
-			// file again, so it is bounded here too).
-			if mcpErr := notMCP(name); mcpErr != nil {
-				err = mcpErr
-			}
-		}
-		done <- loaded{t, err}
+		done <- loaded{t, toMCP(err)}
 	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
