@@ -12,7 +12,6 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // serveEnv makes the bench binary a fake server instead of running
@@ -91,7 +90,7 @@ func (p *serverProcess) thaw() error { return p.cmd.Process.Signal(syscall.SIGCO
 func processEnv(b *testing.B) (*harness.Env, *serverProcess) {
 	b.Helper()
 	p := startServerProcess(b)
-	t := targets.FakeTarget(p.URL, "fake:reference (own process)")
+	t := fakes.DescribeTarget(p.URL, "fake:reference (own process)")
 	e, err := harness.New(t, harness.DefaultSettings())
 	if err != nil {
 		b.Fatal(err)

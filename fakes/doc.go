@@ -27,6 +27,10 @@
 // matrix tests run the harness against every one and hold it to those
 // entries.
 //
+// A fake:NAME target is resolved here (StartTarget): the fake started on
+// a loopback port and described as a targets.Target, its instance the
+// target's lifecycle. Package targets knows nothing of the fakes.
+//
 // Nothing here knows about the harness engine or the checks: the server
 // is an ordinary HTTP server, and the client imports only the retry
 // library and the contract, both of which import nothing of the engine.

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // TestEveryPageCountsAgainstTheBudget: a list oracle that reads three
@@ -16,7 +16,7 @@ import (
 // small for every page makes the reading an error, never a count of the
 // pages it could afford.
 func TestEveryPageCountsAgainstTheBudget(t *testing.T) {
-	target, err := targets.StartFake("fake:reference?page_size=1&page_style=cursor")
+	target, err := fakes.StartTarget("fake:reference?page_size=1&page_style=cursor")
 	if err != nil {
 		t.Fatal(err)
 	}

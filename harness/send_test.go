@@ -12,7 +12,6 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/internal/testenv"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // newEnv starts a reference fake and a harness in front of it.
@@ -23,7 +22,7 @@ func newEnv(t *testing.T) (*harness.Env, *fakes.Instance) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close() })
-	target := targets.FakeTarget(in.URL, "reference")
+	target := fakes.DescribeTarget(in.URL, "reference")
 	s := harness.DefaultSettings()
 	s.RequestTimeout = 3 * time.Second
 	env, err := harness.New(target, s)

@@ -9,11 +9,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/scenarios/property"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // TestScenarios runs the embedded suite against the reference fake (or
@@ -25,7 +25,7 @@ func TestScenarios(t *testing.T) {
 	if ref == "" {
 		ref = "fake:reference"
 	}
-	target, err := targets.Load(ref)
+	target, err := fakes.LoadTarget(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

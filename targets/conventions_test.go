@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -159,7 +160,7 @@ func TestParseConventionErrors(t *testing.T) {
 }
 
 func TestStartFakeProfile(t *testing.T) {
-	tg, err := targets.StartFake("fake:reference?profile=brandur")
+	tg, err := fakes.StartTarget("fake:reference?profile=brandur")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestStartFakeProfile(t *testing.T) {
 	if tg.FailTrigger == nil {
 		t.Error("a fake declares its fail trigger")
 	}
-	if _, err := targets.StartFake("fake:reference?profile=paypal"); err == nil || !strings.Contains(err.Error(), `unknown profile "paypal"`) {
+	if _, err := fakes.StartTarget("fake:reference?profile=paypal"); err == nil || !strings.Contains(err.Error(), `unknown profile "paypal"`) {
 		t.Errorf("unknown profile: err %v", err)
 	}
 }

@@ -4,7 +4,8 @@
 // target declares about itself (profile, volatile fields, timeouts, what
 // it can do).
 //
-// A Target is built from a YAML target file or from a built-in fake. It
-// never sends the create request itself: the harness does, through its
-// proxy lanes, so every attempt is recorded.
+// A Target is built from a YAML target file, or in code (described.go:
+// package fakes describes its built-in fakes so). It never sends the
+// create request itself: the harness does, through its proxy lanes, so
+// every attempt is recorded.
 package targets

@@ -118,6 +118,15 @@ type LoadOptions struct {
 
 // LoadFileWith is LoadFile with options.
 func LoadFileWith(path string, o LoadOptions) (*Target, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWith(path, data, o)
+}
+
+// ReadFile reads a target file whole, refusing one past MaxFileSize.
+func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("target file: %w", err)
@@ -130,7 +139,7 @@ func LoadFileWith(path string, o LoadOptions) (*Target, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("%s: a target file is at most %d MiB", path, MaxFileSize>>20)
 	}
-	return ParseWith(path, data, o)
+	return data, nil
 }
 
 // Parse builds a target from target-file bytes; name is used in errors.
@@ -141,13 +150,25 @@ func Parse(name string, data []byte) (*Target, error) {
 // ParseWith is Parse with options. It reads the whole file whatever it
 // finds: a file with errors is a *FileError holding every error, TODO,
 // warning and unset variable in line order; a good file's target has
-// its TODOs and warnings in Findings (and Warnings).
+// its TODOs and warnings in Findings (and Warnings). A file that
+// describes an MCP server is an *MCPFileError, found before anything
+// else is read of it.
 func ParseWith(name string, data []byte, o LoadOptions) (*Target, error) {
+	doc, err := parseDocument(name, data)
+	if err == nil && describesMCP(doc) {
+		return nil, &MCPFileError{File: name}
+	}
 	found := newFindings(o)
 	for _, f := range todos(name, data) {
 		found.add(f)
 	}
-	t := parse(name, data, found)
+	var t *Target
+	if err != nil {
+		found.add(err.(Finding))
+	} else {
+		doc.found = found
+		t = doc.target()
+	}
 	if err := found.err(); err != nil {
 		return nil, err
 	}
@@ -160,22 +181,25 @@ func ParseWith(name string, data []byte, o LoadOptions) (*Target, error) {
 	return t, nil
 }
 
-// parse builds the target of a file with one create:, or, with
-// operations:, the first operation's, which holds them all; nil when
-// the file is not even a mapping. What it finds goes to found.
-func parse(name string, data []byte, found *findings) *Target {
-	doc, err := parseDocument(name, data)
-	if err != nil {
-		found.add(err.(Finding))
-		return nil
-	}
-	doc.found = found
-	if doc.value("operations") != nil {
-		return doc.operations()
+// MCPFileError is what loading a file that describes an MCP server (it
+// has a top-level mcp:) as an HTTP target says: package targets/mcp
+// reads such a file.
+type MCPFileError struct{ File string }
+
+func (e *MCPFileError) Error() string {
+	return e.File + " describes an MCP server (mcp:), not an HTTP target"
+}
+
+// target builds the target of a file with one create:, or, with
+// operations:, the first operation's, which holds them all. What it
+// finds goes to d.found.
+func (d *document) target() *Target {
+	if d.value("operations") != nil {
+		return d.operations()
 	}
 	var spec fileSpec
-	doc.keep(doc.decode(&spec))
-	return doc.build(spec)
+	d.keep(d.decode(&spec))
+	return d.build(spec)
 }
 
 // decodeDocument parses target-file bytes into spec, strictly (every
@@ -293,7 +317,7 @@ func (d *document) build(s fileSpec) *Target {
 		d.keep(d.errorf("cleanup.delete", "needs an oracle that names ids (list, sql, lookup); with oracle.%s use cleanup.command", t.Oracle.Kind()))
 	}
 	d.found.secrets = append(d.found.secrets, t.Secrets...)
-	t.Direct = t.newDirectClient()
+	t.Direct = t.NewDirectClient()
 	return t
 }
 
@@ -468,4 +492,11 @@ func fieldIndex(part string) (string, int) {
 		return part, -1
 	}
 	return name, i
+}
+
+// describesMCP says the file describes an MCP server: its top-level mcp:
+// holds something.
+func describesMCP(d *document) bool {
+	n := d.value("mcp")
+	return n != nil && n.ShortTag() != "!!null"
 }

@@ -130,10 +130,10 @@ func checkHeader(name, value string) error {
 	return nil
 }
 
-// newDirectClient is the client of the oracle, look-ups and cleanup: it
+// NewDirectClient is the client of the oracle, look-ups and cleanup: it
 // never follows a redirect, and dials only the addresses the target
 // names (see dial).
-func (t *Target) newDirectClient() *http.Client {
+func (t *Target) NewDirectClient() *http.Client {
 	return &http.Client{
 		Timeout:   10 * time.Second,
 		Transport: t.transport(true),

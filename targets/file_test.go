@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -449,7 +450,7 @@ func TestResourceID(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.idField+" in "+tc.body, func(t *testing.T) {
-			tg := targets.FakeTarget("http://127.0.0.1:1", "fake:test")
+			tg := fakes.DescribeTarget("http://127.0.0.1:1", "fake:test")
 			tg.Create.IDField = tc.idField
 			if got := tg.ResourceID([]byte(tc.body)); got != tc.want {
 				t.Errorf("ResourceID = %q, want %q", got, tc.want)
@@ -479,7 +480,7 @@ func TestListOracle(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tg := targets.FakeTarget(srv.URL, "fake:test")
+			tg := fakes.DescribeTarget(srv.URL, "fake:test")
 			o := tg.Oracle.(*targets.ListOracle)
 			o.MarkerField = tc.markerField
 			got, err := o.Observe(context.Background(), "m")
@@ -511,7 +512,7 @@ func TestListOracleErrors(t *testing.T) {
 				io.WriteString(w, tc.body)
 			}))
 			t.Cleanup(srv.Close)
-			_, err := targets.FakeTarget(srv.URL, "fake:test").Oracle.Observe(context.Background(), "m")
+			_, err := fakes.DescribeTarget(srv.URL, "fake:test").Oracle.Observe(context.Background(), "m")
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "/resources?marker=m") {
 				t.Errorf("error %v, want one naming the list path and %q", err, tc.want)
 			}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // A create.id_field that names the wrong field of the answer (one that
@@ -128,7 +130,7 @@ func IDFieldCandidates(answer []byte, read, marker string) []string {
 // ResourceIDOf reads the id at field in a JSON answer ("" when absent
 // or not a string or number).
 func ResourceIDOf(answer []byte, field string) string {
-	v, err := decodeJSON(answer)
+	v, err := exactjson.Decode(answer)
 	if err != nil {
 		return ""
 	}
@@ -173,7 +175,7 @@ type scalarField struct{ path, value string }
 // scalarFields are the answer's string and number fields, shallowest
 // first and in key order, with the paths id_field would name them by.
 func scalarFields(answer []byte) []scalarField {
-	v, err := decodeJSON(answer)
+	v, err := exactjson.Decode(answer)
 	if err != nil {
 		return nil
 	}

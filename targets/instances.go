@@ -5,8 +5,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-
-	"github.com/idemspec/idemspec/fakes"
 )
 
 // Upstreams are the host:port of every instance, the base URL's first.
@@ -51,22 +49,6 @@ func (d *document) instances(raw []string, t *Target, expand expander) error {
 		}
 		d.secrets(t, "instances", userinfoSecrets(u)...)
 		t.Instances = append(t.Instances, u)
-	}
-	return nil
-}
-
-// startFakeInstances starts n-1 more instances of a fake beside first,
-// sharing its database, as several processes behind a balancer share one.
-func startFakeInstances(t *Target, opts fakes.Options, first *fakes.Instance, n int) error {
-	for i := 1; i < n; i++ {
-		opts.DBPath = first.DBPath()
-		in, err := fakes.Start(opts, "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		u, _ := url.Parse(in.URL)
-		t.Instances = append(t.Instances, u)
-		t.others = append(t.others, in)
 	}
 	return nil
 }

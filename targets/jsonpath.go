@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // A jsonPath names a place in a JSON answer: a field's id_field, items,
@@ -189,7 +191,7 @@ func literal(s string) (any, int, error) {
 	for n < len(s) && !strings.ContainsRune(" )]", rune(s[n])) {
 		n++
 	}
-	v, err := decodeJSON([]byte(s[:n]))
+	v, err := exactjson.Decode([]byte(s[:n]))
 	if err != nil || n == 0 {
 		return nil, 0, fmt.Errorf("%q is not a value: write a \"string\", a number, true, false or null", s[:n])
 	}
@@ -233,7 +235,7 @@ func skipSpace(s string, i int) int {
 }
 
 // find lists the values the path reaches in v (JSON decoded by
-// decodeJSON): none when it reaches nothing, one for a plain path.
+// exactjson.Decode): none when it reaches nothing, one for a plain path.
 func (p jsonPath) find(v any) []any {
 	nodes := []any{v}
 	for _, st := range p.steps {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -44,7 +45,7 @@ func TestJSONPaths(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := targets.FakeTarget("http://127.0.0.1:1", "fake:test").Oracle.(*targets.ListOracle)
+			o := fakes.DescribeTarget("http://127.0.0.1:1", "fake:test").Oracle.(*targets.ListOracle)
 			o.Items, o.IDField, o.MarkerField = tc.items, tc.id, tc.marker
 			obs, err := o.Read(http.StatusOK, []byte(tc.body), "x")
 			switch {
@@ -60,7 +61,7 @@ func TestJSONPaths(t *testing.T) {
 }
 
 func TestResourceIDPath(t *testing.T) {
-	tg := targets.FakeTarget("http://127.0.0.1:1", "fake:test")
+	tg := fakes.DescribeTarget("http://127.0.0.1:1", "fake:test")
 	for idField, want := range map[string]string{
 		"data[0].id":                    "r1",
 		"data[-1].id":                   "r2",

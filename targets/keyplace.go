@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // Where a target takes its idempotency key (key.in).
@@ -112,7 +114,7 @@ func keyNameIs(in string) string {
 // bodyKeyPath finds the dotted path of the one string in a JSON body
 // that is the probe key.
 func bodyKeyPath(body []byte) (string, error) {
-	v, err := decodeJSON(body)
+	v, err := exactjson.Decode(body)
 	if err != nil {
 		return "", fmt.Errorf("the body must be JSON, so that the key's field can be found and left out (%v)", err)
 	}
@@ -225,7 +227,7 @@ func placeBodyKey(body []byte, path string, keys []string) ([]byte, error) {
 func (t *Target) KeyOf(req *http.Request, body []byte) (key string, payload []byte, found bool) {
 	switch t.Key.In {
 	case KeyInBody:
-		v, err := decodeJSON(body)
+		v, err := exactjson.Decode(body)
 		if err != nil {
 			return "", body, false
 		}

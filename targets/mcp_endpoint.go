@@ -67,7 +67,7 @@ func ParseMCP(name string, data []byte) (*Target, error) {
 	if err := d.found.err(); err != nil {
 		return nil, err // what a validator kept rather than returned
 	}
-	t.Direct = t.newDirectClient()
+	t.Direct = t.NewDirectClient()
 	return t, nil
 }
 

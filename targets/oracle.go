@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"text/template"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // Observation is what an oracle saw: how many resources carry a marker,
@@ -112,7 +114,7 @@ func (o *ListOracle) read(status int, page *listPage, marker string) (Observatio
 		return Observation{}, StatusError(status)
 	}
 	var err error
-	if page.doc, err = decodeJSON(page.body); err != nil {
+	if page.doc, err = exactjson.Decode(page.body); err != nil {
 		return Observation{}, fmt.Errorf("answer is not JSON: %w", err)
 	}
 	items, markerAt, idAt, err := o.paths()

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"text/template"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // fieldSpec is oracle.field, as written.
@@ -51,7 +53,7 @@ func (o *FieldOracle) Observe(ctx context.Context, marker string) (Observation, 
 	if status != http.StatusOK {
 		return Observation{}, fmt.Errorf("oracle field %s answered %d: %s", path, status, o.target.Redact(snippet(body)))
 	}
-	v, err := decodeJSON(body)
+	v, err := exactjson.Decode(body)
 	if err != nil {
 		return Observation{}, fmt.Errorf("oracle field %s: not JSON: %v", path, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"text/template"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 type idLookupSpec struct {
@@ -64,7 +66,7 @@ func (o *LookupOracle) ObserveIDs(ctx context.Context, marker string, ids []stri
 			return Observation{}, fmt.Errorf("oracle lookup %s: status %d", path, status)
 		}
 		if o.MarkerField != "" {
-			doc, err := decodeJSON(body)
+			doc, err := exactjson.Decode(body)
 			if err != nil {
 				return Observation{}, errors.Join(fmt.Errorf("oracle lookup %s: answer is not JSON", path), err)
 			}

@@ -86,7 +86,7 @@ func TestDuplicateOnPage3(t *testing.T) {
 		{fakes.PageOffset, "    pages: {next: offset, param: offset}\n", 4},
 	} {
 		t.Run(tc.style+" "+strings.TrimSpace(tc.pages), func(t *testing.T) {
-			fake, err := targets.StartFake("fake:nodedup?page_size=2&page_style=" + tc.style)
+			fake, err := fakes.StartTarget("fake:nodedup?page_size=2&page_style=" + tc.style)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +133,7 @@ func TestDuplicateOnPage3(t *testing.T) {
 func TestPagedReferenceCountsOne(t *testing.T) {
 	for _, style := range fakes.PageStyles {
 		t.Run(style, func(t *testing.T) {
-			fake, err := targets.StartFake("fake:reference?page_size=1&page_style=" + style)
+			fake, err := fakes.StartTarget("fake:reference?page_size=1&page_style=" + style)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestFakePageOptions(t *testing.T) {
 		"fake:reference?page_size=2&page_style=html": `page style "html" is not one of`,
 		"fake:reference?page_style=cursor":           `page style "cursor" without a page size`,
 	} {
-		if _, err := targets.StartFake(ref); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := fakes.StartTarget(ref); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", ref, err, want)
 		}
 	}

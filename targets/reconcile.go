@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // How a client can reconcile an unknown outcome with a target.
@@ -49,7 +51,7 @@ func (t *Target) ReadLookup(status int, body []byte) (known bool, resourceID str
 	case status < 200 || status > 299:
 		return false, "", fmt.Errorf("look-up answered %d", status)
 	}
-	doc, err := decodeJSON(body)
+	doc, err := exactjson.Decode(body)
 	if err != nil {
 		return false, "", fmt.Errorf("look-up answer is not JSON: %w", err)
 	}

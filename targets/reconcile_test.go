@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -47,7 +48,7 @@ reconcile: oracle
 }
 
 func TestLookup(t *testing.T) {
-	tg := targets.FakeTarget("http://127.0.0.1:1", "fake:test")
+	tg := fakes.DescribeTarget("http://127.0.0.1:1", "fake:test")
 	tg.Headers.Set("Authorization", "Bearer t")
 	req, err := tg.NewLookup(context.Background(), "k 1/2")
 	if err != nil {

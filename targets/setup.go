@@ -12,6 +12,8 @@ import (
 	"text/template"
 	tparse "text/template/parse"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // An operation that acts on a parent (capture a payment, append an event
@@ -354,7 +356,7 @@ func (t *Target) sendSetup(ctx context.Context, r SetupRequest, data setupData) 
 		// Typed, so --wait can tell a service still starting (a 5xx).
 		return nil, fmt.Errorf("%s %s answered %w: %s", r.Method, path, StatusError(resp.StatusCode), t.Redact(snippet(b)))
 	}
-	v, err := decodeJSON(b)
+	v, err := exactjson.Decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: the answer is not JSON, and its fields feed {{.Setup.%s...}}: %v", r.Method, path, r.Name, err)
 	}

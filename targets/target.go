@@ -1,10 +1,8 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -14,7 +12,8 @@ import (
 	"time"
 )
 
-// Target is an HTTP API under test.
+// Target is an HTTP API under test: what its file (or a fake's
+// description) says, and the Runtime idemspec holds of it.
 type Target struct {
 	Name   string
 	Source string // the target file, or "fake:NAME"
@@ -26,9 +25,8 @@ type Target struct {
 
 	BaseURL *url.URL
 	// Setup are the requests an action on a parent sends before its
-	// first create for a marker (setup.go); setups holds their answers.
+	// first create for a marker (setup.go); Runtime holds their answers.
 	Setup  []SetupRequest
-	setups *setups
 	Create Create
 	Key    Key
 	// Headers are sent with every request (create, oracle, lookup).
@@ -68,11 +66,6 @@ type Target struct {
 	// FailTrigger, when set, makes a create fail on purpose (K6).
 	FailTrigger *FailTrigger
 
-	// Lifecycle is set when idemspec owns the target's process (the
-	// built-in fakes, managed processes) or can restart it through a
-	// hook; nil for a target it only calls. What it can do beyond Stop
-	// (Restarter, Crasher, CrashPointer) is found by type assertion.
-	Lifecycle Lifecycle
 	// CrashWindow is where, after the request was delivered, a crash
 	// mid-request lands on a target without crash points (drawn in it).
 	CrashWindow Window
@@ -80,9 +73,6 @@ type Target struct {
 	// Instances are further addresses of the same service (sharing its
 	// store); nil for one instance.
 	Instances []*url.URL
-	// others are the further instances idemspec started (fakes).
-	others []Lifecycle
-
 	// Tenants are the credentials T1 compares (none, or two or more).
 	Tenants []Tenant
 
@@ -94,14 +84,33 @@ type Target struct {
 	// Cleanup, when set, removes what a run created at its end.
 	Cleanup *Cleanup
 
+	// redaction is the replacer built from Secrets (redact.go).
+	redaction redaction
+
+	Runtime
+}
+
+// Runtime is what idemspec holds of a target while it runs, beside what
+// the target file says: the process it started or the hooks that
+// restart it, the client straight to it, the addresses its hosts
+// resolved to, and the answers of each marker's setup.
+type Runtime struct {
+	// Lifecycle is set when idemspec owns the target's process (the
+	// built-in fakes, managed processes) or can restart it through a
+	// hook; nil for a target it only calls. What it can do beyond Stop
+	// (Restarter, Crasher, CrashPointer) is found by type assertion.
+	Lifecycle Lifecycle
+	// others are the further instances idemspec started (fakes).
+	others []Lifecycle
+
 	// Direct is the client the oracle and look-ups use: straight to the
 	// target, never through the proxy, so faults never blind the judge.
 	Direct *http.Client
 
 	// pins are the addresses the target's hosts resolved to (contact.go).
 	pins pins
-	// redaction is the replacer built from Secrets (redact.go).
-	redaction redaction
+	// setups holds each marker's setup answers (setup.go).
+	setups *setups
 }
 
 // Create describes the create call.
@@ -207,21 +216,6 @@ func (t *Target) NewCreate(ctx context.Context, key string, body []byte) (*http.
 // ResourceID reads the resource id from a JSON answer, or "".
 func (t *Target) ResourceID(body []byte) string {
 	return ResourceIDOf(body, t.Create.IDField)
-}
-
-// decodeJSON decodes an answer keeping numbers as written, so a numeric id
-// reads "12345678", not "1.2345678e+07", and 64-bit ids keep every digit.
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	return v, nil
 }
 
 func (t *Target) addHeaders(req *http.Request) {

@@ -86,8 +86,8 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	target := targets.FakeTarget(server.URL, "reference server (client mode)")
-	targets.FakeKeyIn(target, f.keyIn)
+	target := fakes.DescribeTarget(server.URL, "reference server (client mode)")
+	fakes.DescribeKeyIn(target, f.keyIn)
 	target.Lifecycle = server
 	defer target.Close()
 	env, err := harness.New(target, harness.DefaultSettings())

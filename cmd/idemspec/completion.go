@@ -40,9 +40,9 @@ func completeTarget(_ *cobra.Command, _ []string, prefix string) ([]cobra.Comple
 	if !strings.HasPrefix(prefix, "f") {
 		return nil, cobra.ShellCompDirectiveDefault // a file
 	}
-	names := []string{targets.FakePrefix + fakes.Reference}
+	names := []string{fakes.TargetPrefix + fakes.Reference}
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
-		names = append(names, targets.FakePrefix+m.Name)
+		names = append(names, fakes.TargetPrefix+m.Name)
 	}
 	return matching(names, prefix), cobra.ShellCompDirectiveDefault
 }
@@ -74,7 +74,7 @@ func completeCheckIDs(_ *cobra.Command, _ []string, prefix string) ([]cobra.Comp
 // (nothing when it names none, a fake, or a file that does not load).
 func completeOperations(cmd *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	file, _ := cmd.Flags().GetString("target")
-	if file == "" || strings.HasPrefix(file, targets.FakePrefix) {
+	if file == "" || strings.HasPrefix(file, fakes.TargetPrefix) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	data, err := os.ReadFile(file)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -22,15 +23,8 @@ func (e errLoadAbandoned) Error() string { return e.cause }
 func loadTarget(ctx context.Context, name string, timeout time.Duration) (*targets.Target, error) {
 	done := make(chan loaded, 1)
 	go func() {
-		t, err := targets.Load(name)
-		if err != nil {
-			// An MCP server's file says where it belongs (it reads the
-			// file again, so it is bounded here too).
-			if mcpErr := notMCP(name); mcpErr != nil {
-				err = mcpErr
-			}
-		}
-		done <- loaded{t, err}
+		t, err := fakes.LoadTarget(name)
+		done <- loaded{t, toMCP(err)}
 	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

@@ -12,6 +12,7 @@ import (
 	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
+	"github.com/idemspec/idemspec/targets"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
@@ -152,11 +153,13 @@ func (a *mcpAudit) replay(seed uint64) string {
 	return cmd + fmt.Sprintf(" --seed %d", seed)
 }
 
-// notMCP is the error of run and validate on a target file that
-// describes an MCP server, which only idemspec mcp reads.
-func notMCP(file string) error {
-	if !mcp.IsMCP(file) {
-		return nil
+// toMCP is the error of run and validate on a target file that
+// describes an MCP server, which only idemspec mcp reads; other errors
+// are err itself.
+func toMCP(err error) error {
+	var m *targets.MCPFileError
+	if !errors.As(err, &m) {
+		return err
 	}
-	return fmt.Errorf("%s describes an MCP server (mcp:): audit it with idemspec mcp --target %s (docs/MCP.md)", file, shellQuote(file))
+	return fmt.Errorf("%s describes an MCP server (mcp:): audit it with idemspec mcp --target %s (docs/MCP.md)", m.File, shellQuote(m.File))
 }

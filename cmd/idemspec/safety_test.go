@@ -163,7 +163,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	}
 	// S4 with a concurrency ceiling of 4: its bursts shrink to 4, and the
 	// dry run says what S4's own plan makes of that.
-	target, err := targets.Load(file)
+	target, err := fakes.LoadTarget(file)
 	if err != nil {
 		t.Fatal(err)
 	}

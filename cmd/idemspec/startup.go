@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
@@ -91,7 +92,7 @@ func (f *runFlags) notRun(t *targets.Target, runID string, started time.Time, ca
 			meta.Operations = append(meta.Operations, o.Operation)
 		}
 		cause = errors.New(t.Redact(cause.Error()))
-	case !strings.HasPrefix(f.target, targets.FakePrefix):
+	case !strings.HasPrefix(f.target, fakes.TargetPrefix):
 		if s, ok := targets.SketchFile(f.target); ok {
 			meta.Target = reports.Target{Name: s.Name, Source: f.target, BaseURL: s.BaseURL}
 		}
@@ -123,7 +124,7 @@ func reportTarget(t *targets.Target) reports.Target {
 		Name: t.Name, Source: t.Source, BaseURL: t.BaseURL.String(),
 		Profile: t.Profile.Name, Oracle: t.Oracle.Kind(), OracleEvidence: targets.Evidence(t.Oracle),
 	}
-	if !strings.HasPrefix(t.Source, targets.FakePrefix) {
+	if !strings.HasPrefix(t.Source, fakes.TargetPrefix) {
 		if b, err := os.ReadFile(t.Source); err == nil {
 			r.Digest = fmt.Sprintf("%x", sha256.Sum256(b))
 		}

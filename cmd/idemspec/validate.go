@@ -30,11 +30,8 @@ func validateCommand(fs *pflag.FlagSet) body {
 
 func validate(file string, allowRemote bool, stdout, stderr io.Writer) int {
 	t, err := targets.LoadFileWith(file, targets.LoadOptions{AllowUnset: true})
-	if mcpErr := notMCP(file); mcpErr != nil {
-		err = mcpErr
-	}
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, toMCP(err))
 	}
 	if err := t.CheckRemote(allowRemote); err != nil {
 		return fail(stderr, err)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // create runs the operation to an end state.
 func create(ctx context.Context, o options, stderr io.Writer) (retry.Result, error) {
-	t, err := targets.Load(o.target)
+	t, err := fakes.LoadTarget(o.target)
 	if err != nil {
 		return retry.Result{}, err
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/idemspec/idemspec/harness/history"
+	"github.com/idemspec/idemspec/internal/exactjson"
 )
 
 // SameAnswer compares two answers by status and JSON body, ignoring the
@@ -19,8 +19,8 @@ func SameAnswer(a, b history.Exchange, volatile []string) (bool, string) {
 	if a.Body == b.Body {
 		return true, ""
 	}
-	ja, erra := decodeExact(a.Body)
-	jb, errb := decodeExact(b.Body)
+	ja, erra := exactjson.Decode([]byte(a.Body))
+	jb, errb := exactjson.Decode([]byte(b.Body))
 	if erra != nil || errb != nil {
 		return false, "bodies differ"
 	}
@@ -34,21 +34,6 @@ func SameAnswer(a, b history.Exchange, volatile []string) (bool, string) {
 		return false, fmt.Sprintf("bodies differ beyond the volatile fields %v", volatile)
 	}
 	return true, ""
-}
-
-// decodeExact decodes a JSON body keeping numbers as written: as float64,
-// two distinct 64-bit ids (9007199254740993 and ...992) would compare equal.
-func decodeExact(body string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	return v, nil
 }
 
 func drop(v any, path []string) {

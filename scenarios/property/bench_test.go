@@ -10,7 +10,6 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios/property"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // BenchmarkFirstCounterexample measures, per mutant, how long the
@@ -28,7 +27,7 @@ func BenchmarkFirstCounterexample(b *testing.B) {
 			name, catches = m.Name+"?instances=2", m.Multi
 		}
 		b.Run(m.Name, func(b *testing.B) {
-			target, err := targets.Load(targets.FakePrefix + name)
+			target, err := fakes.LoadTarget(fakes.TargetPrefix + name)
 			if err != nil {
 				b.Fatal(err)
 			}

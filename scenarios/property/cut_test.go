@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios/property"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // TestSearchCutShortNeverPasses: a search whose context ends while it
@@ -17,7 +17,7 @@ import (
 // are never PASS then, wherever the cut lands. The reference keeps
 // every rule, so a whole search would pass both.
 func TestSearchCutShortNeverPasses(t *testing.T) {
-	target, err := targets.Load(targets.FakePrefix + "reference")
+	target, err := fakes.LoadTarget(fakes.TargetPrefix + "reference")
 	if err != nil {
 		t.Fatal(err)
 	}

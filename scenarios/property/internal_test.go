@@ -3,14 +3,14 @@ package property
 import (
 	"testing"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/history"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // The property draws a malformed key by its index among harness.MalformedKeys'.
 func TestMalformedKeyCasesCountsMalformedKeys(t *testing.T) {
-	e := &harness.Env{Target: targets.FakeTarget("http://127.0.0.1:1", "fake:reference")}
+	e := &harness.Env{Target: fakes.DescribeTarget("http://127.0.0.1:1", "fake:reference")}
 	keys := harness.MalformedKeys(e)
 	if n := len(keys); n != malformedKeyCases {
 		t.Fatalf("harness.MalformedKeys makes %d keys, malformedKeyCases says %d", n, malformedKeyCases)

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios/property"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // TestSearchReportsItsProgress: a search tells Config.Progress each
@@ -18,7 +18,7 @@ import (
 // on the counterexample the result holds. nodedup executes every
 // request, so the first resubmission breaks a MUST rule.
 func TestSearchReportsItsProgress(t *testing.T) {
-	target, err := targets.Load(targets.FakePrefix + "nodedup")
+	target, err := fakes.LoadTarget(fakes.TargetPrefix + "nodedup")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -52,21 +51,10 @@ type Endpoint struct {
 	URL     string            `yaml:"url"`
 }
 
-// IsMCP reports whether the target file at path describes an MCP server
-// (it has a top-level mcp: key).
-func IsMCP(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	var top map[string]any
-	return yaml.Unmarshal(b, &top) == nil && top["mcp"] != nil
-}
-
 // Load reads an MCP target file; an error names the file, the line and
 // the field.
 func Load(path string) (File, error) {
-	b, err := os.ReadFile(path)
+	b, err := targets.ReadFile(path)
 	if err != nil {
 		return File{}, err
 	}

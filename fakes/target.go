@@ -1,4 +1,4 @@
-package targets
+package fakes
 
 import (
 	"fmt"
@@ -9,32 +9,34 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/targets"
 )
 
-// FakePrefix names the built-in targets: fake:reference, fake:<mutant>.
-const FakePrefix = "fake:"
+// TargetPrefix names the built-in targets: fake:reference, fake:<mutant>.
+const TargetPrefix = "fake:"
 
-// Load builds a target from a reference: "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false]"
-// starts a built-in fake in this process; anything else is a target file.
-func Load(ref string) (*Target, error) {
-	if strings.HasPrefix(ref, FakePrefix) {
-		return StartFake(ref)
+// LoadTarget builds a target from a reference: "fake:NAME[?...]" starts
+// a built-in fake in this process (StartTarget); anything else is a
+// target file (targets.LoadFile).
+func LoadTarget(ref string) (*targets.Target, error) {
+	if strings.HasPrefix(ref, TargetPrefix) {
+		return StartTarget(ref)
 	}
-	return LoadFile(ref)
+	return targets.LoadFile(ref)
 }
 
-// StartFake starts a built-in fake on a loopback port and describes it.
+// StartTarget starts a built-in fake on a loopback port and describes it:
+// "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false]".
 // With profile=P the fake answers by that profile's convention and the
 // target declares it, so every profile is proven against a real server.
-func StartFake(ref string) (*Target, error) {
-	spec, query, _ := strings.Cut(strings.TrimPrefix(ref, FakePrefix), "?")
-	opts := fakes.Options{Mutant: spec}
+func StartTarget(ref string) (*targets.Target, error) {
+	spec, query, _ := strings.Cut(strings.TrimPrefix(ref, TargetPrefix), "?")
+	opts := Options{Mutant: spec}
 	q, err := url.ParseQuery(query)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	profile := profiles[DefaultProfile]
+	profile := targets.StandardProfile()
 	instances := 1
 	action := ""
 	for name, vals := range q {
@@ -74,13 +76,13 @@ func StartFake(ref string) (*Target, error) {
 			continue
 		}
 		if name == "page_size" || name == "page_style" {
-			if err := fakePageOption(&opts, name, vals[0]); err != nil {
+			if err := pageOption(&opts, name, vals[0]); err != nil {
 				return nil, fmt.Errorf("%s: %w", ref, err)
 			}
 			continue
 		}
 		if name == "profile" {
-			if profile, err = LookupProfile(vals[0]); err != nil {
+			if profile, err = targets.LookupProfile(vals[0]); err != nil {
 				return nil, fmt.Errorf("%s: %w", ref, err)
 			}
 			opts.Convention = conventionOf(profile)
@@ -99,79 +101,91 @@ func StartFake(ref string) (*Target, error) {
 			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in, action, drain)", ref, name)
 		}
 	}
-	in, err := fakes.Start(opts, "127.0.0.1:0")
+	in, err := Start(opts, "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	t := FakeTarget(in.URL, ref)
-	t.Oracle.(*ListOracle).Pages = fakePages(opts)
-	FakeKeyIn(t, opts.KeyIn)
+	t := DescribeTarget(in.URL, ref)
+	DescribeKeyIn(t, opts.KeyIn)
 	if action != "" {
-		FakeAction(t, opts.KeyIn, action == "event-count")
+		describeAction(t, opts.KeyIn, action == "event-count")
+	}
+	if list, ok := t.Oracle.(*targets.ListOracle); ok {
+		list.Pages = oraclePages(opts)
 	}
 	t.Profile = profile
 	t.Key.Required = profile.KeyRequired
 	t.InProgressTimeout = in.InProgressTimeout()
 	t.Lifecycle = in
-	if err := startFakeInstances(t, opts, in, instances); err != nil {
+	if err := startInstances(t, opts, in, instances); err != nil {
 		t.Close()
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	return t, nil
 }
 
+// startInstances starts n-1 more instances of a fake beside first,
+// sharing its database, as several processes behind a balancer share one.
+func startInstances(t *targets.Target, opts Options, first *Instance, n int) error {
+	for i := 1; i < n; i++ {
+		opts.DBPath = first.DBPath()
+		in, err := Start(opts, "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		u, _ := url.Parse(in.URL)
+		t.AddInstance(u, in)
+	}
+	return nil
+}
+
 // conventionOf is how a fake answers when it follows profile p. The ietf
-// profile is the reference's own convention (fakes.IETF), which also
-// marks replays although the draft names no header.
-func conventionOf(p Profile) *fakes.Convention {
-	if p.Name == DefaultProfile {
+// profile is the reference's own convention (IETF), which also marks
+// replays although the draft names no header.
+func conventionOf(p targets.Profile) *Convention {
+	if p.Name == targets.DefaultProfile {
 		return nil
 	}
-	return &fakes.Convention{
+	return &Convention{
 		Mismatch: p.Mismatch, InFlight: p.InFlight, MissingKey: p.MissingKey,
 		KeyOptional: !p.KeyRequired, ReplayHeader: p.ReplayHeader,
-		StoreFailures: p.FailedAttempt == FailureReplayed,
+		StoreFailures: p.FailedAttempt == targets.FailureReplayed,
 	}
 }
 
-// FakeTarget describes the API every fake serves, at baseURL. It is also
-// the shape of the example target file for `idemspec serve`.
-func FakeTarget(baseURL, name string) *Target {
+// DescribeTarget describes the API every fake serves, at baseURL. It is
+// also the shape of the example target file for `idemspec serve`.
+func DescribeTarget(baseURL, name string) *targets.Target {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		panic(err) // baseURL comes from a listener this process opened
 	}
-	t := &Target{
+	t := &targets.Target{
 		Name:    name,
 		Source:  name,
 		BaseURL: u,
-		Create: Create{
+		Create: targets.Create{
 			Method:      http.MethodPost,
 			Path:        "/resources",
 			ContentType: "application/json",
 			IDField:     "id",
 			Body:        template.Must(template.New("body").Parse(`{"marker":"{{.Marker}}","amount":{{.Variant}}}`)),
 		},
-		Key:               Key{In: KeyInHeader, Name: fakes.DefaultKeyHeader, Format: FormatUUID, Declared: true, Required: true},
+		Key:               targets.Key{In: targets.KeyInHeader, Name: DefaultKeyHeader, Format: targets.FormatUUID, Declared: true, Required: true},
 		Headers:           http.Header{},
 		LookupPath:        "/idempotency-keys/{{.Key}}",
 		LookupIDField:     "resource_id",
-		Reconcile:         ReconcileLookup,
-		Profile:           profiles[DefaultProfile],
-		FailTrigger:       &FailTrigger{Header: fakes.FailHeader, Value: "503"},
-		InProgressTimeout: fakes.DefaultInProgressTimeout,
+		Reconcile:         targets.ReconcileLookup,
+		Profile:           targets.StandardProfile(),
+		FailTrigger:       &targets.FailTrigger{Header: FailHeader, Value: "503"},
+		InProgressTimeout: DefaultInProgressTimeout,
 		// The fakes scope keys by bearer token: two tokens are two tenants.
-		Tenants: []Tenant{
+		Tenants: []targets.Tenant{
 			{Name: "tenant-a", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-a"}}},
 			{Name: "tenant-b", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-b"}}},
 		},
 	}
-	t.Oracle = &ListOracle{
-		target:  t,
-		path:    template.Must(template.New("oracle.list.path").Parse(`/resources?marker={{.Marker}}`)),
-		Items:   "items",
-		IDField: "id",
-	}
-	t.Direct = t.newDirectClient()
+	t.Oracle = targets.NewListOracle(t, `/resources?marker={{.Marker}}`, "items", "id")
+	t.Direct = t.NewDirectClient()
 	return t
 }
