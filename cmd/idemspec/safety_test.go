@@ -276,11 +276,11 @@ func TestBudgetIsNeverExceeded(t *testing.T) {
 
 func TestRateAndConcurrencyLimits(t *testing.T) {
 	c, _, file := countingTarget(t, "")
-	// Burst 2 makes the rate's bucket hold 2: 13 requests (the preflight's
-	// oracle read and create, 10 sends, the oracle read) at 10/s take at
-	// least 1.1 s from the first send. The server sees arrivals, and a
+	// Burst 2 makes the rate's bucket hold 2: 14 requests (the preflight's
+	// oracle read, create and id_field reading, 10 sends, the oracle read)
+	// at 10/s take at least 1.2 s from the first send. The server sees arrivals, and a
 	// loaded machine can deliver the first one late: a span of 1 s still
-	// proves the pacing (unpaced, 13 local requests take milliseconds).
+	// proves the pacing (unpaced, 14 local requests take milliseconds).
 	r := run(t, "--target", file, "--label-filter", "S1", "--repeats", "10", "--burst", "2", "--rate", "10")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -289,8 +289,8 @@ func TestRateAndConcurrencyLimits(t *testing.T) {
 	span := c.arrivals[len(c.arrivals)-1].Sub(c.arrivals[0])
 	n := len(c.arrivals)
 	c.mu.Unlock()
-	if n != 13 || span < time.Second {
-		t.Errorf("%d requests over %v at --rate 10: want 13 over at least 1.1s", n, span)
+	if n != scenarios.PreflightRequests+10+1 || span < time.Second {
+		t.Errorf("%d requests over %v at --rate 10: want %d over at least 1.2s", n, span, scenarios.PreflightRequests+10+1)
 	}
 
 	c, _, file = countingTarget(t, "")
