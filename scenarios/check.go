@@ -43,8 +43,8 @@ type Check struct {
 }
 
 // Entry is the check's catalogue entry, as reports carry it.
-func (c *Check) Entry() check.Check {
-	return check.Check{ID: c.ID, Title: c.Title, Level: c.Level, Clause: c.Clause, Group: c.Group}
+func (c *Check) Entry() check.Entry {
+	return check.Entry{ID: c.ID, Title: c.Title, Level: c.Level, Clause: c.Clause, Group: c.Group}
 }
 
 // needs is the check's skip reason for t, "" when it can run.
@@ -141,7 +141,7 @@ func operationOf(e *harness.Env) string {
 // bounds it (the in-flight polls and commit waits are bounded by count
 // and time), and a budget below it may end the check with ERROR.
 type Planned struct {
-	Check check.Check
+	Check check.Entry
 	// Operation is the operation the check drives ("": the only one).
 	Operation   string
 	Requests    int

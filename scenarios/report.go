@@ -42,7 +42,7 @@ func ComplianceReport(r types.Report, m reports.Meta) reports.Report {
 		}
 		c, _ := check.Get(res.Verdict.Check)
 		checks = append(checks, reports.CheckResult{
-			Check: c, Operation: operationLabelOf(s.Labels()), Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
+			Entry: c, Operation: operationLabelOf(s.Labels()), Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
 			Violations: res.Verdict.Violations, DurationMS: reports.MS(max(s.RunTime, res.Evidence.Search)), Evidence: res.Evidence,
 		})
 	}
@@ -92,7 +92,7 @@ func NotRun(m reports.Meta, client bool, started time.Time, cause error) reports
 				continue
 			}
 			v := check.Errored(c.ID, fmt.Errorf("not run: %w", cause))
-			checks = append(checks, reports.CheckResult{Check: c.Entry(), Operation: op, Verdict: v.Status, Reason: v.Reason})
+			checks = append(checks, reports.CheckResult{Entry: c.Entry(), Operation: op, Verdict: v.Status, Reason: v.Reason})
 		}
 	}
 	run := reports.Run{Started: started.UTC(), DurationMS: reports.MS(time.Since(started)), Incomplete: cause.Error()}

@@ -184,7 +184,7 @@ func checkLabel(labels []string) string {
 // labels tags a spec with its check's ID, level and group, so
 // --label-filter can pick "S4", "MUST" or "core", and with its
 // operation's name (operation:NAME) when the target file names them.
-func labels(c check.Check, operation string) Labels {
+func labels(c check.Entry, operation string) Labels {
 	if operation != "" {
 		return Label(c.ID, string(c.Level), c.Group, "scenario", operationLabel+operation)
 	}

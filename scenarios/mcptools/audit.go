@@ -16,7 +16,7 @@ import (
 // Result is one check's verdict on one tool, with its evidence.
 type Result struct {
 	Tool     mcp.Tool
-	Check    check.Check
+	Check    check.Entry
 	Verdict  check.Verdict
 	Evidence check.Evidence
 	Elapsed  time.Duration

@@ -48,8 +48,8 @@ type Audited struct {
 }
 
 // Entry is the check's catalogue entry.
-func (c *Check) Entry() check.Check {
-	return check.Check{ID: c.ID, Title: c.Title, Level: c.Level, Clause: c.Clause, Group: Group}
+func (c *Check) Entry() check.Entry {
+	return check.Entry{ID: c.ID, Title: c.Title, Level: c.Level, Clause: c.Clause, Group: Group}
 }
 
 var catalogue []*Check

@@ -14,7 +14,7 @@ func Report(results []Result, tools []Audited, run reports.Run, m reports.Meta) 
 	var checks []reports.CheckResult
 	for _, r := range results {
 		checks = append(checks, reports.CheckResult{
-			Check: r.Check, Subject: r.Tool.Name, Verdict: r.Verdict.Status, Reason: r.Verdict.Reason,
+			Entry: r.Check, Subject: r.Tool.Name, Verdict: r.Verdict.Status, Reason: r.Verdict.Reason,
 			Violations: r.Verdict.Violations, DurationMS: reports.MS(r.Elapsed), Evidence: r.Evidence,
 		})
 	}
@@ -70,7 +70,7 @@ type Planned struct {
 
 // PlannedCheck is one check in the plan.
 type PlannedCheck struct {
-	Check check.Check
+	Check check.Entry
 	Calls int
 	Skip  string
 }
