@@ -97,7 +97,7 @@ func trialSpec(c *Check) func(SpecContext) {
 			conclude(check.Result{Verdict: check.Skip(c.ID, "client mode only (idemspec client --cmd ...)")})
 			return
 		}
-		if why := c.needs(ce.Env.Target); why != "" {
+		if why := c.Skips(ce.Env.Target); why != "" {
 			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
 			return
 		}
@@ -111,7 +111,7 @@ func trialSpec(c *Check) func(SpecContext) {
 		for attempt := 1; attempt <= trialAttempts; attempt++ {
 			t, err = newTrial(ce, c.ID, c.Group == workflowGroup)
 			if err == nil {
-				v, err = c.Trial(ctx, t)
+				v, err = c.Run(ctx, t)
 			}
 			ce.Env.ClearFaults()
 			ce.server().FailNext(0, 0)

@@ -229,14 +229,14 @@ func serverSpec(c *Check, e *harness.Env) func(SpecContext) {
 		if e == nil {
 			Fail("scenarios.Use was not called: no target")
 		}
-		if why := c.needs(e.Target); why != "" {
+		if why := c.Skips(e.Target); why != "" {
 			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
 			return
 		}
 		h := &history.History{}
 		var ev check.Evidence
 		start, refused := time.Now(), e.Refused()
-		v, err := c.Run(ctx, e, h, &ev)
+		v, err := c.Run(ctx, &onEnv{e: e, h: h, ev: &ev})
 		e.ClearFaults()
 		if err != nil {
 			v = check.Errored(c.ID, err)

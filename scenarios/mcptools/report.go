@@ -47,7 +47,7 @@ func ToolTable(results []Result, tools []Audited) []reports.ToolRow {
 		}
 		unrun := 0
 		for _, c := range Checks() {
-			if c.Concerns(a) && !ran[c.ID] {
+			if c.Concerned(Offered{Audited: a}) && !ran[c.ID] {
 				vs = append(vs, c.ID+" not run")
 				unrun++
 			}
@@ -81,12 +81,13 @@ func Plan(srv Server, tools []Audited, s Settings) []Planned {
 	for _, a := range tools {
 		p := Planned{Tool: a}
 		for _, c := range Checks() {
-			if !c.Concerns(a) {
+			on := Offered{Audited: a, Server: srv}
+			if !c.Concerned(on) {
 				continue
 			}
-			pc := PlannedCheck{Check: c.Entry(), Calls: c.Calls(s)}
-			if c.Needs != nil {
-				pc.Skip = c.Needs(a, srv)
+			pc := PlannedCheck{Check: c.Entry(), Skip: c.Skips(on)}
+			if c.Plan != nil {
+				pc.Calls = c.Plan(s).MaxRequests
 			}
 			p.Checks = append(p.Checks, pc)
 		}

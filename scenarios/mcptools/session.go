@@ -162,7 +162,7 @@ func Unverified(results []Result, tools []Audited) string {
 
 // lookup finds a check of the audit by ID.
 func lookup(id string) (*Check, bool) {
-	for _, c := range catalogue {
+	for _, c := range Checks() {
 		if c.ID == id {
 			return c, true
 		}
