@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	. "github.com/onsi/ginkgo/v2"
-
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
@@ -66,51 +64,6 @@ func Lookup(id string) (*Check, bool) {
 	}
 	return all[i], true
 }
-
-// The specs: one Describe per group, so Ginkgo randomises the groups'
-// order with the seed, and one It per check, from the registry. A target
-// with operations gets the whole tree once per operation, each driving
-// its own Env: Ginkgo builds the tree when RunSpecs is called, after Use,
-// so the operations are known here.
-var _ = Describe("idemspec", func() {
-	var groups []string
-	for _, c := range Checks() {
-		if !slices.Contains(groups, c.Group) {
-			groups = append(groups, c.Group)
-		}
-	}
-	e, o := current()
-	tree := func(e *harness.Env) {
-		for _, g := range groups {
-			Describe(g, func() {
-				for _, c := range Checks() {
-					if c.Group != g || !InShard(o.Shard, operationOf(e), c.ID) {
-						continue
-					}
-					timeout := c.Timeout
-					if timeout == 0 {
-						timeout = specTimeout
-					}
-					body := trialSpec(c)
-					if !ofClientMode(c.Group) {
-						if c.Plan == nil {
-							panic("check " + c.ID + ": a server check needs a Plan")
-						}
-						body = serverSpec(c, e)
-					}
-					It(c.Title, labels(c.Entry(), operationOf(e)), SpecTimeout(timeout), body)
-				}
-			})
-		}
-	}
-	if e == nil || operationOf(e) == "" {
-		tree(e)
-		return
-	}
-	for _, op := range e.Operations() {
-		Describe(op.Target.Operation, func() { tree(op) })
-	}
-})
 
 // operationOf is the name of the operation e drives ("": the target
 // has one unnamed operation, or no Env in client mode).

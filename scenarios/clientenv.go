@@ -87,19 +87,18 @@ type trial struct {
 	siblings []*trial
 }
 
-// trialSpec is a client spec body's wrapper: outside client mode the
-// spec is skipped, as is a check the API cannot support (its Needs), and
-// the server's request log since the spec began is the trial's evidence.
-func trialSpec(c *Check) func(SpecContext) {
-	return func(ctx SpecContext) {
+// trialSpec runs a client or workflow check in its spec: outside client
+// mode the check is skipped, as is one the API cannot support (its
+// Needs), and the server's request log since the spec began is the
+// trial's evidence.
+func trialSpec(c *Check) func(SpecContext) check.Result {
+	return func(ctx SpecContext) check.Result {
 		ce := currentClient()
 		if ce == nil {
-			conclude(check.Result{Verdict: check.Skip(c.ID, "client mode only (idemspec client --cmd ...)")})
-			return
+			return check.Result{Verdict: check.Skip(c.ID, "client mode only (idemspec client --cmd ...)")}
 		}
 		if why := c.Skips(ce.Env.Target); why != "" {
-			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
-			return
+			return check.Result{Verdict: check.Skip(c.ID, why)}
 		}
 		start := time.Now()
 		var (
@@ -136,7 +135,7 @@ func trialSpec(c *Check) func(SpecContext) {
 			}
 		}
 		ev.Elapsed = time.Since(start)
-		conclude(check.Result{Verdict: v, Evidence: ev})
+		return check.Result{Verdict: v, Evidence: ev}
 	}
 }
 

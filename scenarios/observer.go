@@ -95,7 +95,7 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 	if !ok {
 		return
 	}
-	res, ok := ResultOf(r)
+	res, _, ok := concluded(r)
 	if !ok {
 		return
 	}
@@ -117,10 +117,17 @@ func observed(r types.SpecReport) (check.Entry, Options, bool) {
 	if o.Observer == nil || !known || !inMode(r, o) || (keep != nil && !keep(id)) {
 		return check.Entry{}, o, false
 	}
-	if r.State == types.SpecStateSkipped && !Judged(r) {
+	if _, judged, _ := concluded(r); r.State == types.SpecStateSkipped && !judged {
 		return check.Entry{}, o, false
 	}
 	return shown(c, operationLabelOf(r.Labels())), o, true
+}
+
+// concluded is resultOf a spec of the run in progress.
+func concluded(r types.SpecReport) (res check.Result, judged, ok bool) {
+	suite.Lock()
+	defer suite.Unlock()
+	return resultOf(r, suite.verdicts)
 }
 
 // line is a finished check's line, after its status: the reason and a
