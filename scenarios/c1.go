@@ -4,7 +4,7 @@ import "github.com/idemspec/idemspec/harness/check"
 
 // C1: draft §2: a retry of the same request carries the same key.
 var C1 = check.Define(Check{
-	ID: "C1", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key; over MCP, the same idempotency_key argument)",
+	ID: "C1", Group: ClientGroup, Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key; over MCP, the same idempotency_key argument)",
 	Title: "should send the same idempotency key on every attempt after a lost response",
 	Run:   trialRun(lostUncommitted(SameKey)),
 })

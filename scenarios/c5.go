@@ -13,7 +13,7 @@ import (
 // tenacity, generated SDKs) resend so; the look-up first is what a
 // careful client adds.
 var C5 = check.Define(Check{
-	ID: "C5", Group: "client", Level: check.SHOULD, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
+	ID: "C5", Group: ClientGroup, Level: check.SHOULD, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
 	Title: "should look the operation up before it resubmits after an unknown outcome",
 	Needs: lookupOffered,
 	Run:   trialRun(lostUncommitted(ReconcileFirst)),

@@ -10,7 +10,7 @@ import (
 
 // C7: draft §2.7: 400 and 422 are final for that request.
 var C7 = check.Define(Check{
-	ID: "C7", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7 (400 and 422 are final; over MCP, a tool error (isError) not marked retryable)",
+	ID: "C7", Group: ClientGroup, Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7 (400 and 422 are final; over MCP, a tool error (isError) not marked retryable)",
 	Title: "should not retry a create the server refused with a final 4xx (400, 422)",
 	Run:   trialRun(refused),
 })

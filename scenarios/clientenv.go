@@ -108,7 +108,7 @@ func trialSpec(c *Check) func(SpecContext) check.Result {
 			late []string
 		)
 		for attempt := 1; attempt <= trialAttempts; attempt++ {
-			t, err = newTrial(ce, c.ID, c.Group == workflowGroup)
+			t, err = newTrial(ce, c.ID, c.Group == WorkflowGroup)
 			if err == nil {
 				v, err = c.Run(ctx, t)
 			}

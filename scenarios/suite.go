@@ -41,16 +41,34 @@ type Options struct {
 	Shard *reports.Shard
 }
 
-// clientGroup is the label of the client checks (C1..C7's group), and
-// workflowGroup that of the workflow shape's (W1..W5's): client mode's
-// checks, which `idemspec run` leaves out.
+// ClientGroup is the group, and so the label, of the client checks, and
+// WorkflowGroup that of the workflow shape's: client mode's checks,
+// which `idemspec run` leaves out.
 const (
-	clientGroup   = "client"
-	workflowGroup = "workflow"
+	ClientGroup   = "client"
+	WorkflowGroup = "workflow"
 )
 
+// Span names a group's checks by their first and last IDs, "C1-C7", as
+// the registry holds them ("" for a group with none).
+func Span(group string) string {
+	var ids []string
+	for _, c := range Checks() {
+		if c.Group == group {
+			ids = append(ids, c.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return ""
+	case 1:
+		return ids[0]
+	}
+	return ids[0] + "-" + ids[len(ids)-1]
+}
+
 // ofClientMode reports whether a check of group runs in client mode.
-func ofClientMode(group string) bool { return group == clientGroup || group == workflowGroup }
+func ofClientMode(group string) bool { return group == ClientGroup || group == WorkflowGroup }
 
 // shows reports whether a check of group belongs to the run's mode: the
 // server checks, the client checks, or the workflow shape's.
@@ -59,9 +77,9 @@ func (o Options) shows(group string) bool {
 	case !o.Client:
 		return !ofClientMode(group)
 	case o.Workflow:
-		return group == workflowGroup
+		return group == WorkflowGroup
 	}
-	return group == clientGroup
+	return group == ClientGroup
 }
 
 // inMode reports whether a spec belongs to the run's mode.

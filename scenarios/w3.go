@@ -12,7 +12,7 @@ import (
 // a server that deduplicates, and DBOS Transact's and Celery's advised
 // patterns resend so.
 var W3 = check.Define(Check{
-	ID: "W3", Group: workflowGroup, Level: check.SHOULD, Clause: "core (reconcile a step's unknown outcome before resubmitting it)",
+	ID: "W3", Group: WorkflowGroup, Level: check.SHOULD, Clause: "core (reconcile a step's unknown outcome before resubmitting it)",
 	Title:   "should look a keyed step up before it resubmits it after an unknown outcome",
 	Timeout: jobTimeout,
 	Needs:   lookupOffered,

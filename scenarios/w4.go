@@ -13,7 +13,7 @@ import (
 // ends known where it can, and unknown, never failed, where a step may
 // have applied.
 var W4 = check.Define(Check{
-	ID: "W4", Group: workflowGroup, Level: check.MUST, Clause: "core (a job ends SUCCEEDED, or UNKNOWN_RESULT once a step may have applied; never FAILED then)",
+	ID: "W4", Group: WorkflowGroup, Level: check.MUST, Clause: "core (a job ends SUCCEEDED, or UNKNOWN_RESULT once a step may have applied; never FAILED then)",
 	Title:   "should end a job SUCCEEDED with every step done, or UNKNOWN_RESULT, never FAILED, once a step may have applied",
 	Timeout: jobTimeout,
 	Run:     trialRun(endsKnown),
