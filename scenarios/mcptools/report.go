@@ -61,6 +61,20 @@ func ToolTable(results []Result, tools []Audited) []reports.ToolRow {
 	return rows
 }
 
+// Concerning lists, tool by tool, the IDs of the checks that concern
+// it: the verdicts a whole audit of tools gives, from the registry.
+func Concerning(tools []Audited) map[string][]string {
+	out := map[string][]string{}
+	for _, a := range tools {
+		for _, c := range Checks() {
+			if c.Concerned(Offered{Audited: a}) {
+				out[a.Tool.Name] = append(out[a.Tool.Name], c.ID)
+			}
+		}
+	}
+	return out
+}
+
 // Planned is what the dry run says of one tool: its claim and, for each
 // check that concerns it, how many calls it makes or why it will skip.
 type Planned struct {
