@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ func TestDriveSetsEveryKnob(t *testing.T) {
 		t.Fatal(err)
 	}
 	var steps string
-	if err := Drive(NewTB("drive-2", io.Discard), Knobs{Checks: 1, ShrinkTime: time.Second}, func(*rapid.T) {
+	// 10 sequences: rapid draws a fifth of them under go test -short.
+	if err := Drive(NewTB("drive-2", io.Discard), Knobs{Checks: 10, ShrinkTime: time.Second}, func(*rapid.T) {
 		steps = flag.Lookup("rapid.steps").Value.String()
 	}); err != nil {
 		t.Fatal(err)
@@ -31,14 +33,18 @@ func TestDriveSetsEveryKnob(t *testing.T) {
 // Searches with other seeds at once each run under their own seed, the
 // whole run long.
 func TestDriveHoldsEachSearchsSeed(t *testing.T) {
-	var wg sync.WaitGroup
+	var (
+		wg  sync.WaitGroup
+		ran atomic.Int32
+	)
 	errs := make(chan string, 40)
 	for i := range 4 {
 		seed := uint64(i%2 + 1) // two searches share each seed
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := Drive(NewTB(fmt.Sprintf("drive-seed-%d", i), io.Discard), Knobs{Checks: 5, Seed: seed, ShrinkTime: time.Second}, func(*rapid.T) {
+			err := Drive(NewTB(fmt.Sprintf("drive-seed-%d", i), io.Discard), Knobs{Checks: 10, Seed: seed, ShrinkTime: time.Second}, func(*rapid.T) {
+				ran.Add(1)
 				if got := flag.Lookup("rapid.seed").Value.String(); got != fmt.Sprint(seed) {
 					errs <- fmt.Sprintf("a search of seed %d ran under seed %s", seed, got)
 				}
@@ -52,5 +58,8 @@ func TestDriveHoldsEachSearchsSeed(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+	if ran.Load() == 0 {
+		t.Error("no search drew a sequence")
 	}
 }
