@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
@@ -56,14 +55,7 @@ func trialRun(f func(ctx context.Context, t *trial) (check.Verdict, error)) func
 func Checks() []*Check { return check.Checks[subject, *targets.Target, Planning]() }
 
 // Lookup finds a check by ID.
-func Lookup(id string) (*Check, bool) {
-	all := Checks()
-	i := slices.IndexFunc(all, func(c *Check) bool { return c.ID == id })
-	if i < 0 {
-		return nil, false
-	}
-	return all[i], true
-}
+func Lookup(id string) (*Check, bool) { return check.Find[subject, *targets.Target, Planning](id) }
 
 // operationOf is the name of the operation e drives ("": the target
 // has one unnamed operation, or no Env in client mode).

@@ -112,3 +112,13 @@ func Checks[S, T, P any]() []*Check[S, T, P] {
 	slices.SortFunc(out, func(a, b *Check[S, T, P]) int { return CompareID(a.ID, b.ID) })
 	return out
 }
+
+// Find finds a check of one kind by ID.
+func Find[S, T, P any](id string) (*Check[S, T, P], bool) {
+	all := Checks[S, T, P]()
+	i := slices.IndexFunc(all, func(c *Check[S, T, P]) bool { return c.ID == id })
+	if i < 0 {
+		return nil, false
+	}
+	return all[i], true
+}
