@@ -21,7 +21,7 @@ type Check = check.Check[subject, *targets.Target, Planning]
 
 // subject is what a check's run drives: the server's Env (a server
 // check) or one trial of the client command (a client or workflow
-// check).
+// check). Each gathers the evidence its check's report shows.
 type subject interface{ evidence() *check.Evidence }
 
 // onEnv is a server check's subject: the Env it drives, the history it
