@@ -26,7 +26,7 @@ type Column struct {
 
 // Row is one check across the runs.
 type Row struct {
-	check.Check
+	check.Entry
 	// Operation is the operation of a target file with operations:
 	// (its ID then reads "S1 [refund]"), "" otherwise.
 	Operation string
@@ -59,7 +59,7 @@ func Compare(runs []Report) Matrix {
 			key := c.ID + "\x00" + c.Operation
 			row, ok := rows[key]
 			if !ok {
-				row = &Row{Check: c.Check, Operation: c.Operation, Cells: make([]Cell, len(runs))}
+				row = &Row{Entry: c.Entry, Operation: c.Operation, Cells: make([]Cell, len(runs))}
 				if c.Operation != "" {
 					row.ID += " [" + c.Operation + "]"
 				}

@@ -17,7 +17,7 @@ func run(target, id string, verdicts ...string) reports.Report {
 	for _, v := range verdicts {
 		cid, verdict, _ := strings.Cut(v, "=")
 		r.Checks = append(r.Checks, reports.CheckResult{
-			Check:   check.Check{ID: cid, Title: "should " + strings.ToLower(cid), Level: check.MUST},
+			Entry:   check.Entry{ID: cid, Title: "should " + strings.ToLower(cid), Level: check.MUST},
 			Verdict: check.Status(verdict),
 		})
 		switch check.Status(verdict) {

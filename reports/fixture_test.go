@@ -55,7 +55,7 @@ func syntheticReport() reports.Report {
 	burst := burstExchanges(1, 24)
 	checks := []reports.CheckResult{
 		{
-			Check:   check.Check{ID: "S1", Title: "should create exactly one resource", Level: check.MUST, Clause: "core", Group: "core"},
+			Entry:   check.Entry{ID: "S1", Title: "should create exactly one resource", Level: check.MUST, Clause: "core", Group: "core"},
 			Verdict: check.PASS, DurationMS: 31.5,
 			Evidence: check.Evidence{
 				History:  []history.Exchange{exchange(1, "send 1", "clean", 201, "res_a"), exchange(2, "send 2", "clean", 201, "res_a")},
@@ -63,7 +63,7 @@ func syntheticReport() reports.Report {
 			},
 		},
 		{
-			Check:   check.Check{ID: "S2", Title: "should replay the original result to a retry whose first response was lost", Level: check.MUST, Clause: "draft §2.6", Group: "core"},
+			Entry:   check.Entry{ID: "S2", Title: "should replay the original result to a retry whose first response was lost", Level: check.MUST, Clause: "draft §2.6", Group: "core"},
 			Verdict: check.FAIL, Reason: "the retry created a second resource (expected res_a, observed res_b)", DurationMS: 42,
 			Violations: []check.Violation{{What: "the retry created a second resource", Expected: "res_a", Observed: "res_b", Seqs: []int{1, 2}}},
 			Evidence: check.Evidence{
@@ -73,7 +73,7 @@ func syntheticReport() reports.Report {
 			},
 		},
 		{
-			Check:   check.Check{ID: "S4", Title: "should execute a burst of concurrent same-key requests exactly once", Level: check.MUST, Clause: "core", Group: "core"},
+			Entry:   check.Entry{ID: "S4", Title: "should execute a burst of concurrent same-key requests exactly once", Level: check.MUST, Clause: "core", Group: "core"},
 			Verdict: check.FAIL, Reason: "burst of 24: different resource ids", DurationMS: 80,
 			Violations: []check.Violation{
 				{What: "burst of 24 on the clean lane: successful answers carried different resource ids", Expected: "one id", Observed: "24 ids", Seqs: seqsOf(burst)},
@@ -87,11 +87,11 @@ func syntheticReport() reports.Report {
 			},
 		},
 		{
-			Check:   check.Check{ID: "S5a", Title: "should keep the key record across a restart", Level: check.MUST, Clause: "core", Group: "restart"},
+			Entry:   check.Entry{ID: "S5a", Title: "should keep the key record across a restart", Level: check.MUST, Clause: "core", Group: "restart"},
 			Verdict: check.SKIP, Reason: "the target declares no restart hook",
 		},
 		{
-			Check:   check.Check{ID: "K3", Title: "should answer a missing key with 400", Level: check.SHOULD, Clause: "draft §2.7 | missing", Group: "keys"},
+			Entry:   check.Entry{ID: "K3", Title: "should answer a missing key with 400", Level: check.SHOULD, Clause: "draft §2.7 | missing", Group: "keys"},
 			Verdict: check.WARN, Reason: "a request without a key was accepted (expected 400, observed 201)", DurationMS: 5,
 			Violations: []check.Violation{{What: "a request without a key was accepted " + hostile, Expected: "400", Observed: "201", Seqs: []int{1}}},
 			Evidence: check.Evidence{
@@ -104,7 +104,7 @@ func syntheticReport() reports.Report {
 			},
 		},
 		{
-			Check:   check.Check{ID: "T9", Title: "should be judged even when the harness breaks", Level: check.MAY, Clause: "core", Group: "tenancy"},
+			Entry:   check.Entry{ID: "T9", Title: "should be judged even when the harness breaks", Level: check.MAY, Clause: "core", Group: "tenancy"},
 			Verdict: check.ERROR, Reason: "oracle: GET /resources: connection refused",
 		},
 	}

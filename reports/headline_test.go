@@ -20,7 +20,7 @@ func verdicts(strict bool, vs ...check.Status) reports.Report {
 	var cs []reports.CheckResult
 	for i, v := range vs {
 		id := "S" + string(rune('1'+i))
-		cs = append(cs, reports.CheckResult{Check: check.Check{ID: id, Title: "should " + id, Level: check.MUST}, Verdict: v})
+		cs = append(cs, reports.CheckResult{Entry: check.Entry{ID: id, Title: "should " + id, Level: check.MUST}, Verdict: v})
 	}
 	return reports.New(reports.Run{ID: "r1a2b3c4", Complete: true}, reports.Meta{Strict: strict}, cs)
 }
@@ -126,7 +126,7 @@ func TestHistoryShowsWhereKeysDiffer(t *testing.T) {
 		xs = append(xs, x)
 	}
 	r := reports.New(reports.Run{ID: "r1a2b3c4", Complete: true}, reports.Meta{}, []reports.CheckResult{{
-		Check: check.Check{ID: "K2", Title: "should K2", Level: check.MUST}, Verdict: check.FAIL,
+		Entry: check.Entry{ID: "K2", Title: "should K2", Level: check.MUST}, Verdict: check.FAIL,
 		Violations: []check.Violation{{What: "x", Seqs: []int{1}}}, Evidence: check.Evidence{History: xs},
 	}})
 	md := markdownOf(t, r)

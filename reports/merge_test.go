@@ -22,7 +22,7 @@ func shardReports(n int, verdict func(op, id string) check.Status) []reports.Rep
 		for o, op := range ops {
 			for k, id := range ids {
 				if s.Deal(o, k) {
-					cs = append(cs, reports.CheckResult{Check: check.Check{ID: id, Title: "should " + id, Level: check.MUST, Group: "g"},
+					cs = append(cs, reports.CheckResult{Entry: check.Entry{ID: id, Title: "should " + id, Level: check.MUST, Group: "g"},
 						Operation: op, Verdict: verdict(op, id), DurationMS: 10})
 				}
 			}

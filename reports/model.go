@@ -65,7 +65,7 @@ type Target struct {
 
 // CheckResult is one check's verdict with its evidence.
 type CheckResult struct {
-	check.Check
+	check.Entry
 	// Subject is what the check judged when it judges several things in
 	// one run: the tool, in an MCP tool audit.
 	Subject string `json:"subject,omitempty"`
@@ -183,7 +183,7 @@ func (r *Report) sortChecks() {
 // MatrixRow is one check across the operations: its result in each, in
 // the order of Operations (nil where the operation has no such check).
 type MatrixRow struct {
-	check.Check
+	check.Entry
 	Cells []*CheckResult
 }
 
@@ -199,7 +199,7 @@ func (r Report) Matrix() []MatrixRow {
 		c := &r.Checks[i]
 		k := slices.IndexFunc(rows, func(row MatrixRow) bool { return row.ID == c.ID })
 		if k < 0 {
-			rows = append(rows, MatrixRow{Check: c.Check, Cells: make([]*CheckResult, len(ops))})
+			rows = append(rows, MatrixRow{Entry: c.Entry, Cells: make([]*CheckResult, len(ops))})
 			k = len(rows) - 1
 		}
 		rows[k].Cells[slices.Index(ops, c.Operation)] = c

@@ -13,8 +13,8 @@ import (
 // operationsReport is a run of two operations: S1 passes in both, S4
 // fails in refund only.
 func operationsReport() reports.Report {
-	s1 := check.Check{ID: "S1", Title: "should create one", Level: check.MUST, Group: "core"}
-	s4 := check.Check{ID: "S4", Title: "should survive a burst", Level: check.MUST, Group: "core"}
+	s1 := check.Entry{ID: "S1", Title: "should create one", Level: check.MUST, Group: "core"}
+	s4 := check.Entry{ID: "S4", Title: "should survive a burst", Level: check.MUST, Group: "core"}
 	var checks []reports.CheckResult
 	for _, op := range []string{"create-order", "refund"} {
 		s4verdict := check.PASS
@@ -23,8 +23,8 @@ func operationsReport() reports.Report {
 		}
 		// Given out of order: the report sorts operation by operation.
 		checks = append(checks,
-			reports.CheckResult{Check: s4, Operation: op, Verdict: s4verdict, Reason: "two resources"},
-			reports.CheckResult{Check: s1, Operation: op, Verdict: check.PASS})
+			reports.CheckResult{Entry: s4, Operation: op, Verdict: s4verdict, Reason: "two resources"},
+			reports.CheckResult{Entry: s1, Operation: op, Verdict: check.PASS})
 	}
 	return reports.New(reports.Run{Started: t0, Complete: true}, reports.Meta{Version: "test", Target: reports.Target{Name: "shop"}}, checks)
 }

@@ -40,7 +40,7 @@ type walk struct {
 
 // structural are types whose every string is idemspec's own.
 var structural = map[reflect.Type]bool{
-	reflect.TypeFor[check.Check](): true,
+	reflect.TypeFor[check.Entry](): true,
 	reflect.TypeFor[Tool]():        true,
 }
 

@@ -27,7 +27,7 @@ func plant(v reflect.Value) {
 			v.SetString("before " + planted + " after")
 		}
 	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[check.Check]() || v.Type() == reflect.TypeFor[reports.Tool]() {
+		if v.Type() == reflect.TypeFor[check.Entry]() || v.Type() == reflect.TypeFor[reports.Tool]() {
 			return
 		}
 		for i := 0; i < v.NumField(); i++ {
@@ -63,8 +63,8 @@ func TestRedactNeverTouchesStructure(t *testing.T) {
 		t.Errorf("schema %q, tool %+v: redacted", red.Schema, red.Tool)
 	}
 	for i, c := range red.Checks {
-		if c.Check != r.Checks[i].Check || c.Verdict != r.Checks[i].Verdict {
-			t.Errorf("check %+v became %+v", r.Checks[i].Check, c.Check)
+		if c.Entry != r.Checks[i].Entry || c.Verdict != r.Checks[i].Verdict {
+			t.Errorf("check %+v became %+v", r.Checks[i].Entry, c.Entry)
 		}
 		for _, x := range c.Evidence.History {
 			for k := range x.Headers {

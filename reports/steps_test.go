@@ -17,7 +17,7 @@ func propertyReport() reports.Report {
 	first, dup := exchange(1, "#1 burst k1 100", "clean", 201, "res_a"), exchange(2, "#1 burst k1 100", "clean", 201, "res_b")
 	r := syntheticReport()
 	r.Checks = []reports.CheckResult{{
-		Check:   check.Check{ID: "P1", Title: "should execute each key once", Level: check.MUST, Clause: "core", Group: "property"},
+		Entry:   check.Entry{ID: "P1", Title: "should execute each key once", Level: check.MUST, Clause: "core", Group: "property"},
 		Verdict: check.FAIL, Reason: "k1: more than one resource",
 		Violations: []check.Violation{{What: "k1: more than one resource", Expected: "at most 1", Observed: "2 (res_a, res_b)"}},
 		Evidence: check.Evidence{

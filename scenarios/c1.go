@@ -3,10 +3,10 @@ package scenarios
 import "github.com/idemspec/idemspec/harness/check"
 
 // C1: draft §2: a retry of the same request carries the same key.
-var C1 = define(Check{
-	ID: "C1", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key; over MCP, the same idempotency_key argument)",
+var C1 = check.Define(Check{
+	ID: "C1", Group: ClientGroup, Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key; over MCP, the same idempotency_key argument)",
 	Title: "should send the same idempotency key on every attempt after a lost response",
-	Trial: lostUncommitted(SameKey),
+	Run:   trialRun(lostUncommitted(SameKey)),
 })
 
 // SameKey judges C1: every create of the operation carries the first's key.

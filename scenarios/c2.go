@@ -4,10 +4,10 @@ import "github.com/idemspec/idemspec/harness/check"
 
 // C2: the server fingerprints the payload; a retry that differs is
 // another request (422), so a retry resends the same bytes.
-var C2 = define(Check{
-	ID: "C2", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry is the same request; over MCP, the same tool arguments besides the key)",
+var C2 = check.Define(Check{
+	ID: "C2", Group: ClientGroup, Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry is the same request; over MCP, the same tool arguments besides the key)",
 	Title: "should send the same payload on every attempt",
-	Trial: lostUncommitted(SamePayload),
+	Run:   trialRun(lostUncommitted(SamePayload)),
 })
 
 // SamePayload judges C2: every create carries the first's payload bytes.

@@ -10,10 +10,10 @@ import (
 )
 
 // C3: core: a retrying client's attempts are bounded in number and time.
-var C3 = define(Check{
-	ID: "C3", Group: "client", Level: check.MUST, Clause: "core (bounded retries; over MCP, create tool calls, each answered with a retryable tool error)",
+var C3 = check.Define(Check{
+	ID: "C3", Group: ClientGroup, Level: check.MUST, Clause: "core (bounded retries; over MCP, create tool calls, each answered with a retryable tool error)",
 	Title: "should make at most its attempt budget under a persistent failure and exit within its deadline",
-	Trial: persistentOutage,
+	Run:   trialRun(persistentOutage),
 })
 
 // C3: every create is answered 503 for the whole run.

@@ -9,10 +9,10 @@ import (
 )
 
 // C4: core: a timeout proves only that the answer did not arrive.
-var C4 = define(Check{
-	ID: "C4", Group: "client", Level: check.MUST, Clause: "core (a timeout is an unknown outcome, not a failure; over MCP, so is a call whose session closed before its answer)",
+var C4 = check.Define(Check{
+	ID: "C4", Group: ClientGroup, Level: check.MUST, Clause: "core (a timeout is an unknown outcome, not a failure; over MCP, so is a call whose session closed before its answer)",
 	Title: "should report SUCCEEDED or UNKNOWN_RESULT, never FAILED, after timeouts where the server did commit",
-	Trial: lostCommitted,
+	Run:   trialRun(lostCommitted),
 })
 
 // C4: the first create commits and its answer is lost.

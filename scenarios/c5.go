@@ -12,11 +12,11 @@ import (
 // the retry stacks in wide use (urllib3's Retry, go-retryablehttp,
 // tenacity, generated SDKs) resend so; the look-up first is what a
 // careful client adds.
-var C5 = define(Check{
-	ID: "C5", Group: "client", Level: check.SHOULD, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
+var C5 = check.Define(Check{
+	ID: "C5", Group: ClientGroup, Level: check.SHOULD, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
 	Title: "should look the operation up before it resubmits after an unknown outcome",
 	Needs: lookupOffered,
-	Trial: lostUncommitted(ReconcileFirst),
+	Run:   trialRun(lostUncommitted(ReconcileFirst)),
 })
 
 // lookupOffered is the Needs of C5 and W3: a look-up before a resend

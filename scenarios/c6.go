@@ -9,10 +9,10 @@ import (
 )
 
 // C6: core: the key outlives the process.
-var C6 = define(Check{
-	ID: "C6", Group: "client", Level: check.MUST, Clause: "core (the key is persisted before the first send)",
+var C6 = check.Define(Check{
+	ID: "C6", Group: ClientGroup, Level: check.MUST, Clause: "core (the key is persisted before the first send)",
 	Title: "should not create a second resource when killed mid-operation and started again with the same state",
-	Trial: killedMidOperation,
+	Run:   trialRun(killedMidOperation),
 })
 
 // C6: the client's process group is killed while its create is in flight

@@ -9,10 +9,10 @@ import (
 )
 
 // C7: draft §2.7: 400 and 422 are final for that request.
-var C7 = define(Check{
-	ID: "C7", Group: "client", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7 (400 and 422 are final; over MCP, a tool error (isError) not marked retryable)",
+var C7 = check.Define(Check{
+	ID: "C7", Group: ClientGroup, Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7 (400 and 422 are final; over MCP, a tool error (isError) not marked retryable)",
 	Title: "should not retry a create the server refused with a final 4xx (400, 422)",
-	Trial: refused,
+	Run:   trialRun(refused),
 })
 
 // C7: every create is refused with 422 (as for a key reused with another

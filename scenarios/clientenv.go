@@ -87,19 +87,18 @@ type trial struct {
 	siblings []*trial
 }
 
-// trialSpec is a client spec body's wrapper: outside client mode the
-// spec is skipped, as is a check the API cannot support (its Needs), and
-// the server's request log since the spec began is the trial's evidence.
-func trialSpec(c *Check) func(SpecContext) {
-	return func(ctx SpecContext) {
+// trialSpec runs a client or workflow check in its spec: outside client
+// mode the check is skipped, as is one the API cannot support (its
+// Needs), and the server's request log since the spec began is the
+// trial's evidence.
+func trialSpec(c *Check) func(SpecContext) check.Result {
+	return func(ctx SpecContext) check.Result {
 		ce := currentClient()
 		if ce == nil {
-			conclude(check.Result{Verdict: check.Skip(c.ID, "client mode only (idemspec client --cmd ...)")})
-			return
+			return check.Result{Verdict: check.Skip(c.ID, "client mode only (idemspec client --cmd ...)")}
 		}
-		if why := c.needs(ce.Env.Target); why != "" {
-			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
-			return
+		if why := c.Skips(ce.Env.Target); why != "" {
+			return check.Result{Verdict: check.Skip(c.ID, why)}
 		}
 		start := time.Now()
 		var (
@@ -109,9 +108,9 @@ func trialSpec(c *Check) func(SpecContext) {
 			late []string
 		)
 		for attempt := 1; attempt <= trialAttempts; attempt++ {
-			t, err = newTrial(ce, c.ID, c.Group == workflowGroup)
+			t, err = newTrial(ce, c.ID, c.Group == WorkflowGroup)
 			if err == nil {
-				v, err = c.Trial(ctx, t)
+				v, err = c.Run(ctx, t)
 			}
 			ce.Env.ClearFaults()
 			ce.server().FailNext(0, 0)
@@ -136,7 +135,7 @@ func trialSpec(c *Check) func(SpecContext) {
 			}
 		}
 		ev.Elapsed = time.Since(start)
-		conclude(check.Result{Verdict: v, Evidence: ev})
+		return check.Result{Verdict: v, Evidence: ev}
 	}
 }
 

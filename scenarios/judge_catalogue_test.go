@@ -15,11 +15,11 @@ import (
 // Throwaway checks, registered once per test binary (a package-level var,
 // so -count=N does not register them twice).
 var (
-	shouldCheck = check.Register(check.Check{
+	shouldCheck = check.Register(check.Entry{
 		ID: "ZZ-test-should", Group: "test", Level: check.SHOULD, Clause: "test",
 		Title: "should be graded WARN when broken",
 	})
-	mayCheck = check.Register(check.Check{
+	mayCheck = check.Register(check.Entry{
 		ID: "ZZ-test-may", Group: "test", Level: check.MAY, Clause: "test",
 		Title: "should be graded WARN when broken, too",
 	})
@@ -153,37 +153,37 @@ func TestSkipAndErrored(t *testing.T) {
 func TestRegisterPanicsOnMalformedEntries(t *testing.T) {
 	tests := []struct {
 		name  string
-		c     check.Check
+		c     check.Entry
 		panic string
 	}{
 		{
 			name:  "duplicate ID",
-			c:     check.Check{ID: "S1", Level: check.MUST, Title: "should be unique"},
+			c:     check.Entry{ID: "S1", Level: check.MUST, Title: "should be unique"},
 			panic: "check S1 registered twice",
 		},
 		{
 			name:  "title not starting with should",
-			c:     check.Check{ID: "ZZ-test-title", Level: check.MUST, Title: "must read as should"},
+			c:     check.Entry{ID: "ZZ-test-title", Level: check.MUST, Title: "must read as should"},
 			panic: `check "ZZ-test-title": needs an ID and a title starting with "should "`,
 		},
 		{
 			name:  "title Should capitalised",
-			c:     check.Check{ID: "ZZ-test-title-case", Level: check.MUST, Title: "Should be lower case"},
+			c:     check.Entry{ID: "ZZ-test-title-case", Level: check.MUST, Title: "Should be lower case"},
 			panic: "title starting with",
 		},
 		{
 			name:  "no ID",
-			c:     check.Check{Level: check.MUST, Title: "should have an id"},
+			c:     check.Entry{Level: check.MUST, Title: "should have an id"},
 			panic: "needs an ID",
 		},
 		{
 			name:  "bad level",
-			c:     check.Check{ID: "ZZ-test-level", Level: "MUSTNT", Title: "should have a level"},
+			c:     check.Entry{ID: "ZZ-test-level", Level: "MUSTNT", Title: "should have a level"},
 			panic: `check ZZ-test-level: level "MUSTNT" is not MUST, SHOULD or MAY`,
 		},
 		{
 			name:  "no level",
-			c:     check.Check{ID: "ZZ-test-no-level", Title: "should have a level"},
+			c:     check.Entry{ID: "ZZ-test-no-level", Title: "should have a level"},
 			panic: "is not MUST, SHOULD or MAY",
 		},
 	}

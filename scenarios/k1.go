@@ -16,12 +16,12 @@ import (
 // resource server MUST fail the request and return one of the above
 // errors." A create without a required key must fail: no 2xx, nothing
 // created.
-var K1 = define(Check{
+var K1 = check.Define(Check{
 	ID: "K1", Group: "keys", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
 	Title: "should refuse a create without the required key and create nothing",
 	Needs: keyRequired,
 	Plan:  fixed(2),
-	Run:   missingKeyRefused,
+	Run:   serverRun(missingKeyRefused),
 })
 
 // K1: a create without the key creates nothing.

@@ -13,12 +13,12 @@ import (
 // documented idempotent operation requiring this header, the resource
 // server SHOULD reply with an HTTP 400 status code with body containing a
 // link pointing to relevant documentation." (The profile names the code.)
-var K1a = define(Check{
+var K1a = check.Define(Check{
 	ID: "K1a", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
 	Title: "should answer a create without the required key with the profile's missing-key status",
 	Needs: keyRequired,
 	Plan:  fixed(2),
-	Run:   missingKeyStatus,
+	Run:   serverRun(missingKeyStatus),
 })
 
 // K1a: ... and is refused with the profile's status.

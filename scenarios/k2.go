@@ -15,11 +15,11 @@ import (
 // injection), compromising the server." A malformed key is the client's
 // error: answering it with a 5xx, or dropping the connection, is the
 // server failing on input it must survive.
-var K2 = define(Check{
+var K2 = check.Define(Check{
 	ID: "K2", Group: "keys", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §5",
 	Title: "should answer malformed keys without a server error or a dropped connection",
 	Plan:  oddKeyPlan,
-	Run:   oddKeysSurvived,
+	Run:   serverRun(oddKeysSurvived),
 })
 
 // K2: malformed keys get no 5xx and no dropped connection.
@@ -33,9 +33,9 @@ func oddKeysSurvived(ctx context.Context, e *harness.Env, h *history.History, ev
 
 // oddKeyPlan is K2's and K2a's plan: one create per malformed key, and
 // an oracle read.
-func oddKeyPlan(p Planning) Planned {
+func oddKeyPlan(p Planning) check.Plan {
 	n := harness.MalformedKeyCount(p.Target) + 1
-	return Planned{Requests: n, MaxRequests: n}
+	return check.Plan{Requests: n, MaxRequests: n}
 }
 
 // oddKeyRecord sends one create per malformed key.

@@ -15,11 +15,11 @@ import (
 // "Establish a fixed format for the idempotency key and publish the key's
 // specification." and "Always validate the key as per its published
 // specification before processing any request."
-var K2a = define(Check{
+var K2a = check.Define(Check{
 	ID: "K2a", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.1, §5",
 	Title: "should refuse keys outside the declared format and duplicated key headers with a 4xx",
 	Plan:  oddKeyPlan,
-	Run:   oddKeysRefused,
+	Run:   serverRun(oddKeysRefused),
 })
 
 // K2a: ... and are refused with a 4xx.

@@ -18,15 +18,15 @@ import (
 // reordered JSON members, other whitespace, another query parameter or
 // another header MAY count as the same request; whichever way, one key
 // never executes twice.
-var K3 = define(Check{
+var K3 = check.Define(Check{
 	ID: "K3", Group: "keys", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.2, §2.4",
 	Title: "should treat each variation of a request as the same request or refuse it, never execute it again",
 	// 5 variations: original, variation, oracle read each, a marker each.
-	Plan: func(Planning) Planned {
+	Plan: func(Planning) check.Plan {
 		n := len(harness.RequestVariations)
-		return Planned{Requests: 3 * n, MaxRequests: 3 * n, Markers: n}
+		return check.Plan{Requests: 3 * n, MaxRequests: 3 * n, Markers: n}
 	},
-	Run: fingerprintScope,
+	Run: serverRun(fingerprintScope),
 })
 
 // K3: variations of a request under its key.

@@ -12,11 +12,11 @@ import (
 // K4: §2.6: "Retry: The request was retried after the original request
 // completed. The resource server SHOULD respond with the result of the
 // previously completed operation, success or an error."
-var K4 = define(Check{
+var K4 = check.Define(Check{
 	ID: "K4", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.6",
 	Title: "should replay the original status, body, content type and Location",
 	Plan:  fixed(2),
-	Run:   replayFidelity,
+	Run:   serverRun(replayFidelity),
 })
 
 // K4: a replay carries what the original carried.

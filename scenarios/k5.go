@@ -20,13 +20,13 @@ import (
 // reply with an HTTP 409 status code with body containing problem
 // description." A Retry-After, when given, must parse (RFC 9110 §10.2.3:
 // "Retry-After = HTTP-date / delay-seconds").
-var K5 = define(Check{
+var K5 = check.Define(Check{
 	ID: "K5", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.6, §2.7; RFC 9110 §10.2.3",
 	Title: "should answer duplicates of a request still in flight with the profile's in-flight status",
-	Plan: func(p Planning) Planned {
-		return Planned{Requests: p.Burst, MaxRequests: maxInFlightBursts * p.Burst, MaxMarkers: maxInFlightBursts}
+	Plan: func(p Planning) check.Plan {
+		return check.Plan{Requests: p.Burst, MaxRequests: maxInFlightBursts * p.Burst, MaxMarkers: maxInFlightBursts}
 	},
-	Run: inFlightConflict,
+	Run: serverRun(inFlightConflict),
 })
 
 // maxInFlightBursts bounds K5's bursts. A burst whose duplicates all

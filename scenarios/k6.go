@@ -19,7 +19,7 @@ import (
 // stored and replayed or retried afresh is the server's choice (reported);
 // either way one key never executes twice, and an answer that says
 // "failed" is not left standing over a resource that exists.
-var K6 = define(Check{
+var K6 = check.Define(Check{
 	ID: "K6", Group: "keys", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.6, §2.7",
 	Title: "should execute at most once when retries follow a first attempt that failed with a 5xx",
 	Needs: func(t *targets.Target) string {
@@ -28,10 +28,10 @@ var K6 = define(Check{
 		}
 		return ""
 	},
-	Plan: func(p Planning) Planned {
-		return Planned{Requests: 4, MaxRequests: 3 + harness.MaxSettleAttempts, Faults: []string{"fail trigger " + p.Target.FailTrigger.Header + " on the first attempt"}}
+	Plan: func(p Planning) check.Plan {
+		return check.Plan{Requests: 4, MaxRequests: 3 + harness.MaxSettleAttempts, Faults: []string{"fail trigger " + p.Target.FailTrigger.Header + " on the first attempt"}}
 	},
-	Run: failedFirstAttempt,
+	Run: serverRun(failedFirstAttempt),
 })
 
 // K6: a first attempt made to fail, then retries without the trigger.

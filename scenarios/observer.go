@@ -21,8 +21,8 @@ import (
 type Observer interface {
 	// Begin gives the run's checks in the catalogue's order, and which
 	// of them the label filter selected.
-	Begin(checks []check.Check, selected func(id string) bool)
-	Start(c check.Check)
+	Begin(checks []check.Entry, selected func(id string) bool)
+	Start(c check.Entry)
 	// Searching says how far the property search has got.
 	Searching(detail string)
 	// Finish gives a check's verdict and its line: ID, title, the time
@@ -43,7 +43,7 @@ var _ = ReportBeforeSuite(func(r types.Report) {
 	if o.Observer == nil {
 		return
 	}
-	var checks []check.Check
+	var checks []check.Entry
 	for _, op := range operations() {
 		for _, c := range Checks() {
 			if o.shows(c.Group) && InShard(o.Shard, op, c.ID) {
@@ -77,7 +77,7 @@ func operations() []string {
 // shown is a check as the observer follows it: with the operation's
 // name after its ID ("S1 [create-order]"), so each operation's line is
 // one of its own.
-func shown(c check.Check, operation string) check.Check {
+func shown(c check.Entry, operation string) check.Entry {
 	if operation != "" {
 		c.ID += " [" + operation + "]"
 	}
@@ -95,7 +95,7 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 	if !ok {
 		return
 	}
-	res, ok := ResultOf(r)
+	res, _, ok := concluded(r)
 	if !ok {
 		return
 	}
@@ -108,24 +108,31 @@ var _ = ReportAfterEach(func(r types.SpecReport) {
 // interrupt or the run's time limit left out: the run's end lists it
 // with the report's verdict, so it is no line of its own here (it was
 // selected: "not selected" would be wrong).
-func observed(r types.SpecReport) (check.Check, Options, bool) {
+func observed(r types.SpecReport) (check.Entry, Options, bool) {
 	suite.Lock()
 	o, keep := suite.opts, suite.selected
 	suite.Unlock()
 	id := checkLabel(r.Labels())
 	c, known := check.Get(id)
 	if o.Observer == nil || !known || !inMode(r, o) || (keep != nil && !keep(id)) {
-		return check.Check{}, o, false
+		return check.Entry{}, o, false
 	}
-	if r.State == types.SpecStateSkipped && !Judged(r) {
-		return check.Check{}, o, false
+	if _, judged, _ := concluded(r); r.State == types.SpecStateSkipped && !judged {
+		return check.Entry{}, o, false
 	}
 	return shown(c, operationLabelOf(r.Labels())), o, true
 }
 
+// concluded is resultOf a spec of the run in progress.
+func concluded(r types.SpecReport) (res check.Result, judged, ok bool) {
+	suite.Lock()
+	defer suite.Unlock()
+	return resultOf(r, suite.verdicts)
+}
+
 // line is a finished check's line, after its status: the reason and a
 // property's counterexample follow, indented, when it did not pass.
-func line(c check.Check, res check.Result, took time.Duration) string {
+func line(c check.Entry, res check.Result, took time.Duration) string {
 	const indent = "             "
 	v := res.Verdict
 	id, operation, _ := strings.Cut(c.ID, " ")

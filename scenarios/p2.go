@@ -5,11 +5,11 @@ import "github.com/idemspec/idemspec/harness/check"
 // P2: the SHOULD rules of K1a, K2a, K4 and K5 under the same sequences:
 // the profile's statuses for a missing key and for a duplicate in flight,
 // malformed keys refused, and replays that repeat the original answer.
-var P2 = define(Check{
+var P2 = check.Define(Check{
 	ID: "P2", Group: "property", Level: check.SHOULD,
 	Clause:  "draft-ietf-httpapi-idempotency-key-header §2.6, §2.7",
 	Title:   "should answer with the profile's statuses and replay the original answer across random sequences of requests and faults",
 	Plan:    propertyPlan("P1"),
-	Run:     propertySpec("P2"),
+	Run:     serverRun(propertySpec("P2")),
 	Timeout: propertyTimeout,
 })

@@ -93,13 +93,13 @@ const (
 // MaxRequests the most the search itself can send; shrinking a failure
 // adds more, bounded by time, and --property-budget caps the creates of
 // both.
-func propertyPlan(partner string) func(Planning) Planned {
-	return func(pl Planning) Planned {
+func propertyPlan(partner string) func(Planning) check.Plan {
+	return func(pl Planning) check.Plan {
 		pc, t := pl.Property, pl.Target
 		if partner != "" && pl.Selected(partner) {
-			return Planned{Note: "shares " + partner + "'s search"}
+			return check.Plan{Note: "shares " + partner + "'s search"}
 		}
-		p := Planned{
+		p := check.Plan{
 			Requests:    pc.Sequences * pc.Steps * propertyPerStep,
 			MaxRequests: pc.Sequences * 4 * pc.Steps * propertyMostInStep,
 			Markers:     pc.Sequences * property.MarkersPerSequence,

@@ -13,44 +13,62 @@ import (
 	"github.com/idemspec/idemspec/scenarios"
 )
 
-// Reporters are tested against synthetic Ginkgo reports, as Ginkgo's own
-// suites test theirs: each spec is a SpecReport with the check's labels
-// and, when it judged, the report entry scenarios attach.
+// The runner's outcome is tested against synthetic Ginkgo reports, as
+// Ginkgo's own suites test their reporters: each spec is a SpecReport
+// with the check's labels and, when it judged, the result it concluded.
 
 var t0 = time.Date(2026, 5, 4, 10, 30, 0, 0, time.UTC)
 
-func spec(id string, state types.SpecState, res *check.Result) types.SpecReport {
+// concluded is a spec and the result its body concluded (nil: none).
+type concluded struct {
+	types.SpecReport
+	res *check.Result
+}
+
+func spec(id string, state types.SpecState, res *check.Result) concluded {
 	c, _ := check.Get(id)
-	s := types.SpecReport{
+	return concluded{types.SpecReport{
 		LeafNodeText: c.Title, LeafNodeLabels: []string{id, string(c.Level), c.Group, "scenario"},
 		State: state, RunTime: 25 * time.Millisecond,
-	}
-	if res != nil {
-		s.ReportEntries = types.ReportEntries{{Name: scenarios.EntryName, Value: types.WrapEntryValue(*res)}}
-	}
-	return s
+	}, res}
 }
 
 func judged(v check.Verdict, body string) *check.Result {
 	return &check.Result{Verdict: v, Evidence: check.Evidence{History: []history.Exchange{{Seq: 1, Step: "send", Body: body, Outcome: history.OK, Status: 201}}}}
 }
 
-func suite(specs ...types.SpecReport) types.Report {
-	return types.Report{
+// suite is a run of specs: Ginkgo's report of it, and what its specs
+// concluded.
+func suite(specs ...concluded) (types.Report, scenarios.Verdicts) {
+	g := types.Report{
 		SuiteConfig: types.SuiteConfig{RandomSeed: 77},
 		StartTime:   t0.Add(2 * time.Hour), RunTime: 1500 * time.Millisecond,
-		SuiteSucceeded: true, SpecReports: specs,
+		SuiteSucceeded: true,
 	}
+	v := scenarios.Verdicts{}
+	for _, s := range specs {
+		g.SpecReports = append(g.SpecReports, s.SpecReport)
+		if s.res != nil {
+			v[scenarios.SpecKey{Check: s.LeafNodeLabels[0]}] = *s.res
+		}
+	}
+	return g, v
+}
+
+// compliance is the report of a run, built as `idemspec run` builds it.
+func compliance(g types.Report, v scenarios.Verdicts, m reports.Meta) reports.Report {
+	out := scenarios.OutcomeOf(g, v)
+	return reports.New(out.Run, m, out.Checks)
 }
 
 func TestReportCompleteRun(t *testing.T) {
-	g := suite(
+	g, v := suite(
 		spec("S3", types.SpecStateFailed, judged(check.Judge("S3", check.Violation{What: "not rejected", Seqs: []int{1}}), "ok")),
 		spec("S1", types.SpecStatePassed, judged(check.Judge("S1"), "ok")),
 		spec("S2", types.SpecStatePanicked, nil), // died without a verdict
-		types.SpecReport{LeafNodeText: "not a check", State: types.SpecStatePassed},
+		concluded{SpecReport: types.SpecReport{LeafNodeText: "not a check", State: types.SpecStatePassed}},
 	)
-	r := scenarios.ComplianceReport(g, reports.Meta{Version: "9.9", RunID: "run1", Target: reports.Target{Name: "t"}})
+	r := compliance(g, v, reports.Meta{Version: "9.9", RunID: "run1", Target: reports.Target{Name: "t"}})
 	var got []string
 	for _, c := range r.Checks {
 		got = append(got, c.ID+"="+string(c.Verdict))
@@ -74,7 +92,7 @@ func TestReportCompleteRun(t *testing.T) {
 }
 
 func TestReportInterruptedRun(t *testing.T) {
-	g := suite(
+	g, v := suite(
 		// The interrupt came while S2's body ran: whatever it judged is not a verdict.
 		interrupted(spec("S2", types.SpecStateInterrupted, judged(check.Judge("S2", check.Violation{What: "cut short"}), "ok")), types.NodeTypeIt),
 		// It came after S1's body judged, while its report node ran: the verdict stands.
@@ -84,7 +102,8 @@ func TestReportInterruptedRun(t *testing.T) {
 	)
 	g.SuiteSucceeded = false
 	g.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
-	r := scenarios.ComplianceReport(g, reports.Meta{LabelFilter: "!S4"})
+	g.SuiteConfig.LabelFilter = "!S4"
+	r := compliance(g, v, reports.Meta{LabelFilter: "!S4"})
 	if r.Run.Complete || r.Run.Incomplete != "Interrupted by User" {
 		t.Errorf("run %+v: want incomplete", r.Run)
 	}
@@ -109,8 +128,8 @@ func TestReportInterruptedRun(t *testing.T) {
 }
 
 func TestReportRedacts(t *testing.T) {
-	g := suite(spec("S1", types.SpecStateFailed, judged(check.Errored("S1", errString("401 for Bearer s3cr3t-xyz")), `{"echo":"s3cr3t-xyz"}`)))
-	r := scenarios.ComplianceReport(g, reports.Meta{
+	g, v := suite(spec("S1", types.SpecStateFailed, judged(check.Errored("S1", errString("401 for Bearer s3cr3t-xyz")), `{"echo":"s3cr3t-xyz"}`)))
+	r := compliance(g, v, reports.Meta{
 		Target: reports.Target{BaseURL: "http://u:s3cr3t-xyz@127.0.0.1:1"},
 		Redact: func(s string) string { return strings.ReplaceAll(s, "s3cr3t-xyz", "[redacted]") },
 	})
@@ -120,7 +139,7 @@ func TestReportRedacts(t *testing.T) {
 	}
 }
 
-func interrupted(s types.SpecReport, during types.NodeType) types.SpecReport {
+func interrupted(s concluded, during types.NodeType) concluded {
 	s.Failure = types.Failure{Message: "interrupted by user", FailureNodeType: during}
 	return s
 }

@@ -11,11 +11,11 @@ import (
 
 // S1: "the same request (same key, same bytes) sent N times in sequence:
 // exactly one resource exists; every 2xx carries the same resource id".
-var S1 = define(Check{
+var S1 = check.Define(Check{
 	ID: "S1", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2",
 	Title: "should create exactly one resource when the same request is sent again and again with one key",
-	Plan:  func(p Planning) Planned { n := p.Tuning.Repeats + 1; return Planned{Requests: n, MaxRequests: n} },
-	Run:   oneResource,
+	Plan:  func(p Planning) check.Plan { n := p.Tuning.Repeats + 1; return check.Plan{Requests: n, MaxRequests: n} },
+	Run:   serverRun(oneResource),
 })
 
 // S1: the same request, sent again and again in sequence.

@@ -13,14 +13,14 @@ import (
 
 // S2: "first response is lost after the server finished, then a retry
 // with the same key: the retry returns the original resource id".
-var S2 = define(Check{
+var S2 = check.Define(Check{
 	ID: "S2", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.6",
 	Title: "should replay the original result to a retry whose first response was lost",
-	Plan: func(p Planning) Planned {
-		return Planned{Requests: 6, MaxRequests: 3 + commitPolls(p.Settings) + harness.MaxSettleAttempts,
+	Plan: func(p Planning) check.Plan {
+		return check.Plan{Requests: 6, MaxRequests: 3 + commitPolls(p.Settings) + harness.MaxSettleAttempts,
 			Faults: []string{harness.ResponseLoss{}.Name() + " on the faulty lane, first attempt"}}
 	},
-	Run: replayAfterLoss,
+	Run: serverRun(replayAfterLoss),
 })
 
 // S2: the first answer is lost after the server committed; then retries.

@@ -15,11 +15,11 @@ import (
 // names the status ("If there is an attempt to reuse an idempotency key
 // with a different request payload, the resource server SHOULD reply with
 // a HTTP 422 status code"), a SHOULD, judged by S3a.
-var S3 = define(Check{
+var S3 = check.Define(Check{
 	ID: "S3", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.2, §2.7",
 	Title: "should reject a reused key with a different payload and keep the original",
 	Plan:  fixed(4),
-	Run:   mismatchRejected,
+	Run:   serverRun(mismatchRejected),
 })
 
 // S3: the same key with another payload, between two sends of the original.

@@ -13,11 +13,11 @@ import (
 // different request payload, the resource server SHOULD reply with a HTTP
 // 422 status code with body containing a link pointing to relevant
 // documentation." (The profile names the code.)
-var S3a = define(Check{
+var S3a = check.Define(Check{
 	ID: "S3a", Group: "core", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
 	Title: "should refuse a reused key with a different payload with the profile's mismatch status",
 	Plan:  fixed(4),
-	Run:   mismatchStatus,
+	Run:   serverRun(mismatchStatus),
 })
 
 // S3a: ... and the refusal carries the profile's mismatch status.

@@ -16,15 +16,15 @@ import (
 // resource; every 2xx carries the same id; the others are 409 or replays".
 // The others must be refusals (4xx, or the profile's in-flight status);
 // which refusal status they carry is judged by K5, not here.
-var S4 = define(Check{
+var S4 = check.Define(Check{
 	ID: "S4", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.7 (concurrent requests)",
 	Title: "should execute a burst of concurrent same-key requests exactly once",
-	Plan: func(p Planning) Planned {
+	Plan: func(p Planning) check.Plan {
 		bursts := 2 * burstRounds
-		return Planned{Requests: bursts * (p.Burst + 2), MaxRequests: bursts * (p.Burst + harness.MaxSettleAttempts + 1), Markers: bursts,
+		return check.Plan{Requests: bursts * (p.Burst + 2), MaxRequests: bursts * (p.Burst + harness.MaxSettleAttempts + 1), Markers: bursts,
 			Faults: []string{widening.Name() + " on the faulty lanes, widened bursts"}}
 	},
-	Run: noRaceDuplicates,
+	Run: serverRun(noRaceDuplicates),
 })
 
 // widening spreads S4's second burst of a round: latency shifts arrivals

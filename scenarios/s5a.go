@@ -12,14 +12,14 @@ import (
 )
 
 // S5a: the key record survives a restart.
-var S5a = define(Check{
+var S5a = check.Define(Check{
 	ID: "S5a", Group: "restart", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.6",
 	Title: "should replay the original result to a retry after the target restarted",
 	Needs: func(t *targets.Target) string { return t.CannotRestart() },
-	Plan: func(Planning) Planned {
-		return Planned{Requests: 3 * restartRounds, MaxRequests: 3 * restartRounds, Restarts: restartRounds, Markers: restartRounds}
+	Plan: func(Planning) check.Plan {
+		return check.Plan{Requests: 3 * restartRounds, MaxRequests: 3 * restartRounds, Restarts: restartRounds, Markers: restartRounds}
 	},
-	Run: restartRecovery,
+	Run: serverRun(restartRecovery),
 })
 
 // restartRounds bounds S5a's rounds. A server that answers first and

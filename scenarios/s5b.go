@@ -15,14 +15,14 @@ import (
 )
 
 // S5b: a crash mid-request never yields two resources or a stuck key.
-var S5b = define(Check{
+var S5b = check.Define(Check{
 	ID: "S5b", Group: "restart", Level: check.MUST, Clause: "core",
 	Title: "should leave exactly one resource and no stuck key when the target crashes mid-request and the request is retried",
 	Needs: func(t *targets.Target) string { return t.CannotCrash() },
-	Plan: func(Planning) Planned {
-		return Planned{Requests: 4, MaxRequests: 3 + harness.MaxSettleAttempts, Restarts: 1, Faults: []string{"crash (SIGKILL) mid-request"}}
+	Plan: func(Planning) check.Plan {
+		return check.Plan{Requests: 4, MaxRequests: 3 + harness.MaxSettleAttempts, Restarts: 1, Faults: []string{"crash (SIGKILL) mid-request"}}
 	},
-	Run: crashMidRequest,
+	Run: serverRun(crashMidRequest),
 })
 
 // S5b: kill the target while a create is being processed, start it

@@ -24,15 +24,15 @@ import (
 // exactly one resource". The draft (§2) has a client retry a request
 // whose answer it lost with the same key; the target is judged on
 // whether that, with reconciliation, leaves one resource.
-var S6 = define(Check{
+var S6 = check.Define(Check{
 	ID: "S6", Group: "retry", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key)",
 	Title: "should leave exactly one resource when a bounded same-key client retries through persistent timeouts and reconciles",
-	Plan: func(p Planning) Planned {
+	Plan: func(p Planning) check.Plan {
 		per := 2*p.Tuning.Retry.MaxAttempts + 3
-		return Planned{Requests: 2 * per, MaxRequests: 2*landingTries*per + commitPolls(p.Settings),
+		return check.Plan{Requests: 2 * per, MaxRequests: 2*landingTries*per + commitPolls(p.Settings),
 			Faults: []string{harness.Blackhole{}.Name() + ", then " + harness.ResponseLoss{}.Name() + " on the faulty lane while the reference client retries"}}
 	},
-	Run: boundedRetries,
+	Run: serverRun(boundedRetries),
 })
 
 // deadlineSlack is the scheduling delay S6 allows past a client's

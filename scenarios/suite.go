@@ -20,9 +20,6 @@ import (
 // specTimeout bounds one spec, whatever the target does.
 const specTimeout = 2 * time.Minute
 
-// EntryName is the report entry that carries a spec's check.Result.
-const EntryName = "idemspec"
-
 // Options configure how the suite reports.
 type Options struct {
 	// Observer follows the run as it goes (nil: nobody watches).
@@ -44,16 +41,34 @@ type Options struct {
 	Shard *reports.Shard
 }
 
-// clientGroup is the label of the client checks (C1..C7's group), and
-// workflowGroup that of the workflow shape's (W1..W5's): client mode's
-// checks, which `idemspec run` leaves out.
+// ClientGroup is the group, and so the label, of the client checks, and
+// WorkflowGroup that of the workflow shape's: client mode's checks,
+// which `idemspec run` leaves out.
 const (
-	clientGroup   = "client"
-	workflowGroup = "workflow"
+	ClientGroup   = "client"
+	WorkflowGroup = "workflow"
 )
 
+// Span names a group's checks by their first and last IDs, "C1-C7", as
+// the registry holds them ("" for a group with none).
+func Span(group string) string {
+	var ids []string
+	for _, c := range Checks() {
+		if c.Group == group {
+			ids = append(ids, c.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return ""
+	case 1:
+		return ids[0]
+	}
+	return ids[0] + "-" + ids[len(ids)-1]
+}
+
 // ofClientMode reports whether a check of group runs in client mode.
-func ofClientMode(group string) bool { return group == clientGroup || group == workflowGroup }
+func ofClientMode(group string) bool { return group == ClientGroup || group == WorkflowGroup }
 
 // shows reports whether a check of group belongs to the run's mode: the
 // server checks, the client checks, or the workflow shape's.
@@ -62,9 +77,9 @@ func (o Options) shows(group string) bool {
 	case !o.Client:
 		return !ofClientMode(group)
 	case o.Workflow:
-		return group == workflowGroup
+		return group == WorkflowGroup
 	}
-	return group == clientGroup
+	return group == ClientGroup
 }
 
 // inMode reports whether a spec belongs to the run's mode.
@@ -84,7 +99,10 @@ var suite struct {
 	// search is the properties' one search per operation, which P1 and
 	// P2 share.
 	search map[*harness.Env]*sharedSearch
-	report types.Report
+	// verdicts are what the specs concluded, as values; outcome is the
+	// run as the runner hands it back once the suite has ended.
+	verdicts Verdicts
+	outcome  Outcome
 	// selected says which checks the label filter selected (set when
 	// the suite begins).
 	selected func(id string) bool
@@ -95,13 +113,7 @@ func Use(e *harness.Env, o Options) {
 	suite.Lock()
 	defer suite.Unlock()
 	suite.env, suite.opts = e, o
-}
-
-// LastReport is the Ginkgo report of the last run, for the reports package.
-func LastReport() types.Report {
-	suite.Lock()
-	defer suite.Unlock()
-	return suite.report
+	suite.verdicts = Verdicts{}
 }
 
 func current() (*harness.Env, Options) {
@@ -110,81 +122,10 @@ func current() (*harness.Env, Options) {
 	return suite.env, suite.opts
 }
 
-var _ = ReportAfterSuite("idemspec", func(r types.Report) {
-	suite.Lock()
-	defer suite.Unlock()
-	// The other mode's specs are not this run's checks, not even skipped
-	// ones: they stay out of its reports.
-	var specs types.SpecReports
-	for _, s := range r.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt || inMode(s, suite.opts) {
-			specs = append(specs, s)
-		}
-	}
-	r.SpecReports = specs
-	suite.report = r
-})
-
-// ResultOf reads a spec's verdict. A spec that failed or panicked
-// without one (an assertion in the harness, a timeout) is an ERROR. A
-// spec whose body the interrupt cut short judged a truncated history, or
-// none: it is a SKIP that says so, on the terminal and in the report
-// alike. (One whose body had judged when the interrupt landed in a
-// cleanup or report node keeps its verdict.)
-func ResultOf(r types.SpecReport) (check.Result, bool) {
-	res, ok := resultOf(r)
-	if ok && r.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!Judged(r) || r.Failure.FailureNodeType == types.NodeTypeIt) {
-		res.Verdict = check.Skip(res.Verdict.Check, "not finished: the run was interrupted while it ran")
-	}
-	return res, ok
-}
-
-// Judged reports whether a spec attached a verdict of its own (a check
-// that skipped for a missing capability did).
-func Judged(r types.SpecReport) bool {
-	for _, e := range r.ReportEntries {
-		if e.Name == EntryName {
-			return true
-		}
-	}
-	return false
-}
-
-func resultOf(r types.SpecReport) (check.Result, bool) {
-	for _, e := range r.ReportEntries {
-		if e.Name != EntryName {
-			continue
-		}
-		if res, ok := e.GetRawValue().(check.Result); ok {
-			return res, true
-		}
-	}
-	id := checkLabel(r.Labels())
-	if id == "" {
-		return check.Result{}, false
-	}
-	switch r.State {
-	case types.SpecStateSkipped, types.SpecStatePending:
-		return check.Result{Verdict: check.Skip(id, "not selected")}, true
-	case types.SpecStatePassed:
-		return check.Result{Verdict: check.Errored(id, fmt.Errorf("the spec recorded no verdict"))}, true
-	}
-	return check.Result{Verdict: check.Errored(id, fmt.Errorf("%s: %s", r.State, r.Failure.Message))}, true
-}
-
-func checkLabel(labels []string) string {
-	for _, l := range labels {
-		if _, ok := check.Get(l); ok {
-			return l
-		}
-	}
-	return ""
-}
-
 // labels tags a spec with its check's ID, level and group, so
 // --label-filter can pick "S4", "MUST" or "core", and with its
 // operation's name (operation:NAME) when the target file names them.
-func labels(c check.Check, operation string) Labels {
+func labels(c check.Entry, operation string) Labels {
 	if operation != "" {
 		return Label(c.ID, string(c.Level), c.Group, "scenario", operationLabel+operation)
 	}
@@ -204,39 +145,22 @@ func operationLabelOf(labels []string) string {
 	return ""
 }
 
-// conclude attaches the result and makes the spec's Ginkgo state agree
-// with the verdict.
-func conclude(res check.Result) {
-	_, o := current()
-	AddReportEntry(EntryName, res, ReportEntryVisibilityNever)
-	v := res.Verdict
-	switch {
-	case v.Status == check.FAIL, v.Status == check.ERROR:
-		Fail(fmt.Sprintf("%s %s: %s", v.Status, v.Check, v.Reason))
-	case v.Status == check.WARN && o.Strict:
-		Fail(fmt.Sprintf("WARN %s (strict): %s", v.Check, v.Reason))
-	case v.Status == check.SKIP:
-		Skip(v.Reason)
-	}
-}
-
-// serverSpec is a server check's spec body: it gives the check's Run the Env and
-// a history, and attaches the verdict and evidence; errors become ERROR
-// verdicts, and a target the check cannot run against a SKIP with the
-// check's one reason.
-func serverSpec(c *Check, e *harness.Env) func(SpecContext) {
-	return func(ctx SpecContext) {
+// serverSpec runs a server check in its spec: it gives the check's Run
+// the Env and a history, and returns the verdict and evidence; errors
+// become ERROR verdicts, and a target the check cannot run against a
+// SKIP with the check's one reason.
+func serverSpec(c *Check, e *harness.Env) func(SpecContext) check.Result {
+	return func(ctx SpecContext) check.Result {
 		if e == nil {
 			Fail("scenarios.Use was not called: no target")
 		}
-		if why := c.needs(e.Target); why != "" {
-			conclude(check.Result{Verdict: check.Skip(c.ID, why)})
-			return
+		if why := c.Skips(e.Target); why != "" {
+			return check.Result{Verdict: check.Skip(c.ID, why)}
 		}
 		h := &history.History{}
 		var ev check.Evidence
 		start, refused := time.Now(), e.Refused()
-		v, err := c.Run(ctx, e, h, &ev)
+		v, err := c.Run(ctx, &onEnv{e: e, h: h, ev: &ev})
 		e.ClearFaults()
 		if err != nil {
 			v = check.Errored(c.ID, err)
@@ -246,7 +170,7 @@ func serverSpec(c *Check, e *harness.Env) func(SpecContext) {
 		}
 		ev.History = h.Exchanges()
 		ev.Elapsed = time.Since(start)
-		conclude(check.Result{Verdict: v, Evidence: ev})
+		return check.Result{Verdict: v, Evidence: ev}
 	}
 }
 

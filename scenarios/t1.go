@@ -17,7 +17,7 @@ import (
 // keys are chosen by clients, so two tenants can pick the same one; a
 // server that scopes keys globally replays one tenant's answer (its
 // resource id, its data) to another.
-var T1 = define(Check{
+var T1 = check.Define(Check{
 	ID: "T1", Group: "tenants", Level: check.MUST, Clause: "core (tenant isolation)",
 	Title: "should give a second tenant reusing a key its own resource or a refusal, never the first tenant's",
 	Needs: func(t *targets.Target) string {
@@ -27,7 +27,7 @@ var T1 = define(Check{
 		return ""
 	},
 	Plan: fixed(4),
-	Run:  tenantIsolation,
+	Run:  serverRun(tenantIsolation),
 })
 
 // T1: the second tenant sends the first tenant's request, same key and

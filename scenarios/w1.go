@@ -9,11 +9,11 @@ import (
 
 // W1: core: a step that creates a resource creates it once, however many
 // times the job is interrupted, retried or started again.
-var W1 = define(Check{
-	ID: "W1", Group: workflowGroup, Level: check.MUST, Clause: "core (each creating step of a job executes at most once)",
+var W1 = check.Define(Check{
+	ID: "W1", Group: WorkflowGroup, Level: check.MUST, Clause: "core (each creating step of a job executes at most once)",
 	Title:   "should execute each creating step of a job at most once across lost answers and a restart",
 	Timeout: jobTimeout,
-	Trial:   onceAcrossFaults,
+	Run:     trialRun(onceAcrossFaults),
 })
 
 // W1: every step's first answer is lost (the server ran it), then the

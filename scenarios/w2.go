@@ -10,11 +10,11 @@ import (
 
 // W2: core: a resumed job picks up where it stopped: what it finished
 // stays finished, and what it had begun goes on under the same key.
-var W2 = define(Check{
-	ID: "W2", Group: workflowGroup, Level: check.MUST, Clause: "core (a resumed job redoes no finished step and resends an unfinished one with its key)",
+var W2 = check.Define(Check{
+	ID: "W2", Group: WorkflowGroup, Level: check.MUST, Clause: "core (a resumed job redoes no finished step and resends an unfinished one with its key)",
 	Title:   "should resend an unfinished keyed step with its original key after a restart, and never a finished one",
 	Timeout: jobTimeout,
-	Trial:   resumedBetweenSteps,
+	Run:     trialRun(resumedBetweenSteps),
 })
 
 // W2: the program is killed between the record and the link (the link's

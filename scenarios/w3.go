@@ -11,12 +11,12 @@ import (
 // sent again. A SHOULD, as C5: a step resent with its one key is safe on
 // a server that deduplicates, and DBOS Transact's and Celery's advised
 // patterns resend so.
-var W3 = define(Check{
-	ID: "W3", Group: workflowGroup, Level: check.SHOULD, Clause: "core (reconcile a step's unknown outcome before resubmitting it)",
+var W3 = check.Define(Check{
+	ID: "W3", Group: WorkflowGroup, Level: check.SHOULD, Clause: "core (reconcile a step's unknown outcome before resubmitting it)",
 	Title:   "should look a keyed step up before it resubmits it after an unknown outcome",
 	Timeout: jobTimeout,
 	Needs:   lookupOffered,
-	Trial:   lostUnrun,
+	Run:     trialRun(lostUnrun),
 })
 
 // W3: every step's first request is dropped on arrival, unrun: the

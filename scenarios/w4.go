@@ -12,11 +12,11 @@ import (
 // W4: core: a timeout proves only that the answer did not arrive; a job
 // ends known where it can, and unknown, never failed, where a step may
 // have applied.
-var W4 = define(Check{
-	ID: "W4", Group: workflowGroup, Level: check.MUST, Clause: "core (a job ends SUCCEEDED, or UNKNOWN_RESULT once a step may have applied; never FAILED then)",
+var W4 = check.Define(Check{
+	ID: "W4", Group: WorkflowGroup, Level: check.MUST, Clause: "core (a job ends SUCCEEDED, or UNKNOWN_RESULT once a step may have applied; never FAILED then)",
 	Title:   "should end a job SUCCEEDED with every step done, or UNKNOWN_RESULT, never FAILED, once a step may have applied",
 	Timeout: jobTimeout,
-	Trial:   endsKnown,
+	Run:     trialRun(endsKnown),
 })
 
 // W4: two jobs. In the first every step's first answer is lost and the

@@ -10,11 +10,11 @@ import (
 
 // W5: core: the state is durable before each send, so a crash right
 // after a send leaves the key on record.
-var W5 = define(Check{
-	ID: "W5", Group: workflowGroup, Level: check.MUST, Clause: "core (a job's state is durable before each send)",
+var W5 = check.Define(Check{
+	ID: "W5", Group: WorkflowGroup, Level: check.MUST, Clause: "core (a job's state is durable before each send)",
 	Title:   "should keep a step's key durably before sending it, so a restart after a crash mid-step resumes that step by its key",
 	Timeout: jobTimeout,
-	Trial:   killedInsideSteps,
+	Run:     trialRun(killedInsideSteps),
 })
 
 // W5: the program is killed inside the record (its request ran at the

@@ -488,7 +488,7 @@ func TestMergeRefusalsAreClear(t *testing.T) {
 		s := &reports.Shard{Index: index, Count: 2, Operations: []string{""}, Checks: 1}
 		var cs []reports.CheckResult
 		if index == 1 {
-			cs = []reports.CheckResult{{Check: check.Check{ID: "S1", Title: "should", Level: check.MUST, Group: "core"}, Verdict: check.PASS}}
+			cs = []reports.CheckResult{{Entry: check.Entry{ID: "S1", Title: "should", Level: check.MUST, Group: "core"}, Verdict: check.PASS}}
 		}
 		r := reports.New(reports.Run{Complete: true}, reports.Meta{Version: version, RunID: name, Shard: s,
 			Target: reports.Target{Name: "api", Source: "idemspec.yaml", Digest: digest}}, cs)

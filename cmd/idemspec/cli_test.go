@@ -214,8 +214,8 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 
 // serverChecks is the catalogue but the client and workflow checks:
 // what `idemspec run` judges (client mode judges the rest).
-func serverChecks() []check.Check {
-	var out []check.Check
+func serverChecks() []check.Entry {
+	var out []check.Entry
 	for _, c := range check.All() {
 		if c.Group != "client" && c.Group != "workflow" && c.Group != mcptools.Group {
 			out = append(out, c)

@@ -17,15 +17,9 @@ import (
 )
 
 func init() {
-	register(command{use: "client", summary: "judge a client command (C1-C7), or with --workflow a job's agent (W1-W5), against the reference server behind Toxiproxy", define: clientCommand})
+	register(command{use: "client", summary: fmt.Sprintf("judge a client command (%s), or with --workflow a job's agent (%s), against the reference server behind Toxiproxy",
+		scenarios.Span(scenarios.ClientGroup), scenarios.Span(scenarios.WorkflowGroup)), define: clientCommand})
 }
-
-// clientFilter selects the client checks, and only them; workflowFilter
-// the workflow shape's.
-const (
-	clientFilter   = "client"
-	workflowFilter = "workflow"
-)
 
 type clientFlags struct {
 	suiteFlags
@@ -49,7 +43,7 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
 	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
-	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by W1-W5")
+	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by "+scenarios.Span(scenarios.WorkflowGroup))
 	f.mcp.register(fs)
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
@@ -125,9 +119,9 @@ func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, 
 	ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, ce.Slack = f.command, f.budget, f.deadline, f.attemptTimeout, f.slack
 	scenarios.UseClient(ce)
 	defer scenarios.UseClient(nil)
-	filter := clientFilter
+	filter := scenarios.ClientGroup
 	if f.workflow {
-		filter, banner = workflowFilter, fmt.Sprintf("testing the job agent %q against the reference server", f.command)
+		filter, banner = scenarios.WorkflowGroup, fmt.Sprintf("testing the job agent %q against the reference server", f.command)
 	}
 	if f.labelFilter != "" {
 		filter += " && (" + f.labelFilter + ")"

@@ -112,12 +112,12 @@ func client(t *testing.T, args ...string) result {
 
 // clientChecks are the checks of client mode's shape: C1-C7, or with
 // workflow W1-W5.
-func clientChecks(workflow bool) []check.Check {
+func clientChecks(workflow bool) []check.Entry {
 	group := "client"
 	if workflow {
 		group = "workflow"
 	}
-	var out []check.Check
+	var out []check.Entry
 	for _, c := range check.All() {
 		if c.Group == group {
 			out = append(out, c)

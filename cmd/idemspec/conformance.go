@@ -95,7 +95,7 @@ func verdicts(ids []string) string {
 	return strings.Join(out, ", ")
 }
 
-func levelCounts(checks []check.Check) string {
+func levelCounts(checks []check.Entry) string {
 	var parts []string
 	for _, l := range []check.Level{check.MUST, check.SHOULD, check.MAY} {
 		n := 0

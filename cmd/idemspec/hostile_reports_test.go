@@ -19,7 +19,7 @@ func forgedShard(t *testing.T, dir, name string, index, count int, forge func(*r
 	s := &reports.Shard{Index: index, Count: count, Operations: []string{""}, Checks: 1}
 	var cs []reports.CheckResult
 	if index == 1 {
-		cs = []reports.CheckResult{{Check: check.Check{ID: "S1", Title: "should", Level: check.MUST, Group: "core"}, Verdict: check.PASS}}
+		cs = []reports.CheckResult{{Entry: check.Entry{ID: "S1", Title: "should", Level: check.MUST, Group: "core"}, Verdict: check.PASS}}
 	}
 	r := reports.New(reports.Run{Complete: true}, reports.Meta{Version: "v1", RunID: name, Shard: s,
 		Target: reports.Target{Name: "api", Source: "idemspec.yaml", Digest: "aaaa"}}, cs)

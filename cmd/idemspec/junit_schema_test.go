@@ -46,7 +46,7 @@ func TestJUnitValidatesAgainstSchema(t *testing.T) {
 	}
 	for i, v := range []check.Status{check.PASS, check.FAIL, check.WARN, check.SKIP, check.ERROR} {
 		every.Checks = append(every.Checks, reports.CheckResult{
-			Check:   check.Check{ID: "X" + string(rune('1'+i)), Title: "should hold ]]> <tag> & \x01", Level: check.SHOULD, Clause: "core", Group: "g"},
+			Entry:   check.Entry{ID: "X" + string(rune('1'+i)), Title: "should hold ]]> <tag> & \x01", Level: check.SHOULD, Clause: "core", Group: "g"},
 			Verdict: v, Reason: "reason <b>&</b>", DurationMS: 1.5,
 			Violations: []check.Violation{{What: "broke", Seqs: []int{1}}},
 		})

@@ -211,7 +211,7 @@ func withoutProperties(m fakes.Mutant) fakes.Mutant {
 
 // caught is the verdict a check that catches a bug gives: FAIL for a
 // MUST, WARN for a SHOULD or MAY.
-func caught(c check.Check) check.Status {
+func caught(c check.Entry) check.Status {
 	if c.Level == check.MUST {
 		return check.FAIL
 	}

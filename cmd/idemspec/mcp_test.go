@@ -1,14 +1,18 @@
 package main_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
+	"github.com/idemspec/idemspec/scenarios/mcptools"
+	"github.com/idemspec/idemspec/targets/mcp"
 )
 
 // TestMCPAuditOfTheReference is the issue's promise end to end:
@@ -121,6 +125,30 @@ func TestMCPBadInput(t *testing.T) {
 	}
 }
 
+// concernedInReference lists the checks the registry says concern each
+// tool of the reference, as `idemspec serve --mcp` declares them: what
+// it must pass, but for its findings.
+func concernedInReference(t *testing.T) map[string][]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv := &mcp.Stdio{Command: binary + " serve --mcp --state " + filepath.Join(t.TempDir(), "state.json"), Grace: time.Second}
+	defer srv.Close()
+	session, err := srv.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := session.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	audited, _, err := mcptools.Prepare(tools, mcptools.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcptools.Concerning(audited)
+}
+
 // designedVerdicts reads the audit's report.json in dir and holds its
 // verdicts to what the mutant must get.
 func designedVerdicts(t *testing.T, dir, mutant string) reports.Report {
@@ -137,7 +165,7 @@ func designedVerdicts(t *testing.T, dir, mutant string) reports.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, problem := range mcpserver.Mismatches(m, got) {
+	for _, problem := range mcpserver.Mismatches(m, concernedInReference(t), got) {
 		t.Error(problem)
 	}
 	return rep

@@ -288,10 +288,11 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	ginkgo.RunSpecs(suiteT{}, "idemspec", suiteConfig, reporterConfig)
 	shown.Close()
 
-	rep := scenarios.ComplianceReport(scenarios.LastReport(), reports.Meta{
+	out := scenarios.Results()
+	rep := reports.New(out.Run, reports.Meta{
 		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reportTarget(target), Redact: target.Redact, Shard: r.shard,
-	})
+	}, out.Checks)
 	rep.Run.Incomplete = namedSignal(r.ctx, rep.Run.Incomplete)
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {

@@ -7,24 +7,26 @@ import (
 	"github.com/idemspec/idemspec/harness/check"
 )
 
-// Designed is what the audit must say of the reference, tool by tool:
-// PASS for each claim it keeps, WARN (M8) for the one tool an agent
-// cannot retry safely, append_log. Exactly these, no more.
-var Designed = map[Catch]check.Status{
-	{"M8", ToolAppend}: check.WARN,
-	{"M5", ToolCreate}: check.PASS, {"M6", ToolCreate}: check.PASS, {"M7", ToolCreate}: check.PASS, {"M8", ToolCreate}: check.PASS, {"M9", ToolCreate}: check.PASS,
-	{"M4", ToolGet}: check.PASS, {"M8", ToolGet}: check.PASS,
-	{"M4", ToolList}: check.PASS, {"M8", ToolList}: check.PASS,
-	{"M1", ToolPut}: check.PASS, {"M2", ToolPut}: check.PASS, {"M3", ToolPut}: check.PASS, {"M8", ToolPut}: check.PASS, {"M9", ToolPut}: check.PASS,
-}
+// Findings is what the audit must find wanting in the reference: the
+// one tool an agent cannot retry safely, append_log (M8, a SHOULD:
+// WARN). Every other check that concerns one of its tools, as the
+// audit's registry says, passes.
+var Findings = map[Catch]check.Status{{"M8", ToolAppend}: check.WARN}
 
 // Mismatches says how an audit's verdicts differ from what m must get:
-// every Catch a FAIL (WARN for M8, a SHOULD), every other verdict as
-// Designed says. A check that no longer concerns the tool the mutant
-// changed (its claim dropped) may be missing.
-func Mismatches(m Mutant, got map[Catch]check.Status) []string {
+// every check that concerns a tool of the reference (concerned, check
+// IDs by tool, from the audit's registry) passes, but for the reference's Findings and the
+// mutant's Catches, each a FAIL (WARN for M8, a SHOULD). A check that no
+// longer concerns the tool the mutant changed (its claim dropped) may be
+// missing.
+func Mismatches(m Mutant, concerned map[string][]string, got map[Catch]check.Status) []string {
 	want := map[Catch]check.Status{}
-	for c, s := range Designed {
+	for tool, ids := range concerned {
+		for _, id := range ids {
+			want[Catch{id, tool}] = check.PASS
+		}
+	}
+	for c, s := range Findings {
 		want[c] = s
 	}
 	caught := map[Catch]bool{}

@@ -17,8 +17,9 @@ const (
 	MAY    Level = "MAY"
 )
 
-// Check describes one entry of the catalogue.
-type Check struct {
+// Entry describes one entry of the catalogue: what a report says a
+// check is.
+type Entry struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"` // reads "should ..."
 	Level  Level  `json:"level"`
@@ -28,12 +29,12 @@ type Check struct {
 
 var (
 	mu       sync.RWMutex
-	registry = map[string]Check{}
+	registry = map[string]Entry{}
 )
 
 // Register adds c to the catalogue. It panics on a duplicate or malformed
 // entry: that is a programming error caught by the first test run.
-func Register(c Check) Check {
+func Register(c Entry) Entry {
 	mu.Lock()
 	defer mu.Unlock()
 	if c.ID == "" || !strings.HasPrefix(c.Title, "should ") {
@@ -52,7 +53,7 @@ func Register(c Check) Check {
 }
 
 // Get returns the check with the given ID.
-func Get(id string) (Check, bool) {
+func Get(id string) (Entry, bool) {
 	mu.RLock()
 	defer mu.RUnlock()
 	c, ok := registry[id]
@@ -60,10 +61,10 @@ func Get(id string) (Check, bool) {
 }
 
 // All returns the catalogue in ID order (S1 < S2 < S10 < T1).
-func All() []Check {
+func All() []Entry {
 	mu.RLock()
 	defer mu.RUnlock()
-	out := make([]Check, 0, len(registry))
+	out := make([]Entry, 0, len(registry))
 	for _, c := range registry {
 		out = append(out, c)
 	}

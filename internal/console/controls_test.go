@@ -32,8 +32,8 @@ func TestTextAndLineShowControls(t *testing.T) {
 func TestDisplayShowsControls(t *testing.T) {
 	var b bytes.Buffer
 	d := console.New(&b, console.Options{})
-	c := check.Check{ID: "S1", Title: "should \x1b]0;PWN\x07"}
-	d.Begin([]check.Check{c}, func(string) bool { return true })
+	c := check.Entry{ID: "S1", Title: "should \x1b]0;PWN\x07"}
+	d.Begin([]check.Entry{c}, func(string) bool { return true })
 	d.Start(c)
 	d.Searching("tried \x1b[2J")
 	d.Finish("S1", check.FAIL, "S1 reason \x1b[2J\n  second line")

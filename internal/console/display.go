@@ -67,7 +67,7 @@ type Display struct {
 	selected, started int
 	// current is the check under way (ID "": none), since when, and what
 	// it last said of its progress.
-	current check.Check
+	current check.Entry
 	since   time.Time
 	detail  string
 	shown   bool // a status line is on the screen
@@ -99,7 +99,7 @@ func New(w io.Writer, o Options) *Display {
 
 // Begin says which checks the run reports, in the catalogue's order,
 // and which of them it will run (the others are skipped, unselected).
-func (d *Display) Begin(checks []check.Check, selected func(id string) bool) {
+func (d *Display) Begin(checks []check.Entry, selected func(id string) bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.order, d.next, d.selected = nil, 0, 0
@@ -112,7 +112,7 @@ func (d *Display) Begin(checks []check.Check, selected func(id string) bool) {
 }
 
 // Start says that check c is under way.
-func (d *Display) Start(c check.Check) {
+func (d *Display) Start(c check.Entry) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.started++
@@ -133,7 +133,7 @@ func (d *Display) Finish(id string, status check.Status, line string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.current.ID == id {
-		d.current = check.Check{}
+		d.current = check.Entry{}
 	}
 	text := d.verdict(status) + " " + Text(line) + "\n"
 	if !d.opts.InOrder || !slices.Contains(d.order[d.next:], id) {

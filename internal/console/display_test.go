@@ -30,10 +30,10 @@ func (s *screen) String() string {
 }
 
 var (
-	s1 = check.Check{ID: "S1", Title: "should create exactly one resource"}
-	s2 = check.Check{ID: "S2", Title: "should replay the original result"}
-	s3 = check.Check{ID: "S3", Title: "should reject a reused key"}
-	p1 = check.Check{ID: "P1", Title: "should execute each key once across random sequences"}
+	s1 = check.Entry{ID: "S1", Title: "should create exactly one resource"}
+	s2 = check.Entry{ID: "S2", Title: "should replay the original result"}
+	s3 = check.Entry{ID: "S3", Title: "should reject a reused key"}
+	p1 = check.Entry{ID: "P1", Title: "should execute each key once across random sequences"}
 )
 
 func all(string) bool { return true }
@@ -41,7 +41,7 @@ func all(string) bool { return true }
 func TestLinesInTheCataloguesOrder(t *testing.T) {
 	var out screen
 	d := console.New(&out, console.Options{InOrder: true})
-	d.Begin([]check.Check{s1, s2, s3}, all)
+	d.Begin([]check.Entry{s1, s2, s3}, all)
 	d.Finish("S3", check.PASS, "S3 third")
 	d.Finish("S2", check.FAIL, "S2 second\n    why")
 	if got := out.String(); got != "" {
@@ -61,7 +61,7 @@ func TestLinesInTheCataloguesOrder(t *testing.T) {
 func TestLinesEachAsSoonAsTheChecksBeforeItFinished(t *testing.T) {
 	var out screen
 	d := console.New(&out, console.Options{InOrder: true})
-	d.Begin([]check.Check{s1, s2, s3}, all)
+	d.Begin([]check.Entry{s1, s2, s3}, all)
 	d.Finish("S1", check.PASS, "S1")
 	if got := out.String(); got != "PASS  S1\n" {
 		t.Fatalf("S1 finished first: got %q", got)
@@ -76,7 +76,7 @@ func TestLinesEachAsSoonAsTheChecksBeforeItFinished(t *testing.T) {
 func TestCloseFlushesWhatAnUnfinishedCheckHeldBack(t *testing.T) {
 	var out screen
 	d := console.New(&out, console.Options{InOrder: true})
-	d.Begin([]check.Check{s1, s2, s3}, all)
+	d.Begin([]check.Entry{s1, s2, s3}, all)
 	d.Finish("S3", check.PASS, "S3")
 	d.Finish("S2", check.ERROR, "S2")
 	d.Close() // S1 never finished: an interrupted run
@@ -92,7 +92,7 @@ func TestCloseFlushesWhatAnUnfinishedCheckHeldBack(t *testing.T) {
 func TestLinesAsChecksFinishWhenNotInOrder(t *testing.T) {
 	var out screen
 	d := console.New(&out, console.Options{})
-	d.Begin([]check.Check{s1, s2}, all)
+	d.Begin([]check.Entry{s1, s2}, all)
 	d.Finish("S2", check.WARN, "S2")
 	d.Finish("S1", check.PASS, "S1")
 	d.Close()
@@ -154,7 +154,7 @@ func (l *live) redraw() {
 
 func TestStatusLineShowsTheCheckUnderWay(t *testing.T) {
 	l := newLive(t, 200)
-	l.Begin([]check.Check{p1, s1, s2, s3}, func(id string) bool { return id != "S3" })
+	l.Begin([]check.Entry{p1, s1, s2, s3}, func(id string) bool { return id != "S3" })
 	l.Start(s1)
 	l.Finish("S1", check.PASS, "S1")
 	l.Start(p1)
@@ -177,7 +177,7 @@ func TestStatusLineShowsTheCheckUnderWay(t *testing.T) {
 
 func TestStatusLineKeepsToTheTerminalsWidth(t *testing.T) {
 	l := newLive(t, 30)
-	l.Begin([]check.Check{p1}, all)
+	l.Begin([]check.Entry{p1}, all)
 	l.Start(p1)
 	l.redraw()
 	out := l.out.String()
@@ -189,7 +189,7 @@ func TestStatusLineKeepsToTheTerminalsWidth(t *testing.T) {
 
 func TestCloseClearsTheStatusLineAndStopsRedrawing(t *testing.T) {
 	l := newLive(t, 200)
-	l.Begin([]check.Check{s1, s2}, all)
+	l.Begin([]check.Entry{s1, s2}, all)
 	l.Start(s1)
 	l.redraw()
 	l.Close()
@@ -213,9 +213,9 @@ func TestCloseClearsTheStatusLineAndStopsRedrawing(t *testing.T) {
 func TestConcurrentUse(t *testing.T) {
 	var out screen
 	d := console.New(&out, console.Options{Live: true, InOrder: true})
-	d.Begin([]check.Check{s1, s2, s3}, all)
+	d.Begin([]check.Entry{s1, s2, s3}, all)
 	var wg sync.WaitGroup
-	for _, c := range []check.Check{s3, s2, s1} {
+	for _, c := range []check.Entry{s3, s2, s1} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -242,7 +242,7 @@ func TestProgressLinesWhenNotLive(t *testing.T) {
 	d := console.New(&out, console.Options{InOrder: true, Progress: ticks})
 	t.Cleanup(d.Close)
 	tick := func() { ticks <- time.Now(); ticks <- time.Now() } // the second is taken once the first is written
-	d.Begin([]check.Check{p1, s1}, all)
+	d.Begin([]check.Entry{p1, s1}, all)
 	tick()
 	if got := out.String(); got != "" {
 		t.Errorf("a progress line with no check under way: %q", got)

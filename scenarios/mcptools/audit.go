@@ -16,7 +16,7 @@ import (
 // Result is one check's verdict on one tool, with its evidence.
 type Result struct {
 	Tool     mcp.Tool
-	Check    check.Check
+	Check    check.Entry
 	Verdict  check.Verdict
 	Evidence check.Evidence
 	Elapsed  time.Duration
@@ -101,7 +101,7 @@ func Run(ctx context.Context, srv Server, tools []Audited, s Settings) []Result 
 	var out []Result
 	for _, a := range tools {
 		for _, c := range Checks() {
-			if !c.Concerns(a) {
+			if !c.Concerned(Offered{Audited: a, Server: srv}) {
 				continue
 			}
 			if ctx.Err() != nil {
@@ -127,12 +127,13 @@ func runOne(audit context.Context, srv Server, a Audited, c *Check, s Settings) 
 	start := time.Now()
 	r = Result{Tool: a.Tool, Check: c.Entry()}
 	defer func() { r.Elapsed = time.Since(start) }()
+	on := Offered{Audited: a, Server: srv}
 	if c.Judge != nil {
-		r.Verdict = c.Judge(a)
+		r.Verdict = c.Judge(on)
 		r.Evidence = declared(a)
 		return r
 	}
-	if why := c.Needs(a, srv); why != "" {
+	if why := c.Skips(on); why != "" {
 		r.Verdict = check.Skip(c.ID, why)
 		return r
 	}
@@ -153,7 +154,11 @@ func runOne(audit context.Context, srv Server, a Audited, c *Check, s Settings) 
 		}
 		r.Evidence = tr.trace.Evidence()
 	}()
-	r.Verdict = c.Run(ctx, tr)
+	v, err := c.Run(ctx, tr)
+	if err != nil {
+		v = check.Errored(c.ID, err)
+	}
+	r.Verdict = v
 	if audit.Err() != nil && (r.Verdict.Status == check.PASS || r.Verdict.Status == check.SKIP) {
 		// The audit was interrupted or ran out of time while the check
 		// ran: what it saw is not all it would have seen.

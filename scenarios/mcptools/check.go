@@ -2,8 +2,6 @@ package mcptools
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
@@ -13,27 +11,15 @@ import (
 // Group is the catalogue group of the tool audit's checks.
 const Group = "mcp"
 
-// Check is one check of the tool audit, whole: its catalogue entry,
-// which tools it concerns, what it needs, what it will call, and its
-// run, which ends in a pure judge.
-type Check struct {
-	ID, Title, Clause string
-	Level             check.Level
-	// Concerns says whether the check judges the tool at all (a
-	// read-only tool is not judged as a keyed create); the report lists
-	// only the checks that concern a tool.
-	Concerns func(a Audited) bool
-	// Needs says why the check cannot run on this tool and server ("":
-	// it can); the verdict is SKIP with that reason.
-	Needs func(a Audited, srv Server) string
-	// Calls is how many tool and oracle calls the check makes, at most.
-	Calls func(s Settings) int
-	// Run drives the tool and judges the trace; nil for a check judged
-	// from the declaration alone.
-	Run func(ctx context.Context, tr *trial) check.Verdict
-	// Judge is the verdict of a check judged from the declaration alone.
-	Judge func(a Audited) check.Verdict
-}
+// Check is one check of the tool audit: the one shape of every check,
+// over its subject (one trial of a tool), what its skip rule reads (the
+// tool as tools/list declared it, on its server) and what its plan reads
+// (the audit's settings). Its Plan counts the tool and oracle calls it
+// makes, at most; a check judged from the declaration alone has a Judge
+// and no Run. Concerns says whether the check judges the tool at all (a
+// read-only tool is not judged as a keyed create): the report lists only
+// the checks that concern a tool.
+type Check = check.Check[*trial, Offered, Settings]
 
 // Audited is a tool as the audit sees it: its declaration, its key
 // property ("" for none), and whether its arguments can be built (Args
@@ -47,38 +33,35 @@ type Audited struct {
 	Oracle string
 }
 
-// Entry is the check's catalogue entry.
-func (c *Check) Entry() check.Check {
-	return check.Check{ID: c.ID, Title: c.Title, Level: c.Level, Clause: c.Clause, Group: Group}
-}
-
-var catalogue []*Check
-
-func define(c Check) *Check {
-	if (c.Run == nil) == (c.Judge == nil) || c.Concerns == nil {
-		panic(fmt.Sprintf("check %s: needs Concerns, and a Run or a Judge", c.ID))
-	}
-	check.Register(c.Entry())
-	catalogue = append(catalogue, &c)
-	return &c
+// Offered is a tool as audited, on the server that offers it: what a
+// check's skip rule reads.
+type Offered struct {
+	Audited
+	Server Server
 }
 
 // Checks lists the audit's checks in ID order.
-func Checks() []*Check {
-	out := slices.Clone(catalogue)
-	slices.SortFunc(out, func(a, b *Check) int { return check.CompareID(a.ID, b.ID) })
-	return out
+func Checks() []*Check { return check.Checks[*trial, Offered, Settings]() }
+
+// toolRun is a check's Run: f drives the tool in one trial and judges
+// its trace.
+func toolRun(f func(ctx context.Context, tr *trial) check.Verdict) func(context.Context, *trial) (check.Verdict, error) {
+	return func(ctx context.Context, tr *trial) (check.Verdict, error) { return f(ctx, tr), nil }
 }
+
+// calls is the plan of a check that makes at most n tool and oracle
+// calls.
+func calls(n int) check.Plan { return check.Plan{Requests: n, MaxRequests: n} }
 
 // mutating is Concerns for the checks of a tool declared idempotent
 // and not read-only.
-func mutating(a Audited) bool { return a.Tool.Idempotent && !a.Tool.ReadOnly }
+func mutating(a Offered) bool { return a.Tool.Idempotent && !a.Tool.ReadOnly }
 
 // keyed is Concerns for the checks of a tool with a key property.
-func keyed(a Audited) bool { return a.Key != "" && !a.Tool.ReadOnly }
+func keyed(a Offered) bool { return a.Key != "" && !a.Tool.ReadOnly }
 
 // callable is the Needs of every check that calls the tool.
-func callable(a Audited, _ Server) string {
+func callable(a Offered) string {
 	switch {
 	case a.Skip != "":
 		return "the target file leaves this tool uncalled: " + a.Skip
@@ -91,11 +74,11 @@ func callable(a Audited, _ Server) string {
 }
 
 // restartable is the Needs of the restart check.
-func restartable(a Audited, srv Server) string {
-	if why := callable(a, srv); why != "" {
+func restartable(a Offered) string {
+	if why := callable(a); why != "" {
 		return why
 	}
-	return srv.CannotRestart()
+	return a.Server.CannotRestart()
 }
 
 // Defaults of Settings.

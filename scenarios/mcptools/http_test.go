@@ -39,6 +39,7 @@ func startHTTP(t *testing.T, mutant string) *mcptools.HTTP {
 // the lanes: answers cut on the faulty lane, restarts and crashes of the
 // managed process. Same verdicts as over stdio.
 func TestHTTPMatrix(t *testing.T) {
+	reference := concernedInReference(t)
 	for _, m := range append([]mcpserver.Mutant{{Name: mcpserver.Reference}}, mcpserver.Mutants()...) {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
@@ -49,7 +50,7 @@ func TestHTTPMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkVerdicts(t, m, audit(t, srv, tools, settingsFor(m)))
+			checkVerdicts(t, m, reference, audit(t, srv, tools, settingsFor(m)))
 		})
 	}
 }

@@ -13,12 +13,12 @@ const clauseIdempotent = `MCP schema ToolAnnotations.idempotentHint: "If true, c
 
 // M1: a tool declared idempotent, called again and again with the same
 // arguments, the answers lost, leaves the state of one call.
-var M1 = define(Check{
-	ID: "M1", Level: check.MUST, Clause: clauseIdempotent,
+var M1 = check.Define(Check{
+	ID: "M1", Group: Group, Level: check.MUST, Clause: clauseIdempotent,
 	Title:    "should leave the state of one call when a tool declared idempotent is called again with the same arguments after lost answers",
 	Concerns: mutating, Needs: callable,
-	Calls: func(s Settings) int { return 2 + s.lost() + 2 },
-	Run:   func(ctx context.Context, tr *trial) check.Verdict { return repeats(ctx, tr, "M1") },
+	Plan: func(s Settings) check.Plan { return calls(2 + s.lost() + 2) },
+	Run:  toolRun(func(ctx context.Context, tr *trial) check.Verdict { return repeats(ctx, tr, "M1") }),
 })
 
 // repeats is the stimulus of M1 and M5: one call, then retries whose

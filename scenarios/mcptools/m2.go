@@ -8,12 +8,12 @@ import (
 
 // M2: a burst of identical calls to a tool declared idempotent has the
 // effect of one call.
-var M2 = define(Check{
-	ID: "M2", Level: check.MUST, Clause: clauseIdempotent,
+var M2 = check.Define(Check{
+	ID: "M2", Group: Group, Level: check.MUST, Clause: clauseIdempotent,
 	Title:    "should leave the state of one call when a tool declared idempotent gets a burst of identical concurrent calls",
 	Concerns: mutating, Needs: callable,
-	Calls: func(s Settings) int { return 1 + s.burst() + 1 },
-	Run:   func(ctx context.Context, tr *trial) check.Verdict { return burst(ctx, tr, "M2") },
+	Plan: func(s Settings) check.Plan { return calls(1 + s.burst() + 1) },
+	Run:  toolRun(func(ctx context.Context, tr *trial) check.Verdict { return burst(ctx, tr, "M2") }),
 })
 
 // burst is the stimulus of M2 and M7: one call measures what one call

@@ -11,12 +11,12 @@ import (
 // M3: a tool declared idempotent, called again after a restart of the
 // server and after a crash mid-call, a first call's and a repeat's,
 // leaves the state of one call.
-var M3 = define(Check{
-	ID: "M3", Level: check.MUST, Clause: clauseIdempotent,
+var M3 = check.Define(Check{
+	ID: "M3", Group: Group, Level: check.MUST, Clause: clauseIdempotent,
 	Title:    "should leave the state of one call when a tool declared idempotent is called again after a restart and after a crash mid-call",
 	Concerns: mutating, Needs: restartable,
-	Calls: func(Settings) int { return 1 + 1 + 1 + 1 + 3 + 3 },
-	Run:   restarts,
+	Plan: func(Settings) check.Plan { return calls(1 + 1 + 1 + 1 + 3 + 3) },
+	Run:  toolRun(restarts),
 })
 
 const whenRepeatCrash = "after a crash mid-repeat and a retry"

@@ -8,14 +8,14 @@ import (
 )
 
 // M4: a tool declared read-only changes nothing the oracle reads.
-var M4 = define(Check{
-	ID: "M4", Level: check.MUST,
+var M4 = check.Define(Check{
+	ID: "M4", Group: Group, Level: check.MUST,
 	Clause:   `MCP schema ToolAnnotations.readOnlyHint: "If true, the tool does not modify its environment."`,
 	Title:    "should change no observed state when a tool declared read-only is called",
-	Concerns: func(a Audited) bool { return a.Tool.ReadOnly },
+	Concerns: func(a Offered) bool { return a.Tool.ReadOnly },
 	Needs:    callable,
-	Calls:    func(s Settings) int { return 2 + 1 + s.lost() },
-	Run:      readOnly,
+	Plan:     func(s Settings) check.Plan { return calls(2 + 1 + s.lost()) },
+	Run:      toolRun(readOnly),
 })
 
 func readOnly(ctx context.Context, tr *trial) check.Verdict {

@@ -11,10 +11,10 @@ import (
 const clauseKeyed = `core (a key in the input schema); MCP schema ToolAnnotations.idempotentHint defaults to false: only a key makes such a tool safe to retry; draft-ietf-httpapi-idempotency-key-header §2`
 
 // M5: repeats of a keyed call, answers lost, have one effect.
-var M5 = define(Check{
-	ID: "M5", Level: check.MUST, Clause: clauseKeyed,
+var M5 = check.Define(Check{
+	ID: "M5", Group: Group, Level: check.MUST, Clause: clauseKeyed,
 	Title:    "should have the effect of one call when a keyed tool is called again with the same key after lost answers",
 	Concerns: keyed, Needs: callable,
-	Calls: func(s Settings) int { return 2 + s.lost() + 2 },
-	Run:   func(ctx context.Context, tr *trial) check.Verdict { return repeats(ctx, tr, "M5") },
+	Plan: func(s Settings) check.Plan { return calls(2 + s.lost() + 2) },
+	Run:  toolRun(func(ctx context.Context, tr *trial) check.Verdict { return repeats(ctx, tr, "M5") }),
 })

@@ -10,12 +10,12 @@ import (
 const whenChanged = "after changed arguments under the key"
 
 // M6: changed arguments under a used key are refused and do nothing.
-var M6 = define(Check{
-	ID: "M6", Level: check.MUST, Clause: clauseKeyed + " §2.6 (a key reused with a different payload is refused)",
+var M6 = check.Define(Check{
+	ID: "M6", Group: Group, Level: check.MUST, Clause: clauseKeyed + " §2.6 (a key reused with a different payload is refused)",
 	Title:    "should refuse, with no effect, changed arguments under a key already used",
 	Concerns: keyed,
-	Needs: func(a Audited, srv Server) string {
-		if why := callable(a, srv); why != "" {
+	Needs: func(a Offered) string {
+		if why := callable(a); why != "" {
 			return why
 		}
 		args, _ := newArguments(a.Tool, a.Key, mcp.ToolSettings{})
@@ -24,8 +24,8 @@ var M6 = define(Check{
 		}
 		return ""
 	},
-	Calls: func(Settings) int { return 4 },
-	Run:   keyHeld,
+	Plan: func(Settings) check.Plan { return calls(4) },
+	Run:  toolRun(keyHeld),
 })
 
 func keyHeld(ctx context.Context, tr *trial) check.Verdict {

@@ -4,11 +4,11 @@ import "github.com/idemspec/idemspec/harness/check"
 
 // M8: every tool an agent may call should be safe to call again after a
 // timeout: declared read-only or idempotent, or keyed.
-var M8 = define(Check{
-	ID: "M8", Level: check.SHOULD,
+var M8 = check.Define(Check{
+	ID: "M8", Group: Group, Level: check.SHOULD,
 	Clause:   `MCP schema ToolAnnotations: readOnlyHint defaults to false, idempotentHint to false, destructiveHint to true; a tool without them gives a timed-out agent no safe retry`,
 	Title:    "should be safe to retry: declared read-only or idempotent, or taking an idempotency key",
-	Concerns: func(Audited) bool { return true },
-	Calls:    func(Settings) int { return 0 },
-	Judge:    func(a Audited) check.Verdict { return RetrySafe("M8", a.Tool, a.Key) },
+	Concerns: func(Offered) bool { return true },
+	Plan:     func(Settings) check.Plan { return calls(0) },
+	Judge:    func(a Offered) check.Verdict { return RetrySafe("M8", a.Tool, a.Key) },
 })

@@ -13,16 +13,16 @@ import (
 // (per key, for a keyed tool). It is the properties' search (P1) for
 // MCP tools: a failing sequence is shrunk, and the shortest goes into
 // the evidence, step by step.
-var M9 = define(Check{
-	ID: "M9", Level: check.MUST,
+var M9 = check.Define(Check{
+	ID: "M9", Group: Group, Level: check.MUST,
 	Clause: clauseIdempotent + "; a tool with a key: one effect per key, whatever the sequence (" + clauseKeyed + ")",
 	Title:  "should leave one effect per argument set (per key, for a keyed tool) after any sequence of calls, repeats, lost answers, changed arguments under a key and restarts",
-	Concerns: func(a Audited) bool {
+	Concerns: func(a Offered) bool {
 		return mutating(a) || keyed(a)
 	},
 	Needs: callable,
-	Calls: func(s Settings) int { return 2 + s.runs()*s.steps()*maxCallsPerStep },
-	Run:   search,
+	Plan:  func(s Settings) check.Plan { return calls(2 + s.runs()*s.steps()*maxCallsPerStep) },
+	Run:   toolRun(search),
 })
 
 // Defaults of M9's search: few short sequences, so that a whole audit

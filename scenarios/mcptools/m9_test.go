@@ -193,19 +193,14 @@ func TestM9TimeBound(t *testing.T) {
 // same sequences again (what --seed and the replay line promise); from
 // a random one, others.
 func TestM9SeedDrawsTheSameSequences(t *testing.T) {
-	if err := configureRapid(); err != nil {
-		t.Fatal(err)
-	}
 	p := &prop{tr: &trial{s: Settings{}}, keyed: true, restartable: true}
 	draws := func(seed uint64) string {
 		var plans []string
 		tb := property.NewTB("idemspec-mcp-M9-seed-"+token(), io.Discard)
-		err := seeded(seed, func() {
-			rapid.Check(tb, func(rt *rapid.T) {
-				if len(plans) < 10 {
-					plans = append(plans, planKey(p.draw(rt)))
-				}
-			})
+		err := property.Drive(tb, property.Knobs{Checks: rapidChecks, Seed: seed, ShrinkTime: DefaultPropertyTime}, func(rt *rapid.T) {
+			if len(plans) < 10 {
+				plans = append(plans, planKey(p.draw(rt)))
+			}
 		})
 		if err != nil {
 			t.Fatal(err)

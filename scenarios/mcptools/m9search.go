@@ -2,11 +2,9 @@ package mcptools
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -92,59 +90,10 @@ func (p *prop) violation(r *run) check.Violation {
 // search itself stops calling after its own bound.
 const rapidChecks = 200
 
-var configureOnce sync.Once
-var configureErr error
-
-// configureRapid sets rapid's flags once per process: rapid reads them
-// from flag.CommandLine, and searches of several tools may run at once
-// (the detection matrix), so they never change afterwards. The search's
-// own bounds (sequences, runs, time) are its Settings.
-func configureRapid() error {
-	configureOnce.Do(func() {
-		for _, f := range [][2]string{
-			{"rapid.checks", fmt.Sprint(rapidChecks)},
-			{"rapid.shrinktime", DefaultPropertyTime.String()},
-			{"rapid.nofailfile", "true"},
-		} {
-			if err := flag.Set(f[0], f[1]); err != nil {
-				configureErr = fmt.Errorf("rapid: -%s=%s: %w", f[0], f[1], err)
-				return
-			}
-		}
-	})
-	return configureErr
-}
-
-// seedMu guards rapid's seed flag: a search with a seed of its own holds
-// it alone for its whole run (rapid reads the flag as it starts, and
-// again for each sequence's seed); searches from a random seed share it.
-var seedMu sync.RWMutex
-
-// seeded runs f with rapid's base seed set to seed (0: a random one).
-func seeded(seed uint64, f func()) error {
-	if seed == 0 {
-		seedMu.RLock()
-		defer seedMu.RUnlock()
-		f()
-		return nil
-	}
-	seedMu.Lock()
-	defer seedMu.Unlock()
-	if err := flag.Set("rapid.seed", fmt.Sprint(seed)); err != nil {
-		return fmt.Errorf("rapid: -rapid.seed=%d: %w", seed, err)
-	}
-	defer flag.Set("rapid.seed", "0")
-	f()
-	return nil
-}
-
 func (p *prop) run() error {
-	if err := configureRapid(); err != nil {
-		return err
-	}
 	p.failed, p.passed = map[string]*run{}, map[string]bool{}
 	tb := property.NewTB("idemspec-mcp-M9-"+token(), io.Discard)
-	if err := seeded(p.tr.s.Seed, func() { rapid.Check(tb, p.sequence) }); err != nil {
+	if err := property.Drive(tb, property.Knobs{Checks: rapidChecks, Seed: p.tr.s.Seed, ShrinkTime: DefaultPropertyTime}, p.sequence); err != nil {
 		return err
 	}
 	if p.best == nil && tb.Failed() {

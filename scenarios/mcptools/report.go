@@ -14,7 +14,7 @@ func Report(results []Result, tools []Audited, run reports.Run, m reports.Meta) 
 	var checks []reports.CheckResult
 	for _, r := range results {
 		checks = append(checks, reports.CheckResult{
-			Check: r.Check, Subject: r.Tool.Name, Verdict: r.Verdict.Status, Reason: r.Verdict.Reason,
+			Entry: r.Check, Subject: r.Tool.Name, Verdict: r.Verdict.Status, Reason: r.Verdict.Reason,
 			Violations: r.Verdict.Violations, DurationMS: reports.MS(r.Elapsed), Evidence: r.Evidence,
 		})
 	}
@@ -47,7 +47,7 @@ func ToolTable(results []Result, tools []Audited) []reports.ToolRow {
 		}
 		unrun := 0
 		for _, c := range Checks() {
-			if c.Concerns(a) && !ran[c.ID] {
+			if c.Concerned(Offered{Audited: a}) && !ran[c.ID] {
 				vs = append(vs, c.ID+" not run")
 				unrun++
 			}
@@ -61,6 +61,20 @@ func ToolTable(results []Result, tools []Audited) []reports.ToolRow {
 	return rows
 }
 
+// Concerning lists, tool by tool, the IDs of the checks that concern
+// it: the verdicts a whole audit of tools gives, from the registry.
+func Concerning(tools []Audited) map[string][]string {
+	out := map[string][]string{}
+	for _, a := range tools {
+		for _, c := range Checks() {
+			if c.Concerned(Offered{Audited: a}) {
+				out[a.Tool.Name] = append(out[a.Tool.Name], c.ID)
+			}
+		}
+	}
+	return out
+}
+
 // Planned is what the dry run says of one tool: its claim and, for each
 // check that concerns it, how many calls it makes or why it will skip.
 type Planned struct {
@@ -70,7 +84,7 @@ type Planned struct {
 
 // PlannedCheck is one check in the plan.
 type PlannedCheck struct {
-	Check check.Check
+	Check check.Entry
 	Calls int
 	Skip  string
 }
@@ -81,12 +95,13 @@ func Plan(srv Server, tools []Audited, s Settings) []Planned {
 	for _, a := range tools {
 		p := Planned{Tool: a}
 		for _, c := range Checks() {
-			if !c.Concerns(a) {
+			on := Offered{Audited: a, Server: srv}
+			if !c.Concerned(on) {
 				continue
 			}
-			pc := PlannedCheck{Check: c.Entry(), Calls: c.Calls(s)}
-			if c.Needs != nil {
-				pc.Skip = c.Needs(a, srv)
+			pc := PlannedCheck{Check: c.Entry(), Skip: c.Skips(on)}
+			if c.Plan != nil {
+				pc.Calls = c.Plan(s).MaxRequests
 			}
 			p.Checks = append(p.Checks, pc)
 		}

@@ -161,14 +161,7 @@ func Unverified(results []Result, tools []Audited) string {
 }
 
 // lookup finds a check of the audit by ID.
-func lookup(id string) (*Check, bool) {
-	for _, c := range catalogue {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return nil, false
-}
+func lookup(id string) (*Check, bool) { return check.Find[*trial, Offered, Settings](id) }
 
 // closer is a started server.
 type closer interface {

@@ -8,26 +8,89 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"pgregory.net/rapid"
 )
 
-// configureRapid sets rapid's knobs. rapid reads them from its flags on
-// flag.CommandLine (registered when the package loads), not from an
-// argument, so the property sets those flags. Fail files are off: the
-// report carries the seed that replays a failure, and rapid would
+// Knobs are rapid's settings for one search. rapid reads them from its
+// flags on flag.CommandLine (registered when the package loads), not
+// from an argument, so Drive sets those flags. Fail files are always off:
+// a report carries the seed that replays a failure, and rapid would
 // otherwise write under testdata/rapid/ in whatever directory idemspec
 // runs in.
-func configureRapid(c Config) error {
+type Knobs struct {
+	// Checks and Steps bound the sequences rapid draws and their length
+	// (0: rapid's default).
+	Checks, Steps int
+	// Seed is the base seed (0: a random one).
+	Seed       uint64
+	ShrinkTime time.Duration
+}
+
+// knobs are the flags as Drive last set them; searches with the same
+// knobs share them (the MCP detection matrix runs several at once), one
+// with others holds them alone while it sets them.
+var knobs struct {
+	sync.RWMutex
+	set bool
+	cur Knobs
+}
+
+// maxRetunes bounds how often a search sets its knobs only to find
+// another search's set before it could start; past it, it runs alone.
+const maxRetunes = 8
+
+// Drive runs rapid over sequence with k, reporting to tb: P1 and P2's
+// search and the MCP audit's M9 are driven alike. rapid reads its flags
+// as it starts, and again for each sequence's seed, so the flags hold
+// still for the whole run.
+func Drive(tb *TB, k Knobs, sequence func(*rapid.T)) error {
+	for range maxRetunes {
+		knobs.RLock()
+		if knobs.set && knobs.cur == k {
+			defer knobs.RUnlock()
+			rapid.Check(tb, sequence)
+			return nil
+		}
+		knobs.RUnlock()
+		knobs.Lock()
+		err := setKnobs(k)
+		knobs.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	knobs.Lock()
+	defer knobs.Unlock()
+	if err := setKnobs(k); err != nil {
+		return err
+	}
+	rapid.Check(tb, sequence)
+	return nil
+}
+
+// setKnobs sets rapid's flags to k; the caller holds knobs alone.
+func setKnobs(k Knobs) error {
+	orDefault := func(name string, n int) string {
+		if n == 0 {
+			return flag.Lookup(name).DefValue
+		}
+		return strconv.Itoa(n)
+	}
 	for _, f := range [][2]string{
-		{"rapid.checks", strconv.Itoa(c.Sequences)},
-		{"rapid.steps", strconv.Itoa(c.Steps)},
-		{"rapid.seed", strconv.FormatUint(c.Seed, 10)},
-		{"rapid.shrinktime", c.ShrinkTime.String()},
+		{"rapid.checks", orDefault("rapid.checks", k.Checks)},
+		{"rapid.steps", orDefault("rapid.steps", k.Steps)},
+		{"rapid.seed", strconv.FormatUint(k.Seed, 10)},
+		{"rapid.shrinktime", k.ShrinkTime.String()},
 		{"rapid.nofailfile", "true"},
 	} {
 		if err := flag.Set(f[0], f[1]); err != nil {
+			knobs.set = false
 			return fmt.Errorf("rapid: -%s=%s: %w", f[0], f[1], err)
 		}
 	}
+	knobs.set, knobs.cur = true, k
 	return nil
 }
 

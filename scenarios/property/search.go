@@ -6,8 +6,6 @@ import (
 	"io"
 	"time"
 
-	"pgregory.net/rapid"
-
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/model"
@@ -148,9 +146,6 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 
 // runPass runs rapid once with the rules of level failing a sequence.
 func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
-	if err := configureRapid(cfg); err != nil {
-		return nil, err
-	}
 	r := &pass{
 		ctx: ctx, env: e, cfg: cfg, level: level, start: time.Now(),
 		model: model.Convention{
@@ -163,7 +158,9 @@ func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level)
 		crashes:    cfg.Crashes,
 	}
 	tb := &rapidTB{name: "idemspec-property-" + string(level) + "-" + e.RunID, log: cfg.Log}
-	rapid.Check(tb, r.sequence)
+	if err := Drive(tb, Knobs{Checks: cfg.Sequences, Steps: cfg.Steps, Seed: cfg.Seed, ShrinkTime: cfg.ShrinkTime}, r.sequence); err != nil {
+		return nil, err
+	}
 	if r.err != nil {
 		return nil, fmt.Errorf("property: %w", r.err)
 	}

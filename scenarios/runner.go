@@ -1,0 +1,227 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/reports"
+)
+
+// The runner: it makes the Ginkgo specs from the registry, keeps what
+// each concluded as a value, and hands the run back as results that
+// package reports takes as they are.
+
+// The specs: one Describe per group, so Ginkgo randomises the groups'
+// order with the seed, and one It per check, from the registry. A target
+// with operations gets the whole tree once per operation, each driving
+// its own Env: Ginkgo builds the tree when RunSpecs is called, after Use,
+// so the operations are known here.
+var _ = Describe("idemspec", func() {
+	var groups []string
+	for _, c := range Checks() {
+		if !slices.Contains(groups, c.Group) {
+			groups = append(groups, c.Group)
+		}
+	}
+	e, o := current()
+	tree := func(e *harness.Env) {
+		for _, g := range groups {
+			Describe(g, func() {
+				for _, c := range Checks() {
+					if c.Group != g || !InShard(o.Shard, operationOf(e), c.ID) {
+						continue
+					}
+					timeout := c.Timeout
+					if timeout == 0 {
+						timeout = specTimeout
+					}
+					run := trialSpec(c)
+					if !ofClientMode(c.Group) {
+						if c.Plan == nil {
+							panic("check " + c.ID + ": a server check needs a Plan")
+						}
+						run = serverSpec(c, e)
+					}
+					key := SpecKey{Operation: operationOf(e), Check: c.ID}
+					It(c.Title, labels(c.Entry(), key.Operation), SpecTimeout(timeout), func(ctx SpecContext) { conclude(key, run(ctx)) })
+				}
+			})
+		}
+	}
+	if e == nil || operationOf(e) == "" {
+		tree(e)
+		return
+	}
+	for _, op := range e.Operations() {
+		Describe(op.Target.Operation, func() { tree(op) })
+	}
+})
+
+// SpecKey names one spec of a run: a check, on an operation ("": the
+// target's only one).
+type SpecKey struct{ Operation, Check string }
+
+// Verdicts are what the run's specs concluded, by spec.
+type Verdicts map[SpecKey]check.Result
+
+// keyOf is the spec a Ginkgo report is of, from the labels the runner
+// gave it.
+func keyOf(r types.SpecReport) SpecKey {
+	return SpecKey{Operation: operationLabelOf(r.Labels()), Check: checkLabel(r.Labels())}
+}
+
+// conclude keeps a spec's result and makes its Ginkgo state agree with
+// the verdict.
+func conclude(key SpecKey, res check.Result) {
+	suite.Lock()
+	o := suite.opts
+	if suite.verdicts == nil {
+		suite.verdicts = Verdicts{}
+	}
+	suite.verdicts[key] = res
+	suite.Unlock()
+	v := res.Verdict
+	switch {
+	case v.Status == check.FAIL, v.Status == check.ERROR:
+		Fail(fmt.Sprintf("%s %s: %s", v.Status, v.Check, v.Reason))
+	case v.Status == check.WARN && o.Strict:
+		Fail(fmt.Sprintf("WARN %s (strict): %s", v.Check, v.Reason))
+	case v.Status == check.SKIP:
+		Skip(v.Reason)
+	}
+}
+
+// Outcome is a finished (or interrupted) run as the runner hands it
+// back: the run, and each check's result with its evidence.
+type Outcome struct {
+	Run    reports.Run
+	Checks []reports.CheckResult
+}
+
+// Results is the outcome of the last run.
+func Results() Outcome {
+	suite.Lock()
+	defer suite.Unlock()
+	return suite.outcome
+}
+
+var _ = ReportAfterSuite("idemspec", func(r types.Report) {
+	suite.Lock()
+	defer suite.Unlock()
+	// The other mode's specs are not this run's checks, not even skipped
+	// ones: they stay out of its results.
+	var specs types.SpecReports
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt || inMode(s, suite.opts) {
+			specs = append(specs, s)
+		}
+	}
+	r.SpecReports = specs
+	suite.outcome = OutcomeOf(r, suite.verdicts)
+})
+
+// OutcomeOf is the outcome of a run Ginkgo reported as r, whose specs
+// concluded v: the verdict and evidence each spec concluded, and for
+// the specs that concluded nothing (cut short, never run, left out) what
+// Ginkgo's state says of them.
+func OutcomeOf(r types.Report, v Verdicts) Outcome {
+	run := reports.Run{
+		Seed: r.SuiteConfig.RandomSeed, Started: r.StartTime.UTC(), DurationMS: reports.MS(r.RunTime),
+		Complete:   !r.SuiteConfig.DryRun && len(r.SpecialSuiteFailureReasons) == 0,
+		Incomplete: strings.Join(r.SpecialSuiteFailureReasons, "; "),
+	}
+	if r.SuiteConfig.DryRun && run.Incomplete == "" {
+		run.Incomplete = "dry run"
+	}
+	timedOut := slices.ContainsFunc(r.SpecialSuiteFailureReasons, func(s string) bool { return strings.Contains(s, "Timeout") })
+	if timedOut {
+		run.Incomplete = "the run's time limit (--timeout) ran out"
+	}
+	selected, _ := types.ParseLabelFilter(r.SuiteConfig.LabelFilter)
+	var checks []reports.CheckResult
+	for _, s := range r.SpecReports {
+		res, judged, ok := resultOf(s, v)
+		if !ok {
+			continue
+		}
+		if !run.Complete {
+			res = unfinished(s, res, judged, selected, timedOut)
+		}
+		c, _ := check.Get(res.Verdict.Check)
+		checks = append(checks, reports.CheckResult{
+			Entry: c, Operation: operationLabelOf(s.Labels()), Verdict: res.Verdict.Status, Reason: res.Verdict.Reason,
+			Violations: res.Verdict.Violations, DurationMS: reports.MS(max(s.RunTime, res.Evidence.Search)), Evidence: res.Evidence,
+		})
+	}
+	return Outcome{Run: run, Checks: checks}
+}
+
+// resultOf reads a spec's verdict, and whether the spec concluded one
+// of its own (a check that skipped for a missing capability did). A spec
+// that failed or panicked without one (an assertion in the harness, a
+// timeout) is an ERROR. A spec whose body the interrupt cut short judged
+// a truncated history, or none: it is a SKIP that says so, on the
+// terminal and in the report alike. (One whose body had judged when the
+// interrupt landed in a cleanup or report node keeps its verdict.)
+func resultOf(r types.SpecReport, v Verdicts) (res check.Result, judged, ok bool) {
+	key := keyOf(r)
+	if key.Check == "" {
+		return check.Result{}, false, false
+	}
+	res, judged = v[key]
+	if !judged {
+		res = unjudged(r, key.Check)
+	}
+	if r.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!judged || r.Failure.FailureNodeType == types.NodeTypeIt) {
+		res.Verdict = check.Skip(res.Verdict.Check, "not finished: the run was interrupted while it ran")
+	}
+	return res, judged, true
+}
+
+// unjudged is the result of a spec of check id that concluded nothing.
+func unjudged(r types.SpecReport, id string) check.Result {
+	switch r.State {
+	case types.SpecStateSkipped, types.SpecStatePending:
+		return check.Result{Verdict: check.Skip(id, "not selected")}
+	case types.SpecStatePassed:
+		return check.Result{Verdict: check.Errored(id, errors.New("the spec recorded no verdict"))}
+	}
+	return check.Result{Verdict: check.Errored(id, fmt.Errorf("%s: %s", r.State, r.Failure.Message))}
+}
+
+func checkLabel(labels []string) string {
+	for _, l := range labels {
+		if _, ok := check.Get(l); ok {
+			return l
+		}
+	}
+	return ""
+}
+
+// unfinished says why a check of an interrupted run has no real verdict
+// when the spec never ran: the specs after the interrupt are marked
+// skipped by Ginkgo, as it marks the ones the label filter left out. (A
+// spec an interrupt cut short is a SKIP already: resultOf, which the
+// terminal's lines use too.) When the run's time limit ran out, every
+// check it cut short or never reached is ERROR: the harness could not
+// judge it in the time it was given.
+func unfinished(s types.SpecReport, res check.Result, judged bool, selected types.LabelFilter, timedOut bool) check.Result {
+	id := res.Verdict.Check
+	skipped := s.State == types.SpecStateSkipped && !judged && selected != nil && selected(s.Labels())
+	switch {
+	case timedOut && skipped:
+		res.Verdict = check.Errored(id, errors.New("not run: the run's time limit (--timeout) ran out"))
+	case timedOut && s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted|types.SpecStateTimedout) && (!judged || s.Failure.FailureNodeType == types.NodeTypeIt):
+		res.Verdict = check.Errored(id, errors.New("not finished: the run's time limit (--timeout) ran out while it ran"))
+	case skipped:
+		res.Verdict = check.Skip(id, "not run: the run was interrupted")
+	}
+	return res
+}
