@@ -233,6 +233,7 @@ func writeOperation(w *writer, p *Plan, at string) {
 	}
 	todos("  ", "create.id_field")
 	if p.idField != "" {
+		w.comment("  ", "%s", p.idWhy.say())
 		w.field("  ", "id_field", p.idField)
 	}
 	w.blank()

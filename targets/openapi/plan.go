@@ -25,6 +25,7 @@ type Plan struct {
 	key     keyPlace
 	body    body
 	idField string
+	idWhy   idChoice // why idField, and the runner-up
 	list    *listPlan // nil: no list oracle could be drafted
 	lookup  *lookupPlan
 	todos   []todo
@@ -109,7 +110,8 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 		d.useTestValues(fields)
 		d.bodyParents(p, s, fields)
 	})
-	if p.idField = idField(success(op), resource); p.idField == "" {
+	p.idWhy = chooseID(success(op), resource, requestNames(parameters(item, op), jsonBody))
+	if p.idField = p.idWhy.field; p.idField == "" {
 		p.todo("create.id_field", "the 2xx answer declares no id: give the JSON path of the new resource's id in it")
 	}
 	if noList != "" {
