@@ -25,7 +25,7 @@ type Plan struct {
 	key     keyPlace
 	body    body
 	idField string
-	idWhy   idChoice // why idField, and the runner-up
+	idWhy   idChoice  // why idField, and the runner-up
 	list    *listPlan // nil: no list oracle could be drafted
 	lookup  *lookupPlan
 	todos   []todo
