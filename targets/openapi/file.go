@@ -245,8 +245,15 @@ func writeOperation(w *writer, p *Plan, at string) {
 		w.field("  ", "format", "pattern")
 		w.field("  ", "pattern", p.key.pattern)
 	}
+	if p.key.uuid && p.key.pattern == "" {
+		w.field("  ", "format", "uuid")
+	}
 	if p.key.maxLength > 0 {
 		w.line("  ", "max_length: "+strconv.FormatUint(p.key.maxLength, 10))
+	}
+	if p.key.optional {
+		w.comment("  ", "The document declares the key optional: a create without one is served, not refused.")
+		w.line("  ", "required: false")
 	}
 	w.blank()
 	todos("", "oracle")
