@@ -147,7 +147,16 @@ func listOracle(p *Plan, l listing, resource string) *listPlan {
 	default:
 		p.todo("oracle.list.path", "the list neither filters by nor shows the field that holds the marker: give a path that lists the resources carrying {{.Marker}}")
 	}
+	requiredFilters(p, lp, l.required)
+	// The list's items are the create's resources: its id names them
+	// there too, and a cursor pages by it, never by another field.
 	itemID := ownID(l.item, resource)
+	if p.idField != "" && propertyAt(l.item, strings.Split(p.idField, ".")) != nil {
+		itemID = p.idField
+	}
+	if pg := l.pages; pg != nil && pg.next == "cursor" && strings.HasPrefix(pg.field, l.items+"[-1].") && itemID != "" {
+		pg.field = l.items + "[-1]." + itemID
+	}
 	switch {
 	case itemID == "":
 		p.todo("oracle.list.id_field", "the list's items declare no id: give its JSON path in an item")
