@@ -251,9 +251,12 @@ func writeOperation(w *writer, p *Plan, at string) {
 	if p.key.maxLength > 0 {
 		w.line("  ", "max_length: "+strconv.FormatUint(p.key.maxLength, 10))
 	}
-	if p.key.optional {
+	switch {
+	case p.key.declared && p.key.optional:
 		w.comment("  ", "The document declares the key optional: a create without one is served, not refused.")
 		w.line("  ", "required: false")
+	case p.key.declared:
+		w.line("  ", "required: true")
 	}
 	w.blank()
 	todos("", "oracle")

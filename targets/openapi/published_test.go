@@ -1,0 +1,86 @@
+package openapi_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idemspec/idemspec/targets/openapi"
+)
+
+// Two more published documents, gzipped as fetched (docs/OPENAPI.md):
+//   - adyen-CheckoutService-v71.json.gz and adyen-TransferService-v4.json.gz:
+//     github.com/Adyen/adyen-openapi, json/ at aa014f0 (2026-07-01, MIT,
+//     adyen-LICENSE);
+//   - lithic-openapi.yml.gz: github.com/lithic-com/lithic-openapi,
+//     lithic-openapi.yml at 225e070 (2026-08-20, Apache-2.0,
+//     lithic-LICENSE).
+var (
+	checkoutDoc  = sync.OnceValues(func() (*openapi.Document, error) { return gunzipped("adyen-CheckoutService-v71.json") })
+	transfersDoc = sync.OnceValues(func() (*openapi.Document, error) { return gunzipped("adyen-TransferService-v4.json") })
+	lithicDoc    = sync.OnceValues(func() (*openapi.Document, error) { return gunzipped("lithic-openapi.yml") })
+)
+
+// On five published documents the default draft names the API's own id
+// (never the caller's reference the answer echoes, never an optional
+// one), carries what the document says of the key, drafts the list
+// wherever the document has one (a next link, a cursor by the id, the
+// list's required filters), and validates; every request it would send
+// validates against the document.
+func TestPublishedDefaultDrafts(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		doc      func() (*openapi.Document, error)
+		o        openapi.Options
+		maxTODOs int
+		want     []string
+	}{
+		{"Stripe", stripe, openapi.Options{KeyHeader: "Idempotency-Key"}, 2, []string{
+			"  id_field: id",
+			"    path: /v1/payment_intents",
+			"    items: data",
+			"      field: data[-1].id",
+		}},
+		{"Square", squareDoc, openapi.Options{}, 2, []string{
+			"  id_field: payment.id",
+			"  name: idempotency_key",
+			"  required: true",
+			"    items: payments",
+			"      next: cursor",
+		}},
+		{"PayPal", ordersDoc, openapi.Options{}, 2, []string{
+			"  id_field: id",
+			"  name: PayPal-Request-Id",
+			"  required: false",
+			// PayPal's orders have no list: the GET of one order.
+			"    path: /v2/checkout/orders/{{.ID}}",
+		}},
+		{"Adyen Transfers", transfersDoc, openapi.Options{}, 3, []string{
+			// Its own id, not the reference the marker is in.
+			"  # id_field id: named like an id, not set by the request; not reference, which echoes what the request sent.",
+			"  id_field: id",
+			"  required: false",
+			// The window the list requires, and its next link.
+			"    path: /transfers?reference={{.Marker}}&createdSince=2000-01-01T00%3A00%3A00Z&createdUntil=2100-01-01T00%3A00%3A00Z",
+			"    items: data",
+			"      next: url",
+			"      field: _links.next.href",
+		}},
+		{"Lithic", lithicDoc, openapi.Options{}, 2, []string{
+			// The card's token (required), not its optional product_id.
+			"  id_field: token",
+			"  format: uuid",
+			"  required: false",
+			"    items: data",
+			"      field: data[-1].token",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("API_KEY", "a-key-long-enough-to-redact")
+			d := publicDraft(t, public(t, c.doc), c.o, c.maxTODOs, c.want...)
+			if !strings.Contains(string(d.Text), "\noracle:\n  list:\n") && c.name != "PayPal" {
+				t.Errorf("no list oracle drafted:\n%s", d.Text)
+			}
+		})
+	}
+}
