@@ -3,6 +3,7 @@ package targets_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -532,5 +533,38 @@ func TestTODOLinesAreWarnings(t *testing.T) {
 	param := targetFile("http://127.0.0.1:1", "/r/{order_id}/x?m={{.Marker}}", "")
 	if _, err := targets.Parse("param.yaml", param); err == nil || !strings.Contains(err.Error(), "holds the path parameter {order_id}") {
 		t.Errorf("a path parameter left in a path: %v, want it refused", err)
+	}
+}
+
+// Basic credentials written as user:password are sent in base64, as RFC
+// 7617 says, and both forms are redacted; credentials already in base64
+// (no colon) are sent as written.
+func TestBasicCredentialsAreEncoded(t *testing.T) {
+	t.Setenv("IDEMSPEC_TEST_BASIC", "ws_user@Company.Acme:s3cret-pass")
+	encoded := base64.StdEncoding.EncodeToString([]byte("ws_user@Company.Acme:s3cret-pass"))
+	for written, want := range map[string]string{
+		"Basic ${IDEMSPEC_TEST_BASIC}": "Basic " + encoded,
+		"basic ${IDEMSPEC_TEST_BASIC}": "basic " + encoded,
+		"Basic " + encoded:             "Basic " + encoded,
+		"Bearer a:b-token-like-this":   "Bearer a:b-token-like-this",
+	} {
+		tg, err := targets.Parse("t.yaml", file(`
+base_url: http://localhost:8080
+create: {path: /things, body: '{"marker":"{{.Marker}}","n":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/things?marker={{.Marker}}'}}
+headers:
+  Authorization: '`+written+`'
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.Headers.Get("Authorization"); got != want {
+			t.Errorf("%s: sent %q, want %q", written, got, want)
+		}
+		if strings.Contains(written, "IDEMSPEC_TEST_BASIC") {
+			if got := tg.Redact("sent " + encoded + " for ws_user@Company.Acme:s3cret-pass"); strings.Contains(got, "s3cret") || strings.Contains(got, encoded) {
+				t.Errorf("Redact = %q", got)
+			}
+		}
 	}
 }
