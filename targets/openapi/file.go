@@ -169,22 +169,17 @@ func (d *Document) credentials(op *openapi3.Operation) (headers [][2]string, tod
 	if len(reqs) == 0 || slices.ContainsFunc(reqs, func(r openapi3.SecurityRequirement) bool { return len(r) == 0 }) {
 		return nil, nil
 	}
-	// Of alternatives, a bearer token is the simplest to pass (Stripe
-	// takes basic or bearer).
-	chosen := reqs[0]
-	for _, r := range reqs {
-		for name := range r {
-			if s := d.scheme(name); len(r) == 1 && s != nil && s.Type == "http" && strings.EqualFold(s.Scheme, "bearer") {
-				chosen = r
-			}
-		}
-	}
+	// Of alternatives, the simplest to pass: a bearer token (Stripe
+	// takes basic or bearer), then a key in a header (Adyen's
+	// X-API-Key), then Basic; a key in the query or a cookie last.
+	chosen := slices.MinFunc(reqs, func(a, b openapi3.SecurityRequirement) int { return d.ease(a) - d.ease(b) })
 	for _, name := range slices.Sorted(maps.Keys(chosen)) {
 		s := d.scheme(name)
 		switch {
 		case s == nil:
 			todos = append(todos, fmt.Sprintf("the security scheme %q is not defined: send its credentials in headers:", name))
 		case s.Type == "http" && strings.EqualFold(s.Scheme, "basic"):
+			// user:password, which idemspec sends in base64.
 			headers = append(headers, [2]string{"Authorization", "Basic ${API_BASIC_CREDENTIALS}"})
 		case s.Type == "http" || s.Type == "oauth2" || s.Type == "openIdConnect":
 			headers = append(headers, [2]string{"Authorization", "Bearer ${API_TOKEN}"})
@@ -197,6 +192,27 @@ func (d *Document) credentials(op *openapi3.Operation) (headers [][2]string, tod
 		}
 	}
 	return headers, todos
+}
+
+// ease ranks a security requirement by how simply a target file's
+// headers pass it, the simplest lowest.
+func (d *Document) ease(r openapi3.SecurityRequirement) int {
+	if len(r) != 1 {
+		return 4
+	}
+	for name := range r {
+		switch s := d.scheme(name); {
+		case s == nil:
+			return 4
+		case s.Type == "http" && strings.EqualFold(s.Scheme, "bearer"):
+			return 0
+		case s.Type == "apiKey" && s.In == openapi3.ParameterInHeader:
+			return 1
+		case s.Type == "http" && strings.EqualFold(s.Scheme, "basic"):
+			return 2
+		}
+	}
+	return 3
 }
 
 // scheme is the security scheme of that name, nil when undefined.

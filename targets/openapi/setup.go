@@ -101,7 +101,7 @@ func (d *Document) parentOf(param, collection, action string, taken map[string]b
 	var fields map[string]any
 	if mt != nil {
 		var why string
-		if s.body, fields, why = startBody(contentType, mt, func(string) bool { return false }); why != "" {
+		if s.body, fields, _, why = startBody(contentType, mt, func(string) bool { return false }); why != "" {
 			return nil, what + " has a body init cannot draft (" + why + ")"
 		}
 	}
