@@ -276,6 +276,12 @@ func writeOperation(w *writer, p *Plan, at string) {
 	}
 	w.blank()
 	todos("", "oracle")
+	if p.lookup == nil && p.list == nil && at == "" {
+		// Left empty beside its TODO, so that validate's error names
+		// this line, not the file's first (an item of operations: may
+		// take the file's oracle).
+		w.line("", "oracle:")
+	}
 	if l := p.lookup; l != nil {
 		w.line("", "oracle:")
 		w.line("  ", "lookup:")

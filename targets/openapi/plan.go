@@ -109,6 +109,12 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 	p.body = draftBody(p, contentType, mt, l.filters, keep, func(p *Plan, s *openapi3.Schema, fields map[string]any) {
 		d.useTestValues(fields)
 		d.bodyParents(p, s, fields)
+		for _, s := range p.setup {
+			if s.currency != "" {
+				currencyIn(fields, s.currency)
+				break
+			}
+		}
 	})
 	p.idWhy = chooseID(success(op), resource, requestNames(parameters(item, op), jsonBody))
 	if p.idField = p.idWhy.field; p.idField == "" {
