@@ -19,9 +19,9 @@ func init() {
 
 const initUsage = `Write a commented target file to start from.
 
-  idemspec init [--out FILE] [--url URL] [--path PATH] [--key-header NAME]
+  idemspec init [--out FILE|-] [--force] [--url URL] [--path PATH] [--key-header NAME]
       a commented file for one create endpoint, every field explained
-  idemspec init --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR]
+  idemspec init --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR|-] [--force]
       a file drafted from an OpenAPI document: one operation's create:
       (by default the API's main create, ranked: the file says why),
       or several (--operation repeated, --all) under operations:, sharing
@@ -30,7 +30,8 @@ const initUsage = `Write a commented target file to start from.
       has one; what the document leaves open is a # TODO: that idemspec
       validate lists. --out DIR (an existing directory)
       writes DIR/<operationId>.yaml for one operation and
-      DIR/<document>-target.yaml for several. No file is overwritten.
+      DIR/<document>-target.yaml for several. No file is overwritten
+      without --force; --out - (or none) writes to standard output.
 `
 
 // targetTemplate is the file init writes; every field is explained where
