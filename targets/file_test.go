@@ -568,3 +568,35 @@ headers:
 		}
 	}
 }
+
+// A TODO at the end of an empty field's line (as init writes
+// `oracle: # TODO: ...`) warns while the field is empty and stops once
+// it has a value, on its line or below it; a TODO on its own line
+// warns until it is deleted.
+func TestFieldTODOStopsOnceFilled(t *testing.T) {
+	for text, want := range map[string]int{
+		"oracle: # TODO: say how to count\n  list: {path: '/r?m={{.Marker}}'}\n":                  0,
+		"oracle: {list: {path: '/r?m={{.Marker}}'}} # TODO: say how to count\n":                   0,
+		"# TODO: oracle: say how to count\noracle:\n  list: {path: '/r?m={{.Marker}}'}\n":         1,
+		"oracle: # TODO: say how to count\n  # a comment\n\n  list: {path: '/r?m={{.Marker}}'}\n": 0,
+		// Still empty: it warns.
+		"oracle: {list: {path: '/r?m={{.Marker}}'}}\nheaders: # TODO: send the token\n": 1,
+	} {
+		tg, err := targets.Parse("t.yaml", []byte(`base_url: http://127.0.0.1:1
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+`+text))
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if len(tg.Warnings) != want {
+			t.Errorf("%s: warnings %q, want %d", text, tg.Warnings, want)
+		}
+	}
+	_, err := targets.Parse("t.yaml", []byte(`base_url: http://127.0.0.1:1
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: # TODO: say how to count
+`))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:3: oracle: give exactly one of") {
+		t.Errorf("an empty field's TODO: %v", err)
+	}
+}

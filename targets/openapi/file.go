@@ -235,6 +235,23 @@ func writeOperation(w *writer, p *Plan, at string) {
 			}
 		}
 	}
+	// A field the draft cannot fill is written empty with its TODO at
+	// the end of its line: validate's error names that line, and the
+	// TODO stops warning once the field has a value.
+	emptyField := func(indent, name, field string) {
+		var texts []string
+		for _, t := range p.todos {
+			if t.field == field {
+				texts = append(texts, t.text)
+			}
+		}
+		for _, t := range texts[:max(len(texts)-1, 0)] {
+			w.todo(indent, "%s%s: %s", at, field, t)
+		}
+		if len(texts) > 0 {
+			w.fieldTODO(indent, name, at+field, texts[len(texts)-1])
+		}
+	}
 	writeSetup(w, p.setup)
 	w.line("", "create:")
 	w.field("  ", "method", p.Method)
@@ -275,12 +292,10 @@ func writeOperation(w *writer, p *Plan, at string) {
 		w.line("  ", "required: true")
 	}
 	w.blank()
-	todos("", "oracle")
 	if p.lookup == nil && p.list == nil && at == "" {
-		// Left empty beside its TODO, so that validate's error names
-		// this line, not the file's first (an item of operations: may
-		// take the file's oracle).
-		w.line("", "oracle:")
+		emptyField("", "oracle", "oracle")
+	} else {
+		todos("", "oracle")
 	}
 	if l := p.lookup; l != nil {
 		w.line("", "oracle:")
@@ -342,6 +357,14 @@ func (w *writer) todo(indent, format string, args ...any) {
 	t := oneLine(fmt.Sprintf(format, args...))
 	w.todos = append(w.todos, t)
 	w.line(indent, "# TODO: "+t)
+}
+
+// fieldTODO writes a field left empty, its TODO at the end of its line;
+// the TODO is listed as field's, like one above a field.
+func (w *writer) fieldTODO(indent, name, field, text string) {
+	t := oneLine(text)
+	w.todos = append(w.todos, field+": "+t)
+	w.line(indent, quote(name)+": # TODO: "+t)
 }
 
 // oneLine keeps text on one line of a comment: a line break (YAML
