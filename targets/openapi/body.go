@@ -94,6 +94,10 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 	var held []string
 	placeholders(fields, "", &held)
 	for _, name := range kept {
+		// An enum's value (Lithic's state: OPEN) is no account's own.
+		if ps := property(b.schema, name); ps != nil && len(ps.Enum) > 0 {
+			continue
+		}
 		if _, isSlot := fields[name].(slot); !isSlot && !slices.ContainsFunc(held, func(h string) bool { return strings.HasPrefix(h, name+" ") }) {
 			held = append(held, fmt.Sprintf("%s (in every example, though the schema does not require it)", name))
 		}
