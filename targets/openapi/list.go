@@ -196,46 +196,41 @@ func nextLink(s *openapi3.Schema) string {
 	return ""
 }
 
-// Of a window of times a list requires (createdSince, createdUntil),
-// the draft spans the years any run falls in: the target file has no
-// template for the run's own time.
-const (
-	windowStart = "2000-01-01T00:00:00Z"
-	windowEnd   = "2100-01-01T00:00:00Z"
-)
-
+// windowEnds are words that name a window's end (createdUntil,
+// created_before); any other time parameter is its start.
 var windowEnds = []string{"until", "to", "before", "end", "max"}
 
 // requiredFilters adds to the list's path each query parameter the GET
-// requires that it does not send yet, a time window's ends spanning
-// every run, any other with a sample value and a TODO.
+// requires that it does not send yet: a time the ends of the window
+// around the reading ({{.Since}}, {{.Until}}), a date the years any run
+// falls in (with a TODO: the template has no date), any other a sample
+// value with a TODO.
 func requiredFilters(p *Plan, lp *listPlan, required []*openapi3.Parameter) {
-	var window []string
+	var dates []string
 	for _, r := range required {
 		if strings.Contains(lp.path, "?"+url.QueryEscape(r.Name)+"=") || strings.Contains(lp.path, "&"+url.QueryEscape(r.Name)+"=") {
 			continue
 		}
 		s := flatten(r.Schema)
-		value := fmt.Sprint(sample(r.Schema, 1))
-		if s != nil && (s.Format == "date-time" || s.Format == "date") {
-			value = windowStart
-			if slices.ContainsFunc(windowEnds, func(w string) bool { return strings.Contains(strings.ToLower(r.Name), w) }) {
-				value = windowEnd
-			}
-			if s.Format == "date" {
-				value = value[:len("2000-01-01")]
-			}
-			window = append(window, r.Name+"="+value)
-		} else {
+		end := slices.ContainsFunc(windowEnds, func(w string) bool { return strings.Contains(strings.ToLower(r.Name), w) })
+		var value string
+		switch {
+		case s != nil && s.Format == "date-time":
+			value = map[bool]string{false: "{{.Since}}", true: "{{.Until}}"}[end]
+		case s != nil && s.Format == "date":
+			value = map[bool]string{false: "2000-01-01", true: "2100-01-01"}[end]
+			dates = append(dates, r.Name+"="+value)
+		default:
+			value = escapeActions(url.QueryEscape(fmt.Sprint(sample(r.Schema, 1))))
 			p.todo("oracle.list.path", "the list requires %s: give the value your account lists by", r.Name)
 		}
 		sep := "?"
 		if strings.Contains(lp.path, "?") {
 			sep = "&"
 		}
-		lp.path += sep + url.QueryEscape(r.Name) + "=" + escapeActions(url.QueryEscape(value))
+		lp.path += sep + url.QueryEscape(r.Name) + "=" + value
 	}
-	if len(window) > 0 {
-		p.todo("oracle.list.path", "the list requires a window of times: the draft sends %s, which every run falls in; narrow it around your runs if the API limits the span", strings.Join(window, " and "))
+	if len(dates) > 0 {
+		p.todo("oracle.list.path", "the list requires a window of dates: the draft sends %s, which every run falls in; narrow it around your runs if the API limits the span", strings.Join(dates, " and "))
 	}
 }
