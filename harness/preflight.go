@@ -27,6 +27,10 @@ func (e *Env) PreflightCreate(ctx context.Context) error {
 	switch {
 	case x.Outcome != history.OK:
 		return fmt.Errorf("the target did not answer the harness's first create (%s %s): %s", e.Target.Create.Method, e.Target.Create.Path, x.Error)
+	case x.Status == 401 || x.Status == 403:
+		// A refused credential is no fault of the path or the body.
+		return fmt.Errorf("the target refused the credentials: check headers: and the variables they read (%s %s answered %d%s)",
+			e.Target.Create.Method, e.Target.Create.Path, x.Status, targets.QuoteStart(x.Body))
 	case x.Status >= 400 && x.Status < 500:
 		return fmt.Errorf("the target refused the create itself: check create.path/body (%s %s answered %d%s)",
 			e.Target.Create.Method, e.Target.Create.Path, x.Status, targets.QuoteStart(x.Body))

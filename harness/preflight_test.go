@@ -123,3 +123,24 @@ oracle: {lookup: {path: '/r/{{.ID}}'}}
 		}
 	}
 }
+
+// A target that refuses the credentials (401, 403) is told to check
+// headers:, not the path and body, which are not at fault; any other
+// 4xx still names create.path/body.
+func TestPreflightNamesRefusedCredentials(t *testing.T) {
+	for status, want := range map[int]string{
+		http.StatusUnauthorized: "the target refused the credentials: check headers: and the variables they read (POST /r answered 401",
+		http.StatusForbidden:    "the target refused the credentials: check headers: and the variables they read (POST /r answered 403",
+		http.StatusNotFound:     "the target refused the create itself: check create.path/body (POST /r answered 404",
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+		err := envOf(t, `base_url: `+srv.URL+`
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/r?m={{.Marker}}', items: items}}
+`).PreflightCreate(context.Background())
+		srv.Close()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d: %v, want %q", status, err, want)
+		}
+	}
+}

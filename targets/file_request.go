@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -107,6 +108,7 @@ func (d *document) headers(field string, m stringMap, t *Target, expand expander
 		if !d.keep(err) {
 			continue
 		}
+		val = basicCredentials(name, val)
 		if err := checkHeader(name, val); err != nil {
 			d.keep(d.errorf(field+"."+name, "%v", t.Redact(err.Error())))
 			continue
@@ -117,6 +119,18 @@ func (d *document) headers(field string, m stringMap, t *Target, expand expander
 		}
 	}
 	return h, nil
+}
+
+// basicCredentials encodes an Authorization header's Basic credentials
+// written as user:password ('Basic ${API_BASIC_CREDENTIALS}' holding
+// ws_user@Company:secret), as RFC 7617 sends them; credentials already
+// in base64 hold no colon (it is not in its alphabet) and are kept.
+func basicCredentials(name, value string) string {
+	scheme, creds, ok := strings.Cut(value, " ")
+	if !ok || !strings.EqualFold(name, "Authorization") || !strings.EqualFold(scheme, "Basic") || !strings.Contains(creds, ":") {
+		return value
+	}
+	return scheme + " " + base64.StdEncoding.EncodeToString([]byte(creds))
 }
 
 // checkHeader says why a header cannot be sent as written.

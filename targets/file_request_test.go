@@ -48,7 +48,7 @@ oracle: {list: {path: '/r?m={{.Marker}}'}}
 base_url: http://127.0.0.1:1
 create: {path: /r, body: ` + body + `, id_field: id}
 oracle: {list: {path: '/r?m={{.Marker}}&n={{.Nope}}'}}
-`, "t.yaml:3: oracle.list.path: {{.Nope}} is not known here (known: {{.Marker}})"},
+`, "t.yaml:3: oracle.list.path: {{.Nope}} is not known here (known: {{.Marker}}, {{.Since}}, {{.Until}})"},
 		{"unknown field in the body", `
 base_url: http://127.0.0.1:1
 create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}},"t":"{{.Tenant}}"}', id_field: id}

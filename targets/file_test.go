@@ -3,6 +3,7 @@ package targets_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -532,5 +533,70 @@ func TestTODOLinesAreWarnings(t *testing.T) {
 	param := targetFile("http://127.0.0.1:1", "/r/{order_id}/x?m={{.Marker}}", "")
 	if _, err := targets.Parse("param.yaml", param); err == nil || !strings.Contains(err.Error(), "holds the path parameter {order_id}") {
 		t.Errorf("a path parameter left in a path: %v, want it refused", err)
+	}
+}
+
+// Basic credentials written as user:password are sent in base64, as RFC
+// 7617 says, and both forms are redacted; credentials already in base64
+// (no colon) are sent as written.
+func TestBasicCredentialsAreEncoded(t *testing.T) {
+	t.Setenv("IDEMSPEC_TEST_BASIC", "ws_user@Company.Acme:s3cret-pass")
+	encoded := base64.StdEncoding.EncodeToString([]byte("ws_user@Company.Acme:s3cret-pass"))
+	for written, want := range map[string]string{
+		"Basic ${IDEMSPEC_TEST_BASIC}": "Basic " + encoded,
+		"basic ${IDEMSPEC_TEST_BASIC}": "basic " + encoded,
+		"Basic " + encoded:             "Basic " + encoded,
+		"Bearer a:b-token-like-this":   "Bearer a:b-token-like-this",
+	} {
+		tg, err := targets.Parse("t.yaml", file(`
+base_url: http://localhost:8080
+create: {path: /things, body: '{"marker":"{{.Marker}}","n":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/things?marker={{.Marker}}'}}
+headers:
+  Authorization: '`+written+`'
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.Headers.Get("Authorization"); got != want {
+			t.Errorf("%s: sent %q, want %q", written, got, want)
+		}
+		if strings.Contains(written, "IDEMSPEC_TEST_BASIC") {
+			if got := tg.Redact("sent " + encoded + " for ws_user@Company.Acme:s3cret-pass"); strings.Contains(got, "s3cret") || strings.Contains(got, encoded) {
+				t.Errorf("Redact = %q", got)
+			}
+		}
+	}
+}
+
+// A TODO at the end of an empty field's line (as init writes
+// `oracle: # TODO: ...`) warns while the field is empty and stops once
+// it has a value, on its line or below it; a TODO on its own line
+// warns until it is deleted.
+func TestFieldTODOStopsOnceFilled(t *testing.T) {
+	for text, want := range map[string]int{
+		"oracle: # TODO: say how to count\n  list: {path: '/r?m={{.Marker}}'}\n":                  0,
+		"oracle: {list: {path: '/r?m={{.Marker}}'}} # TODO: say how to count\n":                   0,
+		"# TODO: oracle: say how to count\noracle:\n  list: {path: '/r?m={{.Marker}}'}\n":         1,
+		"oracle: # TODO: say how to count\n  # a comment\n\n  list: {path: '/r?m={{.Marker}}'}\n": 0,
+		// Still empty: it warns.
+		"oracle: {list: {path: '/r?m={{.Marker}}'}}\nheaders: # TODO: send the token\n": 1,
+	} {
+		tg, err := targets.Parse("t.yaml", []byte(`base_url: http://127.0.0.1:1
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+`+text))
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if len(tg.Warnings) != want {
+			t.Errorf("%s: warnings %q, want %d", text, tg.Warnings, want)
+		}
+	}
+	_, err := targets.Parse("t.yaml", []byte(`base_url: http://127.0.0.1:1
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: # TODO: say how to count
+`))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:3: oracle: give exactly one of") {
+		t.Errorf("an empty field's TODO: %v", err)
 	}
 }

@@ -99,7 +99,7 @@ func (o *ListOracle) render(ctx context.Context, marker string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	return execute(o.path, markerData{Marker: marker, Setup: setup})
+	return execute(o.path, readingData(marker, setup))
 }
 
 // Read counts the items carrying marker in one list answer.

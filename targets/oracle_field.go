@@ -42,7 +42,7 @@ func (o *FieldOracle) Observe(ctx context.Context, marker string) (Observation, 
 	if err != nil {
 		return Observation{}, err
 	}
-	path, err := execute(o.path, markerData{Marker: marker, Setup: setup})
+	path, err := execute(o.path, readingData(marker, setup))
 	if err != nil {
 		return Observation{}, err
 	}

@@ -56,10 +56,27 @@ type setupData struct {
 	Setup  map[string]any
 }
 
-// markerData is what the oracle's paths are rendered with.
+// markerData is what the oracle's paths are rendered with: the marker,
+// its setup answers, and a window of times around the reading, for a
+// list that requires one (Adyen's createdSince and createdUntil).
 type markerData struct {
-	Marker string
-	Setup  map[string]any
+	Marker       string
+	Setup        map[string]any
+	Since, Until string
+}
+
+// readingWindow is how far the window of {{.Since}} and {{.Until}}
+// reaches each side of a reading: a marker's resources are made
+// minutes before its reading, and a clock of the API's a little off
+// still falls in it.
+const readingWindow = 24 * time.Hour
+
+// readingData is what a reading of marker's resources renders the
+// oracle's path with: Since a day before now, Until a day after, in
+// RFC 3339 (UTC, whole seconds).
+func readingData(marker string, setup map[string]any) markerData {
+	now := time.Now().UTC().Truncate(time.Second)
+	return markerData{Marker: marker, Setup: setup, Since: now.Add(-readingWindow).Format(time.RFC3339), Until: now.Add(readingWindow).Format(time.RFC3339)}
 }
 
 // MarkerIn finds a marker in a request body: NewMarker's form.
@@ -433,5 +450,5 @@ func (d *document) markerPath(field, text string, t *Target, id bool, mustHold .
 	if id {
 		return d.pathTemplate(field, text, cleanupItem{ID: probeID, Marker: probeMarker, Setup: probe}, "{{.ID}}, "+fields, append(mustHold, probeID)...)
 	}
-	return d.pathTemplate(field, text, markerData{Marker: probeMarker, Setup: probe}, fields, mustHold...)
+	return d.pathTemplate(field, text, readingData(probeMarker, probe), fields+", {{.Since}}, {{.Until}}", mustHold...)
 }

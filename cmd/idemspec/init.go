@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 	"text/template"
 
@@ -19,9 +19,9 @@ func init() {
 
 const initUsage = `Write a commented target file to start from.
 
-  idemspec init [--out FILE] [--url URL] [--path PATH] [--key-header NAME]
+  idemspec init [--out FILE|-] [--force] [--url URL] [--path PATH] [--key-header NAME]
       a commented file for one create endpoint, every field explained
-  idemspec init --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR]
+  idemspec init --openapi DOC [--operation ID ...] [--all] [--key-header NAME] [--url URL] [--out FILE|DIR|-] [--force]
       a file drafted from an OpenAPI document: one operation's create:
       (by default the API's main create, ranked: the file says why),
       or several (--operation repeated, --all) under operations:, sharing
@@ -30,7 +30,8 @@ const initUsage = `Write a commented target file to start from.
       has one; what the document leaves open is a # TODO: that idemspec
       validate lists. --out DIR (an existing directory)
       writes DIR/<operationId>.yaml for one operation and
-      DIR/<document>-target.yaml for several. No file is overwritten.
+      DIR/<document>-target.yaml for several. No file is overwritten
+      without --force; --out - (or none) writes to standard output.
 `
 
 // targetTemplate is the file init writes; every field is explained where
@@ -84,7 +85,8 @@ oracle:
 func initCommand(fs *pflag.FlagSet) body {
 	var out, rawURL, path, keyHeader string
 	var o openAPIFlags
-	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite); default: standard output. With --openapi, an existing directory: the file is named in it (above)")
+	fs.StringVar(&out, "out", "", "write the file here (refuses to overwrite without --force); default or -: standard output. With --openapi, an existing directory: the file is named in it (above)")
+	fs.BoolVar(&o.force, "force", false, "let --out replace an existing file")
 	fs.StringVar(&rawURL, "url", "http://127.0.0.1:8080", "the API's base URL (with --openapi: default, the document's first server)")
 	fs.StringVar(&path, "path", "/resources", "the create endpoint's path")
 	fs.StringVar(&keyHeader, "key-header", "Idempotency-Key", "the idempotency key header (with --openapi: the header of operations that declare no key)")
@@ -102,7 +104,7 @@ func initCommand(fs *pflag.FlagSet) body {
 		if len(o.operations) > 0 || o.all {
 			return fail(stderr, "--operation and --all choose operations of an --openapi document")
 		}
-		return writeTarget(out, rawURL, path, keyHeader, stdout, stderr)
+		return writeTarget(out, rawURL, path, keyHeader, o.force, stdout, stderr)
 	}
 }
 
@@ -116,7 +118,10 @@ func changed(fs *pflag.FlagSet, name, value string) string {
 }
 
 // writeTarget writes the commented target file init prints.
-func writeTarget(out, rawURL, path, keyHeader string, stdout, stderr io.Writer) int {
+func writeTarget(out, rawURL, path, keyHeader string, force bool, stdout, stderr io.Writer) int {
+	if out == "-" {
+		out = ""
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fail(stderr, fmt.Sprintf("--url %q is not an http:// or https:// URL", rawURL))
@@ -130,20 +135,17 @@ func writeTarget(out, rawURL, path, keyHeader string, stdout, stderr io.Writer) 
 	data := struct{ File, Name, URL, Path, KeyHeader string }{
 		File: or(out, "target.yaml"), Name: u.Hostname(), URL: rawURL, Path: path, KeyHeader: keyHeader,
 	}
-	w := stdout
-	if out != "" {
-		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		defer f.Close()
-		w = f
-	}
-	if err := targetTemplate.Execute(w, data); err != nil {
+	var text bytes.Buffer
+	if err := targetTemplate.Execute(&text, data); err != nil {
 		return fail(stderr, err)
 	}
-	if out != "" {
-		fmt.Fprintf(stdout, "wrote %s; check it with: idemspec validate %s\n", out, out)
+	if out == "" {
+		stdout.Write(text.Bytes())
+		return exitOK
 	}
+	if err := writeNew(out, text.Bytes(), force); err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s; check it with: idemspec validate %s\n", out, out)
 	return exitOK
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +23,7 @@ type openAPIFlags struct {
 	out        string // a file, or an existing directory to write it in
 	url        string // "": the document's first server
 	keyHeader  string // "": operations that declare no key get a TODO
+	force      bool   // --out may replace an existing file
 }
 
 // initFromOpenAPI drafts one target file of the chosen operations, to
@@ -49,7 +52,7 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "idemspec: warning: "+console.Line(w))
 	}
-	if o.out == "" {
+	if o.out == "" || o.out == "-" {
 		stdout.Write(d.Text)
 		return exitOK
 	}
@@ -63,7 +66,7 @@ func initFromOpenAPI(o openAPIFlags, stdout, stderr io.Writer) int {
 		}
 		file = filepath.Join(o.out, name+".yaml")
 	}
-	if err := writeNew(file, d.Text); err != nil {
+	if err := writeNew(file, d.Text, o.force); err != nil {
 		return fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s)%s\n", file, console.Line(drafted(d.Plans)), todoCount(len(d.TODOs)))
@@ -133,9 +136,17 @@ func fileName(id string) string {
 	return or(strings.Trim(unsafeName.ReplaceAllString(id, "-"), ".-"), "operation")
 }
 
-// writeNew writes a file that must not exist yet.
-func writeNew(file string, data []byte) error {
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// writeNew writes a file that must not exist yet, unless force says it
+// may be replaced.
+func writeNew(file string, data []byte, force bool) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(file, flags, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s exists already, and init does not overwrite a file: give --force to replace it, or another --out", file)
+	}
 	if err != nil {
 		return err
 	}

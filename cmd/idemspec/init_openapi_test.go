@@ -70,7 +70,7 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 	// its line, among the TODOs, in line order.
 	token := []string{"API_TOKEN=a-token-long-enough-to-redact"}
 	v := idemspecEnv(t, token, "validate", "--allow-remote", file)
-	first, second := strings.Index(v.stderr, file+":68: operations[2].oracle: missing required field"), strings.Index(v.stderr, ": operations[3].oracle: missing required field")
+	first, second := strings.Index(v.stderr, file+":74: operations[2].oracle: missing required field"), strings.Index(v.stderr, ": operations[3].oracle: missing required field")
 	if todo := strings.Index(v.stderr, ": TODO: operations[2].oracle: "); v.code != 2 || first < 0 || second < 0 || todo < first || todo > second ||
 		!strings.HasSuffix(v.stderr, "idemspec: "+file+": 6 errors, 10 TODOs\n") {
 		t.Errorf("validate: exit %d, want 2 naming operations[2].oracle and operations[3].oracle, the TODOs between\n%s", v.code, v.stderr)
@@ -100,8 +100,8 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 	v = idemspecEnv(t, token, "validate", file)
 	if v.code != 0 || strings.Count(v.stderr, "warning: ") != 3 ||
 		!strings.Contains(v.stderr, file+":9: TODO: headers: ") ||
-		!strings.Contains(v.stderr, file+":41: TODO: operations[1].create.path: {wishlist_id} ") ||
-		!strings.Contains(v.stderr, file+":53: TODO: operations[1].oracle.list.path: ") ||
+		!strings.Contains(v.stderr, file+":45: TODO: operations[1].create.path: {wishlist_id} ") ||
+		!strings.Contains(v.stderr, file+":61: TODO: operations[1].oracle.list.path: ") ||
 		!strings.Contains(v.stdout, "operation add-wishlist-item: POST /wishlists/wl_1/items") {
 		t.Errorf("validate: exit %d, want 0 with the three TODOs as warnings\n%s%s", v.code, v.stdout, v.stderr)
 	}
@@ -122,8 +122,8 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--all", "--out", file}, "file exists"}, // never overwrites
-		{[]string{"--all", "--out", dir}, "file exists"},
+		{[]string{"--all", "--out", file}, "exists already, and init does not overwrite a file: give --force"}, // never overwrites
+		{[]string{"--all", "--out", dir}, "exists already"},
 		{[]string{"--operation", "nope"}, `no operation "nope"`},
 		{[]string{"--path", "/x"}, "--path picks nothing"},
 	} {

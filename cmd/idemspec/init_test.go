@@ -59,3 +59,49 @@ func TestValidateSendsNothingAndNamesTheField(t *testing.T) {
 		t.Errorf("validate --allow-remote: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// --out - is the standard output, never a file named "-"; an existing
+// file is refused with the way out (--force or another name), and
+// --force replaces it; with --openapi too.
+func TestInitOutDashAndExistingFiles(t *testing.T) {
+	dir := t.TempDir()
+	doc := "../../targets/openapi/testdata/reference.yaml"
+	for _, args := range [][]string{{"init"}, {"init", "--openapi", doc}} {
+		r := idemspec(t, append(args, "--out", "-")...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "# ") {
+			t.Errorf("%q --out -: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		// The CLI runs in the test's directory.
+		if _, err := os.Stat("-"); err == nil {
+			os.Remove("-")
+			t.Errorf("%q --out - wrote a file named -", args)
+		}
+		out := filepath.Join(dir, "t.yaml")
+		os.WriteFile(out, []byte("old"), 0o644)
+		r = idemspec(t, append(args, "--out", out)...)
+		if r.code != 2 || !strings.Contains(r.stderr, out+" exists already, and init does not overwrite a file: give --force to replace it, or another --out") {
+			t.Errorf("%q over an existing file: exit %d, %q", args, r.code, r.stderr)
+		}
+		if r := idemspec(t, append(args, "--out", out, "--force")...); r.code != 0 {
+			t.Errorf("%q --force: exit %d\n%s", args, r.code, r.stderr)
+		}
+		if b, _ := os.ReadFile(out); !strings.HasPrefix(string(b), "# ") {
+			t.Errorf("%q --force did not replace the file: %q", args, b)
+		}
+	}
+}
+
+// A draft whose base_url is remote gets its TODOs and errors listed
+// before the refusal: they are what its author reads first.
+func TestValidateListsFindingsOfARemoteFile(t *testing.T) {
+	file := writeFile(t, "remote.yaml", `# TODO: base_url: point it at a test deployment
+base_url: https://api.example.com
+create: {path: /r, body: '{"m":"{{.Marker}}","v":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/r?m={{.Marker}}'}}
+`)
+	v := idemspec(t, "validate", file)
+	if v.code != 2 || !strings.Contains(v.stderr, "idemspec: warning: "+file+":1: TODO: base_url: point it at a test deployment\n") ||
+		!strings.Contains(v.stderr, "refusing to test https://api.example.com") {
+		t.Errorf("exit %d, want 2 with the TODO and the refusal\n%s", v.code, v.stderr)
+	}
+}

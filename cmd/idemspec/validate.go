@@ -33,10 +33,12 @@ func validate(file string, allowRemote bool, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, toMCP(err))
 	}
+	// The findings first: a draft's TODOs are what its author reads,
+	// whether or not its base_url may be tested.
+	printFindings(stderr, t.Findings)
 	if err := t.CheckRemote(allowRemote); err != nil {
 		return fail(stderr, err)
 	}
-	printFindings(stderr, t.Findings)
 	fmt.Fprintf(stdout, "%s: ok: %s at %s (oracle %s, profile %s, key in %s)\n",
 		file, t.Name, t.Address(), t.Oracle.Kind(), t.Profile.Name, t.Key.Place())
 	if len(t.Unset) > 0 {

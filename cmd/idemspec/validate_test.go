@@ -24,7 +24,7 @@ in_progress_timeout: soon
 		"idemspec: " + file + ":4: create.body: missing required field\n" +
 		"idemspec: " + file + `:4: create.method: "PO ST" is not an HTTP method` + "\n" +
 		"idemspec: " + file + `:6: create.bdy: unknown field (did you mean "body"?)` + "\n" +
-		"idemspec: " + file + ":8: oracle.list.path: {{.Nope}} is not known here (known: {{.Marker}})\n" +
+		"idemspec: " + file + ":8: oracle.list.path: {{.Nope}} is not known here (known: {{.Marker}}, {{.Since}}, {{.Until}})\n" +
 		"idemspec: " + file + `:9: in_progress_timeout: "soon" is not a positive duration such as 30s` + "\n" +
 		"idemspec: " + file + ": 5 errors, 1 TODO\n"
 	v := idemspec(t, "validate", file)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -67,11 +68,12 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 		p.todo("create.body", "the operation declares no request body: write one that holds {{.Marker}} and {{.Variant}} in fields your API stores")
 		return body{contentType: contentType}
 	}
-	b, fields, why := startBody(contentType, mt, isParent)
+	b, fields, kept, why := startBody(contentType, mt, isParent)
 	if why != "" {
 		p.todo("create.body", "%s: write one that holds {{.Marker}} and {{.Variant}}", why)
 		return b
 	}
+
 	if p.key.in == "body" {
 		if contentType == formType {
 			p.todo("key", "the key is the form field %q: idemspec places a key only in a JSON body; take it in a header or the query if the API allows", p.key.name)
@@ -86,6 +88,23 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 		p.todo("create.body", "no amount or second free-text field to carry {{.Variant}}: the body must change with it (S3 sends a second payload under the same key)")
 	}
 	finish(p, b.schema, fields)
+	// One TODO names the example's values the author must replace:
+	// placeholders, and what every example holds though the schema does
+	// not require it (the marker or the variant may have replaced it).
+	var held []string
+	placeholders(fields, "", &held)
+	for _, name := range kept {
+		// An enum's value (Lithic's state: OPEN) is no account's own.
+		if ps := property(b.schema, name); ps != nil && len(ps.Enum) > 0 {
+			continue
+		}
+		if _, isSlot := fields[name].(slot); !isSlot && !slices.ContainsFunc(held, func(h string) bool { return strings.HasPrefix(h, name+" ") }) {
+			held = append(held, fmt.Sprintf("%s (in every example, though the schema does not require it)", name))
+		}
+	}
+	if len(held) > 0 {
+		p.todo("create.body", "the document's examples fill in what is your account's: %s; put your own values", strings.Join(held, ", "))
+	}
 	b.text = render(contentType, fields)
 	return b
 }
@@ -93,14 +112,14 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 // startBody is the fields of a body of the media type: its example, else
 // the schema's required properties. why, when set, says why no body can
 // be drafted (a body that is neither JSON nor a form, or not an object).
-func startBody(contentType string, mt *openapi3.MediaType, keep func(string) bool) (b body, fields map[string]any, why string) {
+func startBody(contentType string, mt *openapi3.MediaType, keep func(string) bool) (b body, fields map[string]any, kept []string, why string) {
 	b = body{contentType: contentType}
 	if contentType != formType && !strings.Contains(contentType, "json") {
-		return b, nil, fmt.Sprintf("the request body is %s: only JSON and form bodies are drafted", contentType)
+		return b, nil, nil, fmt.Sprintf("the request body is %s: only JSON and form bodies are drafted", contentType)
 	}
 	b.schema = flatten(mt.Schema)
 	if mt.Schema != nil && kind(b.schema) != openapi3.TypeObject {
-		return b, nil, "the request body is not a JSON object"
+		return b, nil, nil, "the request body is not a JSON object"
 	}
 	fields = map[string]any{}
 	if ex, ok := deepCopy(mediaExample(mt)).(map[string]any); ok {
@@ -112,17 +131,25 @@ func startBody(contentType string, mt *openapi3.MediaType, keep func(string) boo
 	// and the parents keep says setup can make (Square's refund's
 	// payment_id): what it shows besides (Square's app_fee_money, a
 	// location_id of its own) is what an account may not have or allow.
+	// A field every example shows (Adyen's balanceAccountId) is
+	// required in practice, whatever the schema says.
+	inEvery := everyExample(mt)
 	if len(b.schema.Required) > 0 {
 		maps.DeleteFunc(fields, func(name string, _ any) bool {
-			return !slices.Contains(b.schema.Required, name) && !strings.Contains(strings.ToLower(name), "amount") && !keep(name)
+			return !slices.Contains(b.schema.Required, name) && !strings.Contains(strings.ToLower(name), "amount") && !keep(name) && !inEvery[name]
 		})
+		for _, name := range slices.Sorted(maps.Keys(fields)) {
+			if inEvery[name] && !slices.Contains(b.schema.Required, name) && !strings.Contains(strings.ToLower(name), "amount") && !keep(name) {
+				kept = append(kept, name)
+			}
+		}
 		for _, name := range b.schema.Required {
 			if _, ok := fields[name]; !ok {
 				fields[name] = sample(b.schema.Properties[name], 1)
 			}
 		}
 	}
-	return b, fields, ""
+	return b, fields, kept, ""
 }
 
 // deepCopy copies a document's example, which the draft then fills: the
@@ -153,6 +180,59 @@ func render(contentType string, fields map[string]any) string {
 	var w strings.Builder
 	writeJSON(&w, fields)
 	return w.String()
+}
+
+// everyExample names the top-level fields every example of the media
+// type holds, when it has two examples or more.
+func everyExample(mt *openapi3.MediaType) map[string]bool {
+	var in map[string]bool
+	n := 0
+	for _, ex := range mt.Examples {
+		if ex == nil || ex.Value == nil {
+			continue
+		}
+		fields, ok := ex.Value.Value.(map[string]any)
+		if !ok {
+			continue
+		}
+		n++
+		if in == nil {
+			in = map[string]bool{}
+			for k := range fields {
+				in[k] = true
+			}
+			continue
+		}
+		maps.DeleteFunc(in, func(k string, _ bool) bool { _, ok := fields[k]; return !ok })
+	}
+	if n < 2 {
+		return nil
+	}
+	return in
+}
+
+// placeholder matches an example's value that stands for the caller's
+// own (YOUR_MERCHANT_ACCOUNT, https://your-company.example.com/...,
+// <token>, a value cut short with "...").
+var placeholder = regexp.MustCompile(`(?i)(^|[^a-z])your[-_ ]?[a-z]|^<[^>]+>$|\.\.\.$|…$`)
+
+// placeholders lists the drafted body's strings that look like
+// placeholders, by their JSON path.
+func placeholders(v any, at string, out *[]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			placeholders(v[k], strings.TrimPrefix(at+"."+k, "."), out)
+		}
+	case []any:
+		for i, e := range v {
+			placeholders(e, fmt.Sprintf("%s[%d]", at, i), out)
+		}
+	case string:
+		if placeholder.MatchString(v) {
+			*out = append(*out, fmt.Sprintf("%s (%q)", at, v))
+		}
+	}
 }
 
 // mediaExample is the media type's example, or its first named one.

@@ -151,6 +151,12 @@ func (d *Document) choose(o Options) (selection, error) {
 				sel.left = append(sel.left, fmt.Sprintf("%s (POST %s: %s)", operationID(op.method, op.path, op.op), op.path, w))
 				continue
 			}
+			// A POST that is a query (Adyen's /paymentMethods,
+			// /cardDetails) answers neither 201 nor an id.
+			if !created(op.op) && idField(success(op.op), resourceName(op.path)) == "" {
+				sel.left = append(sel.left, fmt.Sprintf("%s (POST %s: its answer names no id)", operationID(op.method, op.path, op.op), op.path))
+				continue
+			}
 			sel.ops = append(sel.ops, op)
 		}
 		if len(sel.ops) == 0 {
@@ -214,4 +220,9 @@ func loopback(raw string) bool {
 		return ip.IsLoopback()
 	}
 	return false
+}
+
+// created says whether an operation declares a 201 answer.
+func created(op *openapi3.Operation) bool {
+	return op.Responses != nil && op.Responses.Status(201) != nil
 }

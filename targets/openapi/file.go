@@ -169,22 +169,17 @@ func (d *Document) credentials(op *openapi3.Operation) (headers [][2]string, tod
 	if len(reqs) == 0 || slices.ContainsFunc(reqs, func(r openapi3.SecurityRequirement) bool { return len(r) == 0 }) {
 		return nil, nil
 	}
-	// Of alternatives, a bearer token is the simplest to pass (Stripe
-	// takes basic or bearer).
-	chosen := reqs[0]
-	for _, r := range reqs {
-		for name := range r {
-			if s := d.scheme(name); len(r) == 1 && s != nil && s.Type == "http" && strings.EqualFold(s.Scheme, "bearer") {
-				chosen = r
-			}
-		}
-	}
+	// Of alternatives, the simplest to pass: a bearer token (Stripe
+	// takes basic or bearer), then a key in a header (Adyen's
+	// X-API-Key), then Basic; a key in the query or a cookie last.
+	chosen := slices.MinFunc(reqs, func(a, b openapi3.SecurityRequirement) int { return d.ease(a) - d.ease(b) })
 	for _, name := range slices.Sorted(maps.Keys(chosen)) {
 		s := d.scheme(name)
 		switch {
 		case s == nil:
 			todos = append(todos, fmt.Sprintf("the security scheme %q is not defined: send its credentials in headers:", name))
 		case s.Type == "http" && strings.EqualFold(s.Scheme, "basic"):
+			// user:password, which idemspec sends in base64.
 			headers = append(headers, [2]string{"Authorization", "Basic ${API_BASIC_CREDENTIALS}"})
 		case s.Type == "http" || s.Type == "oauth2" || s.Type == "openIdConnect":
 			headers = append(headers, [2]string{"Authorization", "Bearer ${API_TOKEN}"})
@@ -197,6 +192,27 @@ func (d *Document) credentials(op *openapi3.Operation) (headers [][2]string, tod
 		}
 	}
 	return headers, todos
+}
+
+// ease ranks a security requirement by how simply a target file's
+// headers pass it, the simplest lowest.
+func (d *Document) ease(r openapi3.SecurityRequirement) int {
+	if len(r) != 1 {
+		return 4
+	}
+	for name := range r {
+		switch s := d.scheme(name); {
+		case s == nil:
+			return 4
+		case s.Type == "http" && strings.EqualFold(s.Scheme, "bearer"):
+			return 0
+		case s.Type == "apiKey" && s.In == openapi3.ParameterInHeader:
+			return 1
+		case s.Type == "http" && strings.EqualFold(s.Scheme, "basic"):
+			return 2
+		}
+	}
+	return 3
 }
 
 // scheme is the security scheme of that name, nil when undefined.
@@ -219,6 +235,23 @@ func writeOperation(w *writer, p *Plan, at string) {
 			}
 		}
 	}
+	// A field the draft cannot fill is written empty with its TODO at
+	// the end of its line: validate's error names that line, and the
+	// TODO stops warning once the field has a value.
+	emptyField := func(indent, name, field string) {
+		var texts []string
+		for _, t := range p.todos {
+			if t.field == field {
+				texts = append(texts, t.text)
+			}
+		}
+		for _, t := range texts[:max(len(texts)-1, 0)] {
+			w.todo(indent, "%s%s: %s", at, field, t)
+		}
+		if len(texts) > 0 {
+			w.fieldTODO(indent, name, at+field, texts[len(texts)-1])
+		}
+	}
 	writeSetup(w, p.setup)
 	w.line("", "create:")
 	w.field("  ", "method", p.Method)
@@ -233,6 +266,7 @@ func writeOperation(w *writer, p *Plan, at string) {
 	}
 	todos("  ", "create.id_field")
 	if p.idField != "" {
+		w.comment("  ", "%s", p.idWhy.say())
 		w.field("  ", "id_field", p.idField)
 	}
 	w.blank()
@@ -244,11 +278,25 @@ func writeOperation(w *writer, p *Plan, at string) {
 		w.field("  ", "format", "pattern")
 		w.field("  ", "pattern", p.key.pattern)
 	}
+	if p.key.uuid && p.key.pattern == "" {
+		w.field("  ", "format", "uuid")
+	}
 	if p.key.maxLength > 0 {
 		w.line("  ", "max_length: "+strconv.FormatUint(p.key.maxLength, 10))
 	}
+	switch {
+	case p.key.declared && p.key.optional:
+		w.comment("  ", "The document declares the key optional: a create without one is served, not refused.")
+		w.line("  ", "required: false")
+	case p.key.declared:
+		w.line("  ", "required: true")
+	}
 	w.blank()
-	todos("", "oracle")
+	if p.lookup == nil && p.list == nil && at == "" {
+		emptyField("", "oracle", "oracle")
+	} else {
+		todos("", "oracle")
+	}
 	if l := p.lookup; l != nil {
 		w.line("", "oracle:")
 		w.line("  ", "lookup:")
@@ -309,6 +357,14 @@ func (w *writer) todo(indent, format string, args ...any) {
 	t := oneLine(fmt.Sprintf(format, args...))
 	w.todos = append(w.todos, t)
 	w.line(indent, "# TODO: "+t)
+}
+
+// fieldTODO writes a field left empty, its TODO at the end of its line;
+// the TODO is listed as field's, like one above a field.
+func (w *writer) fieldTODO(indent, name, field, text string) {
+	t := oneLine(text)
+	w.todos = append(w.todos, field+": "+t)
+	w.line(indent, quote(name)+": # TODO: "+t)
 }
 
 // oneLine keeps text on one line of a comment: a line break (YAML

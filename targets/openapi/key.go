@@ -33,6 +33,11 @@ type keyPlace struct {
 	// K2a judges the API's own format, not idemspec's default.
 	pattern   string
 	maxLength uint64
+	uuid      bool // the schema's format: uuid
+	// optional: the document declares the key required: false (or does
+	// not require its body field), so K1 and P1 must not expect a
+	// keyless create refused.
+	optional bool
 }
 
 // withFormat is k with the format its schema declares.
@@ -41,6 +46,7 @@ func (k keyPlace) withFormat(s *openapi3.Schema) keyPlace {
 		return k
 	}
 	k.pattern = s.Pattern
+	k.uuid = s.Format == "uuid"
 	if s.MaxLength != nil {
 		k.maxLength = *s.MaxLength
 	}
@@ -57,16 +63,16 @@ func declaredKey(params openapi3.Parameters, body *openapi3.Schema) (keyPlace, b
 		switch p.Value.In {
 		case openapi3.ParameterInHeader:
 			if targets.ValidHeaderName(p.Value.Name) {
-				return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}.withFormat(flatten(p.Value.Schema)), true
+				return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true, optional: !p.Value.Required}.withFormat(flatten(p.Value.Schema)), true
 			}
 		case openapi3.ParameterInQuery:
-			return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true}.withFormat(flatten(p.Value.Schema)), true
+			return keyPlace{in: p.Value.In, name: p.Value.Name, declared: true, optional: !p.Value.Required}.withFormat(flatten(p.Value.Schema)), true
 		}
 	}
 	if body != nil {
 		for _, name := range propertyNames(body) {
 			if isKeyName(name) && kind(property(body, name)) == openapi3.TypeString {
-				return keyPlace{in: "body", name: name, declared: true}.withFormat(property(body, name)), true
+				return keyPlace{in: "body", name: name, declared: true, optional: !slices.Contains(body.Required, name)}.withFormat(property(body, name)), true
 			}
 		}
 	}

@@ -80,7 +80,7 @@ func placeMarker(s *openapi3.Schema, fields map[string]any, key keyPlace, filter
 }
 
 // variantNames are the properties a payload's variant fits best.
-var variantNames = []string{"amount", "value", "quantity", "count", "price", "total"}
+var variantNames = []string{"amount", "value", "quantity", "count", "price", "total", "spend_limit", "limit"}
 
 // placeVariant puts {{.Variant}} in the body: the shallowest number
 // named as an amount (amountName) that takes 1 to a few hundred, else a decimal string named as an amount
@@ -150,7 +150,7 @@ func setAt(fields map[string]any, path []string, v any) {
 // a page size), which the API may refuse or act on differently.
 func amountName(name string) bool {
 	lower := strings.ToLower(name)
-	for _, w := range []string{"amount", "quantity", "qty", "count", "price", "total", "value", "balance", "sum", "cost", "units"} {
+	for _, w := range []string{"amount", "quantity", "qty", "count", "price", "total", "value", "balance", "sum", "cost", "units", "limit"} {
 		if strings.Contains(lower, w) {
 			return true
 		}

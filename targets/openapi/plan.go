@@ -25,6 +25,7 @@ type Plan struct {
 	key     keyPlace
 	body    body
 	idField string
+	idWhy   idChoice  // why idField, and the runner-up
 	list    *listPlan // nil: no list oracle could be drafted
 	lookup  *lookupPlan
 	todos   []todo
@@ -108,8 +109,15 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 	p.body = draftBody(p, contentType, mt, l.filters, keep, func(p *Plan, s *openapi3.Schema, fields map[string]any) {
 		d.useTestValues(fields)
 		d.bodyParents(p, s, fields)
+		for _, s := range p.setup {
+			if s.currency != "" {
+				currencyIn(fields, s.currency)
+				break
+			}
+		}
 	})
-	if p.idField = idField(success(op), resource); p.idField == "" {
+	p.idWhy = chooseID(success(op), resource, requestNames(parameters(item, op), jsonBody))
+	if p.idField = p.idWhy.field; p.idField == "" {
 		p.todo("create.id_field", "the 2xx answer declares no id: give the JSON path of the new resource's id in it")
 	}
 	if noList != "" {
@@ -145,7 +153,16 @@ func listOracle(p *Plan, l listing, resource string) *listPlan {
 	default:
 		p.todo("oracle.list.path", "the list neither filters by nor shows the field that holds the marker: give a path that lists the resources carrying {{.Marker}}")
 	}
+	requiredFilters(p, lp, l.required)
+	// The list's items are the create's resources: its id names them
+	// there too, and a cursor pages by it, never by another field.
 	itemID := ownID(l.item, resource)
+	if p.idField != "" && propertyAt(l.item, strings.Split(p.idField, ".")) != nil {
+		itemID = p.idField
+	}
+	if pg := l.pages; pg != nil && pg.next == "cursor" && strings.HasPrefix(pg.field, l.items+"[-1].") && itemID != "" {
+		pg.field = l.items + "[-1]." + itemID
+	}
 	switch {
 	case itemID == "":
 		p.todo("oracle.list.id_field", "the list's items declare no id: give its JSON path in an item")

@@ -117,7 +117,8 @@ func requests(t *testing.T, text []byte) []drafted {
 		t.Fatal(err)
 	}
 	setup := map[string]any{}
-	data := map[string]any{"Marker": "idemspec-0123abcd-S1-1", "Variant": "100", "Key": "3fa85f64-5717-4562-b3fc-2c963f66afa6", "Setup": setup, "ID": "5O190127TN364715T"}
+	data := map[string]any{"Marker": "idemspec-0123abcd-S1-1", "Variant": "100", "Key": "3fa85f64-5717-4562-b3fc-2c963f66afa6", "Setup": setup, "ID": "5O190127TN364715T",
+		"Since": "2026-01-01T10:00:00Z", "Until": "2026-01-03T10:00:00Z"}
 	ids := regexp.MustCompile(`\{\{\.Setup\.([A-Za-z0-9_]+)\.([A-Za-z0-9_.]+)\}\}`)
 	for _, m := range ids.FindAllStringSubmatch(string(text), -1) {
 		at := setup

@@ -42,51 +42,16 @@ func jsonSchema(content openapi3.Content) *openapi3.Schema {
 	return nil
 }
 
-// idField is the JSON path of the resource id in an answer of schema s:
-// id, else a property named like one (the resource's own, order_id for
-// /orders, first), else the id of the one object the answer wraps
-// (data.id, payment.id).
+// idField is the JSON path of the resource id in an answer of schema s
+// (idchoice.go), "" when it names none.
 func idField(s *openapi3.Schema, resource string) string {
-	if s == nil || kind(s) != openapi3.TypeObject {
-		return ""
-	}
-	if name := ownID(s, resource); name != "" {
-		return name
-	}
-	var wrapped []string
-	for _, name := range propertyNames(s) {
-		if p := property(s, name); kind(p) == openapi3.TypeObject {
-			if id := ownID(p, resource); id != "" {
-				wrapped = append(wrapped, name+"."+id)
-			}
-		}
-	}
-	if len(wrapped) == 1 {
-		return wrapped[0]
-	}
-	return ""
+	return chooseID(s, resource, nil).field
 }
 
 // ownID is an object's own id property, "" when it has none.
 func ownID(s *openapi3.Schema, resource string) string {
-	scalar := func(name string) bool {
-		k := kind(property(s, name))
-		return k == openapi3.TypeString || k == openapi3.TypeInteger
-	}
-	for _, name := range []string{"id", resource + "_id", resource + "Id"} {
-		if property(s, name) != nil && scalar(name) {
-			return name
-		}
-	}
-	// Else a name ending like an id, then like a reference (an API
-	// whose resources are named by a paymentReference).
-	for _, suffixes := range [][]string{{"_id", "Id", "ID"}, {"_reference", "Reference"}} {
-		for _, name := range propertyNames(s) {
-			if slices.ContainsFunc(suffixes, func(x string) bool { return strings.HasSuffix(name, x) || strings.HasSuffix(strings.ToLower(name), x) }) &&
-				!isKeyName(name) && scalar(name) && !property(s, name).WriteOnly {
-				return name
-			}
-		}
+	if c := idCandidates(s, resource, nil); len(c) > 0 {
+		return c[0].name
 	}
 	return ""
 }

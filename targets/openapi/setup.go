@@ -28,6 +28,43 @@ type setupPlan struct {
 	id     string    // the JSON path of the parent's id in the answer
 	inBody bool      // param is a property of the body, not a path parameter
 	ready  bool      // its body makes a parent the action can act on at once (a confirmed payment for a refund)
+	// currency is the currency its body pays in, "" for none: an action
+	// on it (a capture, a refund) must take the same.
+	currency string
+}
+
+// currencyNames are the names of a currency code in a body.
+var currencyNames = []string{"currency", "currency_code", "currencyCode"}
+
+// currencyIn finds the first currency code a body's fields hold, and
+// sets each to to when to is not "" (an action's amount in its parent's
+// currency).
+func currencyIn(v any, to string) string {
+	found := ""
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if c, ok := v[k].(string); ok && slices.Contains(currencyNames, k) {
+				if found == "" {
+					found = c
+				}
+				if to != "" {
+					v[k] = to
+				}
+				continue
+			}
+			if c := currencyIn(v[k], to); found == "" {
+				found = c
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if c := currencyIn(e, to); found == "" {
+				found = c
+			}
+		}
+	}
+	return found
 }
 
 // setupName is what a setup request may be called (targets' rule): a
@@ -101,7 +138,7 @@ func (d *Document) parentOf(param, collection, action string, taken map[string]b
 	var fields map[string]any
 	if mt != nil {
 		var why string
-		if s.body, fields, why = startBody(contentType, mt, func(string) bool { return false }); why != "" {
+		if s.body, fields, _, why = startBody(contentType, mt, func(string) bool { return false }); why != "" {
 			return nil, what + " has a body init cannot draft (" + why + ")"
 		}
 	}
@@ -119,6 +156,7 @@ func (d *Document) parentOf(param, collection, action string, taken map[string]b
 		s.ready = d.readyFor(action, s.body.schema, fields)
 		l, _ := readListing(post.item.Get, post.item, resource)
 		s.body.marker = placeMarker(s.body.schema, fields, key, l.filters)
+		s.currency = currencyIn(fields, "")
 		s.body.text = render(contentType, fields)
 	}
 	s.name = uniqueSetupName(param, resource, taken)
