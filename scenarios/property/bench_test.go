@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
-	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios/property"
 )
@@ -27,16 +26,7 @@ func BenchmarkFirstCounterexample(b *testing.B) {
 			name, catches = m.Name+"?instances=2", m.Multi
 		}
 		b.Run(m.Name, func(b *testing.B) {
-			target, err := fakes.LoadTarget(fakes.TargetPrefix + name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer target.Close()
-			env, err := harness.New(target, harness.DefaultSettings())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer env.Close()
+			env := envOf(b, name)
 			cfg := property.DefaultConfig()
 			cfg.ShrinkTime = time.Millisecond
 			var found time.Duration

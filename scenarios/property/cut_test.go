@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
-	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios/property"
 )
@@ -17,16 +15,7 @@ import (
 // are never PASS then, wherever the cut lands. The reference keeps
 // every rule, so a whole search would pass both.
 func TestSearchCutShortNeverPasses(t *testing.T) {
-	target, err := fakes.LoadTarget(fakes.TargetPrefix + "reference")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
-	env, err := harness.New(target, harness.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
+	env := envOf(t, "reference")
 	for _, at := range []int{1, 2, 7, 30} {
 		t.Run(fmt.Sprintf("cut at report %d", at), func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())

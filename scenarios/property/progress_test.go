@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
-	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios/property"
 )
@@ -18,16 +16,7 @@ import (
 // on the counterexample the result holds. nodedup executes every
 // request, so the first resubmission breaks a MUST rule.
 func TestSearchReportsItsProgress(t *testing.T) {
-	target, err := fakes.LoadTarget(fakes.TargetPrefix + "nodedup")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
-	env, err := harness.New(target, harness.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
+	env := envOf(t, "nodedup")
 	var seen []property.Progress
 	cfg := property.Config{Sequences: 10, Steps: 10, Seed: 7, ShrinkTime: 2 * time.Second, Crashes: -1,
 		Progress: func(p property.Progress) { seen = append(seen, p) }}

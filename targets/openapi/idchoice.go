@@ -53,16 +53,7 @@ func idCandidates(s *openapi3.Schema, resource string, set map[string]bool) []id
 		out = append(out, idCandidate{name: name, required: slices.Contains(s.Required, name), readOnly: p.ReadOnly, rank: r})
 	}
 	slices.SortStableFunc(out, func(a, b idCandidate) int {
-		first := func(x, y bool) int {
-			switch {
-			case x == y:
-				return 0
-			case x:
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(first(a.required, b.required), first(a.readOnly, b.readOnly), cmp.Compare(a.rank, b.rank), cmp.Compare(a.name, b.name))
+		return cmp.Or(boolFirst(a.required, b.required), boolFirst(a.readOnly, b.readOnly), cmp.Compare(a.rank, b.rank), cmp.Compare(a.name, b.name))
 	})
 	return out
 }

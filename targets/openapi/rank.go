@@ -130,15 +130,6 @@ func (d *Document) candidate(o operation, keyHeader string) candidate {
 
 // better orders candidates, the likeliest main create first.
 func better(a, b candidate) int {
-	boolFirst := func(x, y bool) int {
-		switch {
-		case x == y:
-			return 0
-		case x:
-			return -1
-		}
-		return 1
-	}
 	return cmp.Or(
 		boolFirst(a.keyed, b.keyed),
 		boolFirst(a.side == "", b.side == ""),
@@ -202,4 +193,15 @@ func nextCandidates(ranked []candidate) string {
 		names = append(names, fmt.Sprintf("%s (POST %s)", operationID(c.op.method, c.op.path, c.op.op), c.op.path))
 	}
 	return strings.Join(names, ", ")
+}
+
+// boolFirst orders true before false, for cmp.Or's chains of rankings.
+func boolFirst(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case x:
+		return -1
+	}
+	return 1
 }

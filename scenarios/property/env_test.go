@@ -1,0 +1,25 @@
+package property_test
+
+import (
+	"testing"
+
+	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/harness"
+)
+
+// envOf starts the built-in fake name (a mutant, or "reference") and a
+// harness in front of it, both closed when the test ends.
+func envOf(tb testing.TB, name string) *harness.Env {
+	tb.Helper()
+	target, err := fakes.LoadTarget(fakes.TargetPrefix + name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { target.Close() })
+	env, err := harness.New(target, harness.DefaultSettings())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { env.Close() })
+	return env
+}
