@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemspec/idemspec/internal/freeport"
@@ -25,6 +25,15 @@ type Instance struct {
 
 	opts   Options // DBPath always set: it outlives every generation
 	tmpDir string  // the database's directory when Start made it
+
+	// port is the listening socket every generation serves on. It stays
+	// bound from Start to Close: between a crash and the restart another
+	// program could bind a port let go, even one drawn outside the
+	// ephemeral range (another idemspec drawing its own, as two suites
+	// on one machine do), and the restart would fail. A connection that
+	// arrives in between waits in the backlog for the next generation,
+	// as it would behind a socket-activated service.
+	port *net.TCPListener
 
 	mu  sync.Mutex
 	gen *generation
@@ -57,8 +66,15 @@ func Start(opts Options, addr string) (*Instance, error) {
 		in.tmpDir = dir
 		in.opts.DBPath = filepath.Join(dir, "fake.db")
 	}
-	gen, err := serve(in.opts, addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		in.removeTemp()
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	in.port = ln.(*net.TCPListener)
+	gen, err := serve(in.opts, in.port)
+	if err != nil {
+		in.port.Close()
 		in.removeTemp()
 		return nil, err
 	}
@@ -68,39 +84,55 @@ func Start(opts Options, addr string) (*Instance, error) {
 	return in, nil
 }
 
-func serve(opts Options, addr string) (*generation, error) {
+func serve(opts Options, port *net.TCPListener) (*generation, error) {
 	s, err := Open(opts)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := listen(addr)
-	if err != nil {
+	if err := port.SetDeadline(time.Time{}); err != nil {
 		s.Close()
 		return nil, err
 	}
 	g := &generation{
 		Server: s,
-		http:   &http.Server{Addr: ln.Addr().String(), Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
+		http:   &http.Server{Addr: port.Addr().String(), Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		done:   make(chan error, 1),
 	}
-	go func() { g.done <- g.http.Serve(ln) }()
+	go func() { g.done <- g.http.Serve(&lease{TCPListener: port}) }()
 	return g, nil
 }
 
-// listen binds addr, retrying briefly: the port of a generation that
-// just stopped may take a moment to be free again.
-func listen(addr string) (net.Listener, error) {
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		ln, err := net.Listen("tcp", addr)
-		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
-			if err != nil {
-				return nil, fmt.Errorf("listen on %s: %w", addr, err)
-			}
-			return ln, nil
-		}
-		time.Sleep(10 * time.Millisecond)
+// lease is one generation's use of the instance's listening socket:
+// closing it ends that generation's accepting and leaves the socket bound
+// for the next one.
+type lease struct {
+	*net.TCPListener
+	closed atomic.Bool
+}
+
+func (l *lease) Accept() (net.Conn, error) {
+	if l.closed.Load() {
+		return nil, net.ErrClosed
 	}
+	c, err := l.TCPListener.Accept()
+	if l.closed.Load() {
+		// A connection accepted as the generation ended belongs to no
+		// one: closing it is what a dead process's socket does.
+		if c != nil {
+			c.Close()
+		}
+		return nil, net.ErrClosed
+	}
+	return c, err
+}
+
+// Close wakes the Accept in progress (the deadline passes) without
+// unbinding the socket.
+func (l *lease) Close() error {
+	if l.closed.Swap(true) {
+		return nil
+	}
+	return l.TCPListener.SetDeadline(time.Unix(1, 0))
 }
 
 func (g *generation) addr() string { return g.http.Addr }
@@ -162,7 +194,7 @@ func (in *Instance) replace(ctx context.Context, end func(*generation) error) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	gen, serr := serve(in.opts, in.Addr)
+	gen, serr := serve(in.opts, in.port)
 	if serr != nil {
 		return errors.Join(err, fmt.Errorf("start again: %w", serr))
 	}
@@ -182,6 +214,9 @@ func (in *Instance) Close() error {
 	if in.gen != nil {
 		err = in.gen.stop()
 		in.gen = nil
+	}
+	if in.port != nil {
+		in.port.Close()
 	}
 	in.removeTemp()
 	return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -251,3 +252,47 @@ func (l *lockedBuffer) String() string {
 }
 
 var _ io.Writer = (*lockedBuffer)(nil)
+
+// The port stays the fake's from start to close: another program trying
+// to bind it all through a run of crashes and restarts never gets it, and
+// every restart comes back on it. (When the port was let go for the
+// restart, the other program's bind won now and then, and the restart
+// failed with "address already in use".)
+func TestCrashesKeepThePort(t *testing.T) {
+	in := start(t, fakes.Options{})
+	stop := make(chan struct{})
+	taken := make(chan string, 1)
+	go func() {
+		defer close(taken)
+		for try := 0; try < 100000; try++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ln, err := net.Listen("tcp", in.Addr)
+			if err == nil {
+				// Hold it as another program would while it runs.
+				time.Sleep(50 * time.Millisecond)
+				ln.Close()
+				taken <- fmt.Sprintf("another listener bound %s on try %d", in.Addr, try)
+				return
+			}
+		}
+	}()
+	for i := 0; i < 30; i++ {
+		if err := in.Crash(context.Background()); err != nil {
+			t.Fatalf("crash %d: %v", i+1, err)
+		}
+		if err := in.Restart(context.Background()); err != nil {
+			t.Fatalf("restart %d: %v", i+1, err)
+		}
+	}
+	close(stop)
+	if why, ok := <-taken; ok {
+		t.Fatal(why)
+	}
+	if r := send(in, "k-port", "m-port"); r.err != nil || r.status != http.StatusCreated {
+		t.Fatalf("after the restarts: %d %v, want 201", r.status, r.err)
+	}
+}

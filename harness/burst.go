@@ -37,7 +37,7 @@ type BurstSpec struct {
 	Body    []byte
 	Variant string
 	Size    int
-	Timeout time.Duration // for the whole burst; zero uses RequestTimeout
+	Timeout time.Duration // for the opening, and again for the answers; zero uses RequestTimeout
 	// Spread, when it holds several lanes (one per instance), deals the
 	// burst's connections across them in turn: the instances race.
 	Spread []*Lane
@@ -88,6 +88,11 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 	if timeout == 0 {
 		timeout = e.Settings.RequestTimeout
 	}
+	// The opening (connections, TLS handshakes, heads, the wait for each
+	// server to ask for its body) and the answers have a timeout each: on
+	// a busy machine twenty TLS handshakes can take most of one, and an
+	// answer the opening's slowness cut short would read as a server that
+	// never answered.
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
@@ -158,6 +163,10 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 	}
 	resume()
 
+	answerBy := time.Now().Add(timeout)
+	for _, c := range conns {
+		c.SetDeadline(answerBy)
+	}
 	for _, c := range conns {
 		wg.Add(1)
 		go func() {
