@@ -125,3 +125,32 @@ func requestsToCatch(s4 reports.CheckResult) int {
 	}
 	return len(ev.History)
 }
+
+// BenchmarkRestartWindow runs S5a against record-after-answer-quick, whose
+// record lands 100 µs after its answer, one CLI run per op, and reports
+// the share of runs whose restart landed inside that gap in some round
+// (S5a FAIL) and the rounds a catch took. The detection matrix holds the
+// window open (window=aimed) so its verdict does not ride the machine's
+// load; this is the open window's rate, on this machine, now.
+func BenchmarkRestartWindow(b *testing.B) {
+	idemspecBinary(b)
+	var caught, rounds int
+	b.ResetTimer()
+	for range b.N {
+		r := runCLI(b, "--target", "fake:record-after-answer-quick", "--label-filter", scenarios.S5a.ID)
+		s5a := checkResult(b, r, scenarios.S5a.ID)
+		switch s5a.Verdict {
+		case check.FAIL:
+			caught++
+			rounds += len(s5a.Evidence.Restarts)
+		case check.PASS:
+		default:
+			b.Fatalf("S5a %s: %s", s5a.Verdict, s5a.Reason)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(100*float64(caught)/float64(b.N), "caught-%")
+	if caught > 0 {
+		b.ReportMetric(float64(rounds)/float64(caught), "rounds-to-catch")
+	}
+}

@@ -79,7 +79,11 @@ func (b *behind) execute(ctx context.Context, c claim) answer {
 		go func() {
 			// A stopped server's database is closed, a killed one
 			// refuses writes: either way the record is lost.
-			wait(b.delay)
+			if s.opts.AimedWindow && s.aims.at(c.key) {
+				waitForEnd(s)
+			} else {
+				wait(b.delay)
+			}
 			s.write(context.Background(), func(tx *sql.Tx) error {
 				return complete(context.Background(), tx, c, a)
 			})
@@ -101,5 +105,18 @@ func wait(d time.Duration) {
 	}
 	for start := time.Now(); time.Since(start) < d; {
 		runtime.Gosched()
+	}
+}
+
+// aimedHold bounds how long a window held open for an aimed restart
+// waits for the restart to end the server.
+const aimedHold = 5 * time.Second
+
+// waitForEnd holds a window open until the server is closed (the aimed
+// restart has ended it), or aimedHold.
+func waitForEnd(s *Server) {
+	select {
+	case <-s.closed:
+	case <-time.After(aimedHold):
 	}
 }

@@ -296,3 +296,28 @@ func TestCrashesKeepThePort(t *testing.T) {
 		t.Fatalf("after the restarts: %d %v, want 201", r.status, r.err)
 	}
 }
+
+// With the window aimed (window=aimed), the quick mutant's record waits
+// for the restart aimed at its key however late that restart lands, so
+// the bug shows whatever the machine's load; a key no restart is aimed
+// at keeps the 100 µs window (TestRecordAfterAnswerQuickKeepsALateRestart).
+func TestAimedWindowWaitsForTheRestart(t *testing.T) {
+	in := start(t, fakes.Options{Mutant: "record-after-answer-quick", InProgressTimeout: inProgressTimeout, AimedWindow: true})
+	disarm := in.AimRestart("k-aimed")
+	first := send(in, "k-aimed", "m-aimed")
+	other := send(in, "k-other", "m-other")
+	if first.status != http.StatusCreated || other.status != http.StatusCreated {
+		t.Fatalf("creates: %d %v, %d %v", first.status, first.err, other.status, other.err)
+	}
+	time.Sleep(20 * time.Millisecond) // two hundred times the window
+	if err := in.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	disarm()
+	if again := send(in, "k-aimed", "m-aimed"); again.status == http.StatusCreated && again.id == first.id {
+		t.Errorf("the aimed key's record survived the restart (201 id %s): its window was not held open", again.id)
+	}
+	if again := send(in, "k-other", "m-other"); again.status != http.StatusCreated || again.id != other.id {
+		t.Errorf("a key no restart was aimed at: %d id %s, want its record (201 id %s)", again.status, again.id, other.id)
+	}
+}

@@ -51,6 +51,14 @@ type Options struct {
 	// answer's body follows its head by BodyLag (0: DefaultBodyLag).
 	NoDrain bool
 	BodyLag time.Duration
+	// AimedWindow makes a bug that rides a window between an answer and
+	// what follows it (record-after-answer-quick's 100 µs) hold that
+	// window open for a key a restart is aimed at (Instance.AimRestart)
+	// until the restart has ended the server. S5a's aim at a window that
+	// narrow depends on the machine's scheduling; held open, the verdict
+	// does not, and the detection matrix uses it. The window's own
+	// detection rate is a benchmark's to measure.
+	AimedWindow bool
 }
 
 // Defaults for Options fields left zero.
@@ -98,6 +106,10 @@ type Server struct {
 	// task no time beyond its requests in flight.
 	stopping atomic.Bool
 	busy     atomic.Int64
+	// aims are the keys a restart is aimed at (Options.AimedWindow);
+	// closed is closed when the server is closed, the generation's end.
+	aims   *aims
+	closed chan struct{}
 }
 
 // Arrival is one create request as the server saw it.
@@ -140,7 +152,7 @@ func Open(opts Options) (*Server, error) {
 	if opts.KeyHeader == "" {
 		opts.KeyHeader = DefaultKeyHeader
 	}
-	s := &Server{opts: opts, mutant: m, conv: IETF, crashPoints: map[string]chan struct{}{}, dead: make(chan struct{})}
+	s := &Server{opts: opts, mutant: m, conv: IETF, crashPoints: map[string]chan struct{}{}, dead: make(chan struct{}), closed: make(chan struct{})}
 	if opts.Convention != nil {
 		s.conv = *opts.Convention
 	}
@@ -167,6 +179,7 @@ func Open(opts Options) (*Server, error) {
 // Close closes the database and removes a temporary one.
 func (s *Server) Close() error {
 	err := s.db.Close()
+	close(s.closed)
 	s.removeTemp()
 	return err
 }

@@ -26,7 +26,7 @@ func LoadTarget(ref string) (*targets.Target, error) {
 }
 
 // StartTarget starts a built-in fake on a loopback port and describes it:
-// "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false]".
+// "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false&window=aimed]".
 // With profile=P the fake answers by that profile's convention and the
 // target declares it, so every profile is proven against a real server.
 func StartTarget(ref string) (*targets.Target, error) {
@@ -61,6 +61,13 @@ func StartTarget(ref string) (*targets.Target, error) {
 			default:
 				return nil, fmt.Errorf("%s: list_scope: %q is not tenant or all", ref, vals[0])
 			}
+			continue
+		}
+		if name == "window" {
+			if vals[0] != "aimed" {
+				return nil, fmt.Errorf("%s: window: %q is not aimed (aimed: a bug's window after an answer stays open until a restart aimed at it has ended the server)", ref, vals[0])
+			}
+			opts.AimedWindow = true
 			continue
 		}
 		if name == "drain" {
@@ -98,7 +105,7 @@ func StartTarget(ref string) (*targets.Target, error) {
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in, action, drain)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in, action, drain, window)", ref, name)
 		}
 	}
 	in, err := Start(opts, "127.0.0.1:0")

@@ -35,6 +35,7 @@ var Goals = []Goal{
 	{"detection, 100 µs window: S4 runs caught (%)", "Detection/window=100us", "caught-%", ">=", 100},
 	{"detection, 10 µs window: S4 runs caught (%)", "Detection/window=10us", "caught-%", "", 0},
 	{"detection: requests per S4 run", "Detection/window=100us", "requests/run", "", 0},
+	{"detection, 100 µs after the answer: S5a runs caught (%)", "RestartWindow", "caught-%", "", 0},
 	{"suite: full default run, wall (s)", "Suite", "wall-p50-s", "<=", 10},
 	{"memory: peak RSS of the default run (MB)", "Suite", "peak-rss-MB", "<=", 150},
 	{"memory: peak RSS, S4 with bursts of 250 (MB)", "BurstMemory/N=250", "peak-rss-MB", "", 0},

@@ -127,25 +127,6 @@ func forEach[T any](t *testing.T, fanOut int, items []T, name func(T) string, fn
 	wg.Wait()
 }
 
-// quiet lets a test's idemspec processes run with no other of the
-// package's beside them (alone): every other run through idemspecEnv
-// holds it shared, and new ones wait while an alone run goes.
-var quiet sync.RWMutex
-
-// aloneTests are the tests whose idemspec processes hold quiet whole.
-var aloneTests sync.Map // *testing.T → struct{}
-
-// alone takes quiet whole for t's idemspec processes until the function
-// it returns is called.
-func alone(t *testing.T) (release func()) {
-	quiet.Lock()
-	aloneTests.Store(t, struct{}{})
-	return func() {
-		aloneTests.Delete(t)
-		quiet.Unlock()
-	}
-}
-
 // result is one CLI invocation.
 type result struct {
 	code           int
@@ -163,10 +144,6 @@ func idemspec(t *testing.T, args ...string) result {
 // idemspecEnv runs the CLI with env added to the environment.
 func idemspecEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	if _, ok := aloneTests.Load(t); !ok {
-		quiet.RLock()
-		defer quiet.RUnlock()
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)

@@ -67,21 +67,9 @@ func longestFirst(t *testing.T, entries []matrixEntry) []matrixEntry {
 	return entries
 }
 
-// runsAlone says whether an entry's verdict rides a window too narrow to
-// share the machine with the package's other idemspec processes:
-// record-after-answer-quick writes its record 100 µs after the answer,
-// and S5a's restart must land inside that gap. Measured under a load of
-// 20 to 30 from other work: S5a missed it in one run of three beside the
-// other entries, and caught it in ten runs of ten alone.
-func runsAlone(m matrixEntry) bool { return m.Name == "record-after-answer-quick" }
-
-// matrixRun is one run of a server matrix's entry: alone (see alone), or
-// beside the package's other runs.
+// matrixRun is one run of a server matrix's entry.
 func matrixRun(t *testing.T, m matrixEntry, args ...string) result {
 	t.Helper()
-	if runsAlone(m) {
-		defer alone(t)()
-	}
 	return run(t, args...)
 }
 
@@ -118,7 +106,16 @@ func matrixEntries() []matrixEntry {
 	entries = append(entries, keyPlaceEntries()...)
 	entries = append(entries, actionEntries()...)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
-		entries = append(entries, matrixEntry{target: "fake:" + m.Name, Mutant: m})
+		target := "fake:" + m.Name
+		if m.Name == "record-after-answer-quick" {
+			// Its record lands 100 µs after the answer: whether S5a's
+			// restart lands inside that gap rides the machine's load (on
+			// a busy machine it missed all five rounds of one run in
+			// six). Held open for the aimed restart, the verdict does
+			// not; BenchmarkDetection measures the open window's rate.
+			target += "?window=aimed"
+		}
+		entries = append(entries, matrixEntry{target: target, Mutant: m})
 		if m.Name == "record-after-answer" {
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?drain=false", Mutant: m})
 		}
