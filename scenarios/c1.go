@@ -11,8 +11,8 @@ var C1 = check.Define(Check{
 
 // SameKey judges C1: every create of the operation carries the first's key.
 func SameKey(t ClientTrial) check.Verdict {
-	if vs := needCreates(t); vs != nil {
-		return check.Judge("C1", vs...)
+	if v := noCreates("C1", t); v != nil {
+		return *v
 	}
 	cs := t.creates()
 	var vs []check.Violation

@@ -12,8 +12,8 @@ var C2 = check.Define(Check{
 
 // SamePayload judges C2: every create carries the first's payload bytes.
 func SamePayload(t ClientTrial) check.Verdict {
-	if vs := needCreates(t); vs != nil {
-		return check.Judge("C2", vs...)
+	if v := noCreates("C2", t); v != nil {
+		return *v
 	}
 	cs := t.creates()
 	var vs []check.Violation

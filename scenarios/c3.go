@@ -24,7 +24,10 @@ func persistentOutage(ctx context.Context, t *trial) (check.Verdict, error) {
 // Bounded judges C3: at most Budget creates, and an exit of its own
 // within the deadline (plus slack).
 func Bounded(t ClientTrial) check.Verdict {
-	vs := needCreates(t)
+	if v := noCreates("C3", t); v != nil {
+		return *v
+	}
+	var vs []check.Violation
 	if n := len(t.creates()); n > t.Budget {
 		vs = append(vs, check.Violation{What: "more attempts than the budget", Expected: fmt.Sprintf("at most %d", t.Budget), Observed: fmt.Sprint(n), Seqs: seqs(t.creates()...)})
 	}

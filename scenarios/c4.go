@@ -31,8 +31,8 @@ func lostCommitted(ctx context.Context, t *trial) (check.Verdict, error) {
 // so a client that says FAILED is wrong, and one that printed no result
 // said nothing a caller could use.
 func NotFailedAfterCommit(t ClientTrial) check.Verdict {
-	if vs := needCreates(t); vs != nil {
-		return check.Judge("C4", vs...)
+	if v := noCreates("C4", t); v != nil {
+		return *v
 	}
 	if t.Resources == 0 {
 		return check.Errored("C4", fmt.Errorf("the server never committed the create, so C4 cannot be judged"))

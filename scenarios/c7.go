@@ -23,8 +23,8 @@ func refused(ctx context.Context, t *trial) (check.Verdict, error) {
 
 // NoRetryOfRefusal judges C7: no create follows one answered 400 or 422.
 func NoRetryOfRefusal(t ClientTrial) check.Verdict {
-	if vs := needCreates(t); vs != nil {
-		return check.Judge("C7", vs...)
+	if v := noCreates("C7", t); v != nil {
+		return *v
 	}
 	cs := t.creates()
 	for i, c := range cs {

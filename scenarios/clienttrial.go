@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -98,14 +99,24 @@ func seqs(rs ...check.ServerRequest) []int {
 	return out
 }
 
-// needCreates is the violation of a trial in which the client never
-// reached the server: nothing else can be judged, and a client that
-// sends nothing is not conforming either.
-func needCreates(t ClientTrial) []check.Violation {
+// noCreates is the error of a trial in which the client never sent a
+// create: there is nothing to judge, which says nothing of the client's
+// retries (a program that never started its work, a variable it does not
+// read, a machine so busy its start-up outlasted the deadline), so the
+// check is ERROR rather than FAIL.
+func noCreates(id string, t ClientTrial) *check.Verdict {
 	if len(t.creates()) > 0 {
 		return nil
 	}
-	return []check.Violation{{What: "the client sent no create request", Expected: "at least one", Observed: "none"}}
+	why := "the client sent no create request, so there is nothing to judge"
+	for _, x := range t.Exits {
+		if x.Killed != "" {
+			why += " (killed: " + x.Killed + ")"
+			break
+		}
+	}
+	v := check.Errored(id, errors.New(why))
+	return &v
 }
 
 func orNone(s string) string {

@@ -28,7 +28,9 @@ type clientEntry struct {
 	catches []string
 	// skips must be SKIP: the check they rest on fails (fakes.Mutant).
 	skips []string
-	// slack covers an interpreter's start-up on a busy machine.
+	// slack covers an interpreter's start-up and its state file's fsync
+	// on a busy machine: with two test suites running at once, the Python
+	// example once sent no create within its 3 s deadline plus 5 s.
 	slack time.Duration
 	// requires skips the entry (fails it with CI=true) when what it runs
 	// is not installed (nil: always there).
@@ -48,7 +50,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	python := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "python", "client.py")
 	entries := []clientEntry{
 		{name: "reference", command: binary + " agent", slack: 2 * time.Second},
-		{name: "python", command: "python3 " + python, slack: 5 * time.Second},
+		{name: "python", command: "python3 " + python, slack: pythonSlack},
 	}
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second})
@@ -56,7 +58,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	// The key in the body or a query parameter: the clients still pass
 	// (the Python one, slow to start, with the body key only), and a new
 	// key on a retry is C1's alone, not also a changed payload.
-	entries = append(entries, clientEntry{name: "python?key_in=body", command: "python3 " + python, args: []string{"--key-in", fakes.KeyInBody}, slack: 5 * time.Second})
+	entries = append(entries, clientEntry{name: "python?key_in=body", command: "python3 " + python, args: []string{"--key-in", fakes.KeyInBody}, slack: pythonSlack})
 	for _, in := range []string{fakes.KeyInBody, fakes.KeyInQuery} {
 		args := []string{"--key-in", in}
 		entries = append(entries, clientEntry{name: "reference?key_in=" + in, command: binary + " agent", args: args, slack: 2 * time.Second})
@@ -74,7 +76,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	// not the timing).
 	entries = append(entries,
 		clientEntry{name: "reference?bearer", command: binary + " agent --bearer " + token, slack: 2 * time.Second, runs: 2},
-		clientEntry{name: "python?bearer", command: "API_TOKEN=" + token + " python3 " + python, slack: 5 * time.Second, runs: 2})
+		clientEntry{name: "python?bearer", command: "API_TOKEN=" + token + " python3 " + python, slack: pythonSlack, runs: 2})
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name + "?bearer", command: binary + " agent --bearer " + token + " --bug " + m.Name, catches: m.Catches, slack: 2 * time.Second, runs: 2})
 	}
@@ -87,8 +89,8 @@ func clientEntries(t *testing.T) []clientEntry {
 		clientEntry{name: "workflow/reference", command: binary + " agent", args: wf, slack: 2 * time.Second, workflow: true},
 		clientEntry{name: "workflow/reference?key_in=body", command: binary + " agent", args: append(wf, "--key-in", fakes.KeyInBody), slack: 2 * time.Second, workflow: true, runs: 2},
 		clientEntry{name: "workflow/reference?bearer", command: binary + " agent --bearer " + token, args: wf, slack: 2 * time.Second, workflow: true, runs: 2},
-		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: 5 * time.Second, workflow: true, runs: 3},
-		clientEntry{name: "workflow/python?key_in=body", command: "python3 " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: 5 * time.Second, workflow: true, runs: 2})
+		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: pythonSlack, workflow: true, runs: 3},
+		clientEntry{name: "workflow/python?key_in=body", command: "python3 " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: pythonSlack, workflow: true, runs: 2})
 	// A workflow mutant's fault lands on its step through a hold, not a
 	// race: three runs each are enough.
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
@@ -98,6 +100,9 @@ func clientEntries(t *testing.T) []clientEntry {
 }
 
 // client runs client mode and reads its JSON report.
+// pythonSlack is the Python examples' slack (clientEntry.slack).
+const pythonSlack = 20 * time.Second
+
 func client(t *testing.T, args ...string) result {
 	t.Helper()
 	dir := t.TempDir()
