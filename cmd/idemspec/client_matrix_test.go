@@ -180,32 +180,33 @@ func TestClientDetectionMatrix(t *testing.T) {
 	})
 }
 
-// A client that never ends is killed at the deadline plus slack, judged,
-// and does not hold idemspec up.
+// A client that never ends is killed at the deadline plus slack, does
+// not hold idemspec up, and, having sent nothing, is ERROR (nothing to
+// judge) with the kill named: exit 2, not a verdict on its retries.
 func TestHangingClientIsKilledAndJudged(t *testing.T) {
 	long(t)
 	t.Parallel()
 	// The client would run 1000 s: an idemspec that waited for it would
 	// outlast the bound every CLI run of the tests has (idemspecEnv).
 	r := client(t, "--cmd", proctest.Sleep(), "--deadline", "1s", "--attempt-timeout", "200ms", "--slack", "500ms", "--label-filter", "C3 || C4")
-	if r.code == 0 {
-		t.Errorf("exit 0 for a client that never answered\n%s", r.stdout)
+	if r.code != 2 {
+		t.Errorf("exit %d for a client that never sent a request, want 2\n%s", r.code, r.stdout)
 	}
 	judged := 0
 	for _, c := range r.report.Checks {
 		switch c.Verdict {
 		case check.SKIP:
-		case check.FAIL:
+		case check.ERROR:
 			judged++
+			if !strings.Contains(c.Reason, "sent no create request") || !strings.Contains(c.Reason, "killed: still running after") {
+				t.Errorf("%s: reason %q, want the missing create and the kill", c.ID, c.Reason)
+			}
 		default:
-			t.Errorf("%s: %s for a client that never sent a request", c.ID, c.Verdict)
+			t.Errorf("%s: %s for a client that never sent a request, want ERROR", c.ID, c.Verdict)
 		}
 	}
 	if judged != 2 {
-		t.Errorf("want C3 and C4 judged, got %d:\n%s", judged, r.stdout)
-	}
-	if !strings.Contains(r.stdout, "FAIL  C3") {
-		t.Errorf("C3 should fail a hanging client:\n%s", r.stdout)
+		t.Errorf("want C3 and C4 ERROR, got %d:\n%s", judged, r.stdout)
 	}
 }
 
