@@ -23,6 +23,7 @@ var t0 = time.Date(2026, 5, 4, 10, 30, 0, 0, time.UTC)
 type concluded struct {
 	types.SpecReport
 	res *check.Result
+	cut bool // the body concluded after the interrupt began
 }
 
 func spec(id string, state types.SpecState, res *check.Result) concluded {
@@ -30,7 +31,7 @@ func spec(id string, state types.SpecState, res *check.Result) concluded {
 	return concluded{types.SpecReport{
 		LeafNodeText: c.Title, LeafNodeLabels: []string{id, string(c.Level), c.Group, "scenario"},
 		State: state, RunTime: 25 * time.Millisecond,
-	}, res}
+	}, res, false}
 }
 
 func judged(v check.Verdict, body string) *check.Result {
@@ -49,7 +50,7 @@ func suite(specs ...concluded) (types.Report, scenarios.Verdicts) {
 	for _, s := range specs {
 		g.SpecReports = append(g.SpecReports, s.SpecReport)
 		if s.res != nil {
-			v[scenarios.SpecKey{Check: s.LeafNodeLabels[0]}] = *s.res
+			v[scenarios.SpecKey{Check: s.LeafNodeLabels[0]}] = scenarios.Concluded{Result: *s.res, Cut: s.cut}
 		}
 	}
 	return g, v
@@ -99,6 +100,8 @@ func TestReportInterruptedRun(t *testing.T) {
 		interrupted(spec("S1", types.SpecStateInterrupted, judged(check.Judge("S1"), "ok")), types.NodeTypeReportAfterEach),
 		spec("S3", types.SpecStateSkipped, nil), // never ran
 		spec("S4", types.SpecStateSkipped, nil), // left out by the label filter
+		// Its body judged, then the interrupt reached its It: the verdict stands.
+		concludedFirst(interrupted(spec("S5a", types.SpecStateInterrupted, judged(check.Judge("S5a"), "ok")), types.NodeTypeIt)),
 	)
 	g.SuiteSucceeded = false
 	g.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
@@ -112,6 +115,7 @@ func TestReportInterruptedRun(t *testing.T) {
 		"S2": "SKIP not finished: the run was interrupted while it ran",
 		"S3": "SKIP not run: the run was interrupted",
 		"S4": "SKIP not selected",
+		"S5a": "PASS ",
 	}
 	for id, w := range want {
 		c := byID(r, id)
@@ -139,8 +143,18 @@ func TestReportRedacts(t *testing.T) {
 	}
 }
 
+// interrupted marks s interrupted during a node; an interrupt during its
+// body (the It) cut that body short.
 func interrupted(s concluded, during types.NodeType) concluded {
 	s.Failure = types.Failure{Message: "interrupted by user", FailureNodeType: during}
+	s.cut = during == types.NodeTypeIt
+	return s
+}
+
+// concludedFirst is s with its body's verdict reached before the
+// interrupt, which Ginkgo then marked during the It all the same.
+func concludedFirst(s concluded) concluded {
+	s.cut = false
 	return s
 }
 

@@ -50,7 +50,10 @@ var _ = Describe("idemspec", func() {
 						run = serverSpec(c, e)
 					}
 					key := SpecKey{Operation: operationOf(e), Check: c.ID}
-					It(c.Title, labels(c.Entry(), key.Operation), SpecTimeout(timeout), func(ctx SpecContext) { conclude(key, run(ctx)) })
+					It(c.Title, labels(c.Entry(), key.Operation), SpecTimeout(timeout), func(ctx SpecContext) {
+						res := run(ctx)
+						conclude(key, Concluded{Result: res, Cut: ctx.Err() != nil})
+					})
 				}
 			})
 		}
@@ -69,7 +72,16 @@ var _ = Describe("idemspec", func() {
 type SpecKey struct{ Operation, Check string }
 
 // Verdicts are what the run's specs concluded, by spec.
-type Verdicts map[SpecKey]check.Result
+type Verdicts map[SpecKey]Concluded
+
+// Concluded is what one spec's body concluded, and whether the run was
+// already being cut short (an interrupt, the run's time limit) when it
+// did: a verdict reached before the cut stands, whatever Ginkgo marks
+// the spec afterwards; one reached after it judged a truncated history.
+type Concluded struct {
+	check.Result
+	Cut bool
+}
 
 // keyOf is the spec a Ginkgo report is of, from the labels the runner
 // gave it.
@@ -79,15 +91,15 @@ func keyOf(r types.SpecReport) SpecKey {
 
 // conclude keeps a spec's result and makes its Ginkgo state agree with
 // the verdict.
-func conclude(key SpecKey, res check.Result) {
+func conclude(key SpecKey, c Concluded) {
 	suite.Lock()
 	o := suite.opts
 	if suite.verdicts == nil {
 		suite.verdicts = Verdicts{}
 	}
-	suite.verdicts[key] = res
+	suite.verdicts[key] = c
 	suite.Unlock()
-	v := res.Verdict
+	v := c.Verdict
 	switch {
 	case v.Status == check.FAIL, v.Status == check.ERROR:
 		Fail(fmt.Sprintf("%s %s: %s", v.Status, v.Check, v.Reason))
@@ -152,7 +164,7 @@ func OutcomeOf(r types.Report, v Verdicts) Outcome {
 			continue
 		}
 		if !run.Complete {
-			res = unfinished(s, res, judged, selected, timedOut)
+			res = unfinished(s, v, res, judged, selected, timedOut)
 		}
 		c, _ := check.Get(res.Verdict.Check)
 		checks = append(checks, reports.CheckResult{
@@ -168,21 +180,30 @@ func OutcomeOf(r types.Report, v Verdicts) Outcome {
 // that failed or panicked without one (an assertion in the harness, a
 // timeout) is an ERROR. A spec whose body the interrupt cut short judged
 // a truncated history, or none: it is a SKIP that says so, on the
-// terminal and in the report alike. (One whose body had judged when the
-// interrupt landed in a cleanup or report node keeps its verdict.)
+// terminal and in the report alike. (One whose body had judged before
+// the interrupt landed keeps its verdict, as does one the interrupt
+// reached in a cleanup or report node.)
 func resultOf(r types.SpecReport, v Verdicts) (res check.Result, judged, ok bool) {
 	key := keyOf(r)
 	if key.Check == "" {
 		return check.Result{}, false, false
 	}
-	res, judged = v[key]
+	c, judged := v[key]
+	res = c.Result
 	if !judged {
 		res = unjudged(r, key.Check)
 	}
-	if r.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && (!judged || r.Failure.FailureNodeType == types.NodeTypeIt) {
+	if r.State.Is(types.SpecStateInterrupted|types.SpecStateAborted) && cutShort(r, c, judged) {
 		res.Verdict = check.Skip(res.Verdict.Check, "not finished: the run was interrupted while it ran")
 	}
 	return res, judged, true
+}
+
+// cutShort says whether an interrupted spec's body was cut short: it
+// concluded nothing, or concluded only once the cut had begun while its
+// body ran.
+func cutShort(r types.SpecReport, c Concluded, judged bool) bool {
+	return !judged || (c.Cut && r.Failure.FailureNodeType == types.NodeTypeIt)
 }
 
 // unjudged is the result of a spec of check id that concluded nothing.
@@ -212,13 +233,13 @@ func checkLabel(labels []string) string {
 // terminal's lines use too.) When the run's time limit ran out, every
 // check it cut short or never reached is ERROR: the harness could not
 // judge it in the time it was given.
-func unfinished(s types.SpecReport, res check.Result, judged bool, selected types.LabelFilter, timedOut bool) check.Result {
+func unfinished(s types.SpecReport, v Verdicts, res check.Result, judged bool, selected types.LabelFilter, timedOut bool) check.Result {
 	id := res.Verdict.Check
 	skipped := s.State == types.SpecStateSkipped && !judged && selected != nil && selected(s.Labels())
 	switch {
 	case timedOut && skipped:
 		res.Verdict = check.Errored(id, errors.New("not run: the run's time limit (--timeout) ran out"))
-	case timedOut && s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted|types.SpecStateTimedout) && (!judged || s.Failure.FailureNodeType == types.NodeTypeIt):
+	case timedOut && s.State.Is(types.SpecStateInterrupted|types.SpecStateAborted|types.SpecStateTimedout) && cutShort(s, v[keyOf(s)], judged):
 		res.Verdict = check.Errored(id, errors.New("not finished: the run's time limit (--timeout) ran out while it ran"))
 	case skipped:
 		res.Verdict = check.Skip(id, "not run: the run was interrupted")
