@@ -111,10 +111,10 @@ func TestReportInterruptedRun(t *testing.T) {
 		t.Errorf("run %+v: want incomplete", r.Run)
 	}
 	want := map[string]string{
-		"S1": "PASS ",
-		"S2": "SKIP not finished: the run was interrupted while it ran",
-		"S3": "SKIP not run: the run was interrupted",
-		"S4": "SKIP not selected",
+		"S1":  "PASS ",
+		"S2":  "SKIP not finished: the run was interrupted while it ran",
+		"S3":  "SKIP not run: the run was interrupted",
+		"S4":  "SKIP not selected",
 		"S5a": "PASS ",
 	}
 	for id, w := range want {
