@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -41,7 +42,28 @@ Mutant clients (--bug NAME; with --base-url-env, their twins fail the same check
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
 		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
 	}
-	register(command{use: "agent", summary: "the reference client for idemspec client (reads its inputs from the environment)", long: long, define: agentCommand})
+	register(command{use: "agent", summary: "the reference client for idemspec client (reads its inputs from the environment)", long: long, define: agentCommand, envFlag: agentEnvFlag})
+}
+
+// ownFlags are the flags that make the agent an unmodified one, and
+// ownBounds its bounds as one.
+var (
+	ownFlags  = []string{"base-url-env", "mcp-command-env", "mcp-url-env"}
+	ownBounds = []string{"attempts", "deadline", "attempt-timeout"}
+)
+
+// agentEnvFlag keeps an unmodified agent from every IDEMSPEC_ variable,
+// IDEMSPEC_<FLAG> ones too; and the reference client from its bounds'
+// variables, whose names are those of `idemspec client`'s own flags
+// (IDEMSPEC_DEADLINE, IDEMSPEC_ATTEMPT_TIMEOUT), inherited by the
+// command it runs: the contract hands it its bounds in other variables.
+func agentEnvFlag(fs *pflag.FlagSet, name string) bool {
+	for _, f := range ownFlags {
+		if fs.Changed(f) {
+			return false
+		}
+	}
+	return !slices.Contains(ownFlags, name) && !slices.Contains(ownBounds, name)
 }
 
 // agentCommand is the reference client of client mode: `idemspec client
@@ -89,7 +111,7 @@ func agentSource(fs *pflag.FlagSet, own agent.Own, overMCP bool) (agent.Source, 
 	case own.BaseURLEnv != "" || mcpOwn:
 		return own, nil
 	}
-	for _, name := range []string{"attempts", "deadline", "attempt-timeout"} {
+	for _, name := range ownBounds {
 		if fs.Changed(name) {
 			return nil, fmt.Errorf("--%s is an unmodified agent's (with --base-url-env, --mcp-command-env or --mcp-url-env): idemspec client hands the contract's bounds in IDEMSPEC_ variables", name)
 		}

@@ -24,13 +24,13 @@ import (
 type laneFault int
 
 const (
-	faultNone       laneFault = iota
-	faultDropFirst            // the first create is closed unrun: no answer, nothing made
-	faultDropEvery            // every create is closed unrun
-	faultLoseFirst            // the first create runs; its answer is lost
-	faultHoldFirst            // the first create runs; its answer is held until the agent is killed, then lost
-	faultAlways503            // every create is answered 503, unrun
-	faultAlways422            // every create is answered 422, unrun
+	faultNone      laneFault = iota
+	faultDropFirst           // the first create is closed unrun: no answer, nothing made
+	faultDropEvery           // every create is closed unrun
+	faultLoseFirst           // the first create runs; its answer is lost
+	faultHoldFirst           // the first create runs; its answer is held until the agent is killed, then lost
+	faultAlways503           // every create is answered 503, unrun
+	faultAlways422           // every create is answered 422, unrun
 )
 
 // exchange is one request an agent sent on the lane.
@@ -188,9 +188,9 @@ type twinRun struct {
 }
 
 // twinEnv is an agent's whole environment: its own base URL variable,
-// and idemspec's contract variables all pointing elsewhere, so an agent
-// that read any of them would send to a dead port, with another
-// payload, or keep its state in poison's directory.
+// and idemspec's variables all pointing elsewhere, so an agent that read
+// any of them would send to a dead port, with another payload, keep its
+// state in poison's directory, or run out of budget or time at once.
 func twinEnv(apiURL, poison string) []string {
 	return []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
@@ -200,6 +200,12 @@ func twinEnv(apiURL, poison string) []string {
 		`IDEMSPEC_PAYLOAD={"marker":"poison"}`, "IDEMSPEC_MARKER=poison", "IDEMSPEC_STATE_DIR=" + poison,
 		"IDEMSPEC_RUN_ID=poison", "IDEMSPEC_ATTEMPT_BUDGET=1", "IDEMSPEC_DEADLINE_MS=1", "IDEMSPEC_ATTEMPT_TIMEOUT_MS=1",
 		"IDEMSPEC_RESULT_FILE=" + filepath.Join(poison, "result.json"), "IDEMSPEC_SHAPE=workflow", "IDEMSPEC_STEPS=[]",
+		"IDEMSPEC_MCP_URL=http://127.0.0.1:9/mcp", "IDEMSPEC_MCP_CREATE_TOOL=poison", "IDEMSPEC_MCP_FIND_TOOL=poison",
+		"IDEMSPEC_MCP_KEY_ARG=poison", `IDEMSPEC_MCP_ARGUMENTS={"marker":"poison"}`,
+		// The variables that stand in for idemspec's flags (docs/CLI.md),
+		// those of the agent's own flags among them.
+		"IDEMSPEC_BUG=poison", "IDEMSPEC_BEARER=poison", "IDEMSPEC_MCP=true", "IDEMSPEC_BASE_URL_ENV=IDEMSPEC_SERVER_URL",
+		"IDEMSPEC_MCP_URL_ENV=IDEMSPEC_MCP_URL", "IDEMSPEC_ATTEMPTS=1", "IDEMSPEC_DEADLINE=1ms", "IDEMSPEC_ATTEMPT_TIMEOUT=1ms",
 	}
 }
 

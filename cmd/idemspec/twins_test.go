@@ -292,3 +292,32 @@ func lookedUpBeforeResend(tr *twinTrial, key string) bool {
 	}
 	return false
 }
+
+// TestTwinBadInputExitsTwo: a twin with its variable unset, or flags of
+// the wrong mode, says so and exits 2.
+func TestTwinBadInputExitsTwo(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"agent", "--base-url-env", "TWIN_UNSET_API_URL"}, "TWIN_UNSET_API_URL is not set: it holds the API's base URL"},
+		{[]string{"agent", "--mcp", "--mcp-command-env", "TWIN_UNSET_MCP"}, "TWIN_UNSET_MCP is not set: it holds the command that starts the MCP server"},
+		{[]string{"agent", "--base-url-env", "PATH"}, `want the API's base URL, http:// or https://`},
+		{[]string{"agent", "--attempts", "2"}, "--attempts is an unmodified agent's"},
+		{[]string{"agent", "--mcp", "--base-url-env", "API_URL"}, "with --mcp, name --mcp-command-env or --mcp-url-env"},
+		{[]string{"agent", "--mcp-url-env", "MCP_URL"}, "--mcp-command-env and --mcp-url-env need --mcp"},
+		{[]string{"agent", "--mcp", "--mcp-url-env", "A", "--mcp-command-env", "B"}, "name one of them"},
+	} {
+		r := idemspec(t, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("idemspec %v: exit %d, stderr %q, want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	// `idemspec client --deadline`'s variable reaches the reference
+	// client it runs, and is not the client's to read.
+	r := idemspecEnv(t, []string{"IDEMSPEC_DEADLINE=3s", "IDEMSPEC_ATTEMPT_TIMEOUT=1s"}, "agent")
+	if r.code != 2 || !strings.Contains(r.stderr, "not run by `idemspec client`") {
+		t.Errorf("idemspec agent with IDEMSPEC_DEADLINE: exit %d, stderr %q, want the contract's variables missing", r.code, r.stderr)
+	}
+}
