@@ -90,7 +90,7 @@ func agentCommand(fs *pflag.FlagSet) body {
 		if *overMCP {
 			return runMCPAgent(*bug, src, stdout, stderr)
 		}
-		if src == (agent.Contract{}) {
+		if _, contract := src.(agent.Contract); contract {
 			return runAgent(*bug, *token, stdout, stderr)
 		}
 		return runCreate(*bug, *token, src, stdout, stderr)
