@@ -62,7 +62,7 @@ func referenceClient(in agent.Inputs, hc *http.Client) clientSteps {
 // it: it creates one resource as the contract (harness/agent) describes
 // and prints its Result. With a token, every request it sends carries
 // `Authorization: Bearer token`, as an SDK's do. Exit codes: 0
-// SUCCEEDED, 1 another end, 2 bad inputs.
+// SUCCEEDED, 1 FAILED, 3 UNKNOWN_RESULT, 2 bad inputs (ExitCode).
 func RunClient(ctx context.Context, in agent.Inputs, m Mutant, token string, stdout, stderr io.Writer) int {
 	return runClient(ctx, in, referenceClient(in, clientHTTP(token)), m, stdout, stderr)
 }
@@ -98,10 +98,21 @@ func runClient(ctx context.Context, in agent.Inputs, st clientSteps, m Mutant, s
 	out := agent.Result{State: string(contractState(res.State)), ResourceID: res.ResourceID, Reason: res.Reason, Sent: res.Sent, Lookups: res.Lookups}
 	b, _ := json.Marshal(out)
 	fmt.Fprintf(stdout, "%s\n", b)
-	if out.State != string(state.Succeeded) {
+	return ExitCode(state.State(out.State))
+}
+
+// ExitCode is the reference client's exit for an end state of the
+// contract: a program judged without its result line (an unmodified
+// agent's exit code, mapped by `idemspec client --exit-codes`) still
+// tells the three apart.
+func ExitCode(s state.State) int {
+	switch s {
+	case state.Succeeded:
+		return 0
+	case state.Failed:
 		return 1
 	}
-	return 0
+	return 3
 }
 
 // contractState maps the journal's states to the contract's three.

@@ -14,13 +14,14 @@ import (
 // runMCPAgent is the reference client over MCP (`idemspec agent --mcp`),
 // on the Go SDK's client: `idemspec client --mcp --cmd "idemspec agent
 // --mcp"` must pass every client check, and each --bug must fail exactly
-// its own, over stdio and over streamable HTTP.
-func runMCPAgent(bug string, stdout, stderr io.Writer) int {
+// its own, over stdio and over streamable HTTP. src gives the server and
+// the create's arguments: idemspec's contract, or the agent's own.
+func runMCPAgent(bug string, src agent.Source, stdout, stderr io.Writer) int {
 	m, err := fakes.LookupMutant(fakes.OfClient, bug)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	tools, in, err := agent.MCPFromEnv()
+	tools, in, err := src.MCP()
 	if err != nil {
 		return fail(stderr, err)
 	}

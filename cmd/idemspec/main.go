@@ -34,6 +34,9 @@ type command struct {
 	long    string               // the help text above the flags ("": summary)
 	args    cobra.PositionalArgs // nil: no positional arguments
 	define  func(fs *pflag.FlagSet) body
+	// envFlag says whether the flag name may come from its IDEMSPEC_
+	// variable, once the command line is parsed (nil: every flag may).
+	envFlag func(fs *pflag.FlagSet, name string) bool
 }
 
 var commands []command
@@ -114,7 +117,11 @@ execution error.`,
 		work := c.define(cmd.Flags())
 		completeFlags(cmd)
 		cmd.RunE = func(cmd *cobra.Command, args []string) error {
-			if err := flagsFromEnv(cmd.Flags(), os.LookupEnv); err != nil {
+			takes := func(string) bool { return true }
+			if c.envFlag != nil {
+				takes = func(name string) bool { return c.envFlag(cmd.Flags(), name) }
+			}
+			if err := flagsFromEnv(cmd.Flags(), os.LookupEnv, takes); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			*code = work(args, stdout, stderr)
@@ -125,12 +132,13 @@ execution error.`,
 	return root
 }
 
-// flagsFromEnv sets each flag the command line left alone from its
-// IDEMSPEC_* variable, if set.
-func flagsFromEnv(fs *pflag.FlagSet, lookup func(string) (string, bool)) error {
+// flagsFromEnv sets each flag the command line left alone, and the
+// command takes from the environment, from its IDEMSPEC_* variable, if
+// set.
+func flagsFromEnv(fs *pflag.FlagSet, lookup func(string) (string, bool), takes func(flag string) bool) error {
 	var errs []error
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "help" {
+		if f.Changed || f.Name == "help" || !takes(f.Name) {
 			return
 		}
 		name := envName(f.Name)
