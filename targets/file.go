@@ -81,6 +81,7 @@ type oracleSpec struct {
 	SQL     *sqlSpec      `yaml:"sql"`
 	Command *commandSpec  `yaml:"command"`
 	Field   *fieldSpec    `yaml:"field"`
+	Wire    *wireSpec     `yaml:"wire"`
 }
 
 type listSpec struct {

@@ -177,15 +177,17 @@ func Evidence(o Oracle) string {
 // oracle builds the one oracle the file describes.
 func (d *document) oracle(s oracleSpec, idField string, t *Target, expand expander) (Oracle, error) {
 	n := 0
-	for _, set := range []bool{s.List != nil, s.Lookup != nil, s.SQL != nil, s.Command != nil, s.Field != nil} {
+	for _, set := range []bool{s.List != nil, s.Lookup != nil, s.SQL != nil, s.Command != nil, s.Field != nil, s.Wire != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return nil, d.errorf("oracle", "give exactly one of list, lookup, sql, command, field (found %d)", n)
+		return nil, d.errorf("oracle", "give exactly one of list, lookup, sql, command, field, wire (found %d)", n)
 	}
 	switch {
+	case s.Wire != nil:
+		return &WireOracle{}, nil
 	case s.List != nil:
 		return d.listOracle(s.List, idField, t)
 	case s.Field != nil:

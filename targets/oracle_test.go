@@ -68,7 +68,7 @@ func TestOracleSpecErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
 		{"  sql: {driver: mysql, dsn: x, query: q}\n", `t.yaml:4: oracle.sql.driver: "mysql" is not a known driver`},
 		{"  lookup: {path: /r/1}\n", "t.yaml:4: oracle.lookup.path: must contain {{.ID}}"},
-		{"  list: {path: '/r?m={{.Marker}}'}\n  command: {run: x}\n", "t.yaml:3: oracle: give exactly one of list, lookup, sql, command, field (found 2)"},
+		{"  list: {path: '/r?m={{.Marker}}'}\n  command: {run: x}\n", "t.yaml:3: oracle: give exactly one of list, lookup, sql, command, field, wire (found 2)"},
 		{"  command: {run: x}\ncleanup: {delete: {path: '/r/{{.ID}}'}}\n", "t.yaml:5: cleanup.delete: needs an oracle that names ids"},
 		{"  list: {path: '/r?m={{.Marker}}'}\ncleanup: {delete: {path: /r}}\n", "t.yaml:5: cleanup.delete.path: must contain {{.ID}}"},
 		{"  list: {path: '/r?m={{.Marker}}'}\ncleanup: {command: x, delete: {path: '/r/{{.ID}}'}}\n", "t.yaml:5: cleanup: give either delete"},

@@ -292,10 +292,14 @@ func writeOperation(w *writer, p *Plan, at string) {
 		w.line("  ", "required: true")
 	}
 	w.blank()
-	if p.lookup == nil && p.list == nil && at == "" {
+	if p.lookup == nil && p.list == nil && !p.wire && at == "" {
 		emptyField("", "oracle", "oracle")
 	} else {
 		todos("", "oracle")
+	}
+	if p.wire {
+		w.line("", "oracle:")
+		w.line("  ", "wire: {}")
 	}
 	if l := p.lookup; l != nil {
 		w.line("", "oracle:")

@@ -156,10 +156,12 @@ func TestShop31(t *testing.T) {
 			"  id_field: payment.id",
 			"  in: body",
 			"  name: idempotency_key",
-			// The TODO at the end of the empty field's line, which
-			// validate's error names.
-			"oracle: # TODO: the document has no GET on this path to list what the create made: describe how to count what exists (oracle: list, sql, command or lookup)",
-		}, "drafted.yaml:27: oracle: give exactly one of list, lookup, sql, command, field (found 0)")
+			// Nothing lists or looks a payment up, and the answer names
+			// its id: the draft counts from the wire, and validates.
+			"# TODO: oracle: the document has no GET on this path to list what the create made, nor a GET of one: the wire oracle counts the ids of the create answers your API gave on idemspec's lanes (dropped ones included), which cannot see an execution whose answer was never written (S5b is skipped with it); count with a list, sql or command oracle if you can",
+			"oracle:",
+			"  wire: {}",
+		}, "")
 	})
 	t.Run("a POST with no key", func(t *testing.T) {
 		d := draft(t, doc, openapi.Options{Operations: []string{"createWebhook"}}, []string{
@@ -185,11 +187,12 @@ func TestShop31(t *testing.T) {
 			"      path: /orders/{{.Setup.order.order_id}}/refunds",
 			"      name: PayPal-Request-Id",
 			"  - name: create-payment",
-			"    # TODO: operations[2].oracle: the document has no GET on this path to list what the create made: describe how to count what exists (oracle: list, sql, command or lookup)",
+			"    # TODO: operations[2].oracle: the document has no GET on this path to list what the create made, nor a GET of one: the wire oracle counts the ids of the create answers your API gave on idemspec's lanes (dropped ones included), which cannot see an execution whose answer was never written (S5b is skipped with it); count with a list, sql or command oracle if you can",
+			"      wire: {}",
 			"  - name: create-webhook",
 			"    # TODO: operations[3].key: the operation declares no idempotency key: idemspec sends it in the Idempotency-Key header; say where your API takes it (in: header, body or query)",
 			"  - name: add-wishlist-item",
-		}, "operations[2].oracle: missing required field")
+		}, "operations[3].oracle: missing required field")
 		// What the API shares is said once, at the top level.
 		text := string(d.Text)
 		for _, field := range []string{"\nbase_url:", "\nheaders:", "\n# TODO: base_url:", "\n# TODO: headers:"} {

@@ -28,7 +28,10 @@ type Plan struct {
 	idWhy   idChoice  // why idField, and the runner-up
 	list    *listPlan // nil: no list oracle could be drafted
 	lookup  *lookupPlan
-	todos   []todo
+	// wire: neither a list nor a look-up could be drafted, and the
+	// answers name an id: the draft counts from the lanes' record.
+	wire  bool
+	todos []todo
 }
 
 // listPlan is a drafted oracle.list.
@@ -123,6 +126,11 @@ func (d *Document) plan(o operation, keyHeader string) *Plan {
 	if noList != "" {
 		if p.lookup = d.lookupOracle(p); p.lookup != nil {
 			p.todo("oracle", "%s, so the oracle reads each id the answers named: a duplicate whose answer was lost is invisible to it; count with a list, sql or command oracle if you can", noList)
+			return p
+		}
+		if p.idField != "" {
+			p.wire = true
+			p.todo("oracle", "%s, nor a GET of one: the wire oracle counts the ids of the create answers your API gave on idemspec's lanes (dropped ones included), which cannot see an execution whose answer was never written (S5b is skipped with it); count with a list, sql or command oracle if you can", noList)
 			return p
 		}
 		p.todo("oracle", "%s: describe how to count what exists (oracle: list, sql, command or lookup)", noList)
