@@ -14,6 +14,9 @@ func SameKey(t ClientTrial) check.Verdict {
 	if vs := needCreates(t); vs != nil {
 		return check.Judge("C1", vs...)
 	}
+	if t.NoKey != "" {
+		return check.Skip("C1", t.NoKey)
+	}
 	cs := t.creates()
 	var vs []check.Violation
 	for _, c := range cs[1:] {
