@@ -186,12 +186,22 @@ func (r *Relay) Close() {
 func (r *Relay) endSessions() {
 	r.mu.Lock()
 	r.losing = false
-	old := r.gen
-	r.gen = newGeneration()
 	r.mu.Unlock()
-	old.end()
+	r.retire(r.current())
+}
+
+// retire ends g, and the sessions that never made a call, unless a
+// restart already has.
+func (r *Relay) retire(g *generation) {
+	r.mu.Lock()
+	if r.gen == g {
+		r.gen = newGeneration()
+	}
+	next := r.gen
+	r.mu.Unlock()
+	g.end()
 	for ss := range r.server.Sessions() {
-		if !r.current().owns(ss) {
+		if !next.owns(ss) {
 			ss.Close()
 		}
 	}
@@ -248,12 +258,14 @@ func (r *Relay) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	limit := time.NewTimer(r.hold)
 	defer limit.Stop()
 	select {
-	case <-g.ctx.Done():
+	case <-g.cut:
 	case <-ctx.Done():
 	case <-limit.C:
 		// Unreleased: the answer is still dropped, with the sessions, so
-		// that the agent never hears it.
-		r.endSessions()
+		// that the agent never hears it. Ending them waits for this
+		// handler, so it ends them from aside and waits for the cut.
+		go r.retire(g)
+		<-g.cut
 	}
 	r.mu.Lock()
 	r.log[at].Dropped = true

@@ -15,6 +15,11 @@ type generation struct {
 	ctx  context.Context
 	stop context.CancelFunc
 	http http.Handler
+	// cut is closed once the generation's requests are cancelled and its
+	// stdio connections closed: a held answer returned after it reaches
+	// no agent.
+	cut  chan struct{}
+	once sync.Once
 
 	mu       sync.Mutex
 	conns    map[net.Conn]bool
@@ -24,20 +29,27 @@ type generation struct {
 
 func newGeneration() *generation {
 	ctx, stop := context.WithCancel(context.Background())
-	return &generation{ctx: ctx, stop: stop, conns: map[net.Conn]bool{}, sessions: map[*sdk.ServerSession]bool{}}
+	return &generation{ctx: ctx, stop: stop, cut: make(chan struct{}), conns: map[net.Conn]bool{}, sessions: map[*sdk.ServerSession]bool{}}
 }
 
+// end cuts the generation's transports, then closes its sessions (which
+// waits for their handlers: a held one returns once cut is closed).
 func (g *generation) end() {
-	g.stop()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.ended = true
-	for c := range g.conns {
-		c.Close()
-	}
-	for ss := range g.sessions {
-		ss.Close()
-	}
+	g.once.Do(func() {
+		g.stop()
+		g.mu.Lock()
+		g.ended = true
+		conns, sessions := g.conns, g.sessions
+		g.conns, g.sessions = map[net.Conn]bool{}, map[*sdk.ServerSession]bool{}
+		g.mu.Unlock()
+		for c := range conns {
+			c.Close()
+		}
+		close(g.cut)
+		for ss := range sessions {
+			ss.Close()
+		}
+	})
 }
 
 // join counts a session that made a call as this generation's.
