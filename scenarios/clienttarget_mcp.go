@@ -261,3 +261,8 @@ func (m *TargetMCP) Kind() string {
 func (m *TargetMCP) Observe(context.Context, string) (targets.Observation, error) {
 	return targets.Observation{}, errors.New("a real MCP server's effects carry no marker: client mode counts them per trial")
 }
+
+// Evidence says what a count is compared with.
+func (m *TargetMCP) Evidence() string {
+	return "counted per check, and compared with what one run without faults made"
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/idemspec/idemspec/internal/loopback"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
@@ -45,9 +45,7 @@ type Relay struct {
 	keys   map[string]string
 	hold   time.Duration
 	server *sdk.Server
-	stdio  net.Listener
-	hs     *http.Server
-	url    string
+	ends   *loopback.Endpoints
 
 	mu       sync.Mutex
 	gen      *generation
@@ -84,18 +82,9 @@ func Start(ctx context.Context, opts Options) (*Relay, error) {
 			return nil, err
 		}
 	}
-	if r.stdio, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+	if r.ends, err = loopback.Listen(r.serveStdio, http.HandlerFunc(r.serveHTTP)); err != nil {
 		return nil, err
 	}
-	go r.acceptStdio()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		r.stdio.Close()
-		return nil, err
-	}
-	r.url = "http://" + ln.Addr().String() + "/mcp"
-	r.hs = &http.Server{Handler: http.HandlerFunc(r.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
-	go r.hs.Serve(ln)
 	return r, nil
 }
 
@@ -118,10 +107,10 @@ func (r *Relay) Tools() map[string]mcp.Tool { return r.tools }
 
 // StdioAddr is where an agent's `idemspec serve --mcp --relay ADDR`
 // connects its stdio.
-func (r *Relay) StdioAddr() string { return r.stdio.Addr().String() }
+func (r *Relay) StdioAddr() string { return r.ends.StdioAddr() }
 
 // URL is the streamable HTTP endpoint agents reach the relay at.
-func (r *Relay) URL() string { return r.url }
+func (r *Relay) URL() string { return r.ends.URL() }
 
 // Calls is every tools/call so far, in the order they arrived.
 func (r *Relay) Calls() []Call {
@@ -176,8 +165,7 @@ func (r *Relay) Restart(ctx context.Context) error {
 // owner closes it).
 func (r *Relay) Close() {
 	r.endSessions()
-	r.stdio.Close()
-	r.hs.Close()
+	r.ends.Close()
 }
 
 // endSessions ends the generation of agent sessions under way: held

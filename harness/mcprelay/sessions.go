@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/idemspec/idemspec/internal/loopback"
 )
 
 // generation is the agent sessions between two restarts: a restart
@@ -21,15 +23,16 @@ type generation struct {
 	cut  chan struct{}
 	once sync.Once
 
+	conns loopback.Conns
+
 	mu       sync.Mutex
-	conns    map[net.Conn]bool
 	sessions map[*sdk.ServerSession]bool
 	ended    bool
 }
 
 func newGeneration() *generation {
 	ctx, stop := context.WithCancel(context.Background())
-	return &generation{ctx: ctx, stop: stop, cut: make(chan struct{}), conns: map[net.Conn]bool{}, sessions: map[*sdk.ServerSession]bool{}}
+	return &generation{ctx: ctx, stop: stop, cut: make(chan struct{}), sessions: map[*sdk.ServerSession]bool{}}
 }
 
 // end cuts the generation's transports, then closes its sessions (which
@@ -39,12 +42,10 @@ func (g *generation) end() {
 		g.stop()
 		g.mu.Lock()
 		g.ended = true
-		conns, sessions := g.conns, g.sessions
-		g.conns, g.sessions = map[net.Conn]bool{}, map[*sdk.ServerSession]bool{}
+		sessions := g.sessions
+		g.sessions = map[*sdk.ServerSession]bool{}
 		g.mu.Unlock()
-		for c := range conns {
-			c.Close()
-		}
+		g.conns.Close()
 		close(g.cut)
 		for ss := range sessions {
 			ss.Close()
@@ -70,47 +71,21 @@ func (g *generation) owns(ss *sdk.ServerSession) bool {
 	return g.sessions[ss]
 }
 
-// hold counts a stdio connection in g, or closes it if g has ended.
-func (g *generation) hold(c net.Conn) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.ended {
-		c.Close()
-		return false
+// serveStdio serves a relayed stdio connection as one session of the
+// current generation.
+func (r *Relay) serveStdio(c net.Conn) {
+	g := r.current()
+	if !g.conns.Hold(c) {
+		return
 	}
-	g.conns[c] = true
-	return true
-}
-
-func (g *generation) release(c net.Conn) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.conns, c)
-}
-
-// acceptStdio serves each relayed stdio connection as one session.
-func (r *Relay) acceptStdio() {
-	for {
-		c, err := r.stdio.Accept()
-		if err != nil {
-			return
-		}
-		g := r.current()
-		if !g.hold(c) {
-			continue
-		}
-		go func() {
-			defer g.release(c)
-			ss, err := r.server.Connect(g.ctx, &sdk.IOTransport{Reader: c, Writer: c}, nil)
-			if err != nil {
-				c.Close()
-				return
-			}
-			g.join(ss)
-			ss.Wait()
-			c.Close()
-		}()
+	defer g.conns.Release(c)
+	defer c.Close()
+	ss, err := r.server.Connect(g.ctx, &sdk.IOTransport{Reader: c, Writer: c}, nil)
+	if err != nil {
+		return
 	}
+	g.join(ss)
+	ss.Wait()
 }
 
 // serveHTTP hands a request to the generation's handler; a request cut
