@@ -14,6 +14,9 @@ func SameKey(t ClientTrial) check.Verdict {
 	if v := noCreates("C1", t); v != nil {
 		return *v
 	}
+	if t.NoKey != "" {
+		return check.Skip("C1", t.NoKey)
+	}
 	cs := t.creates()
 	var vs []check.Violation
 	for _, c := range cs[1:] {

@@ -30,10 +30,11 @@ type ClientEnv struct {
 	// Server is the reference server behind the lanes: its request log
 	// is what the checks judge, and it fails creates on request.
 	Server *fakes.Instance
-	// MCP is set when the client reaches the server over MCP
-	// (clientmcp.go): its side serves the reference MCP server, and
-	// keeps the log, in Server's stead.
-	MCP *ClientMCP
+	// MCP is set when the client reaches a server over MCP: the
+	// reference MCP server (ClientMCP, clientmcp.go) or a real one
+	// through idemspec's relay (TargetMCP, clienttarget_mcp.go); its
+	// log is judged in Server's stead.
+	MCP MCPSubject
 	// Command runs the client (with `sh -c`).
 	Command string
 	// Budget, Deadline and AttemptTimeout are handed to the client; the
@@ -46,9 +47,23 @@ type ClientEnv struct {
 	Slack time.Duration
 	// StateRoot holds one state directory per operation.
 	StateRoot string
+	// InStateDir runs the command in its trial's state directory, kept
+	// across the trial's restarts: an unmodified program that keeps its
+	// state in its working directory resumes.
+	InStateDir bool
 	// Clients are the client programs running now: an interrupt stops
 	// them all at once (Clients.Stop).
 	Clients harness.Clients
+}
+
+// MCPSubject is what client mode over MCP stands the client in front
+// of: it keeps the log the checks judge, says the client's environment,
+// and loses answers on a check's request.
+type MCPSubject interface {
+	server() ClientServer
+	adapt(t *trial)
+	environ(t *trial) []string
+	apply(t *trial, f harness.Fault, why string) (func(), error)
 }
 
 // outputExcerpt is how much of a client's stdout and stderr the evidence
@@ -85,6 +100,20 @@ type trial struct {
 	jobRec *JobTrial
 	// siblings are further operations of the same check (W4's second job).
 	siblings []*trial
+	// oracleBefore is a real MCP server's oracle as the trial began
+	// (TargetMCP).
+	oracleBefore []string
+}
+
+// preparer is a subject that learns what the program does before a
+// trial (TargetMCP's baseline), and settler one that counts a trial's
+// effects itself instead of by the trial's marker.
+type preparer interface {
+	prepare(ctx context.Context, t *trial) error
+}
+
+type settler interface {
+	settle(ctx context.Context, t *trial) error
 }
 
 // trialSpec runs a client or workflow check in its spec: outside client
@@ -109,6 +138,9 @@ func trialSpec(c *Check) func(SpecContext) check.Result {
 		)
 		for attempt := 1; attempt <= trialAttempts; attempt++ {
 			t, err = newTrial(ce, c.ID, c.Group == WorkflowGroup)
+			if p, ok := ce.MCP.(preparer); ok && err == nil {
+				err = p.prepare(ctx, t)
+			}
 			if err == nil {
 				v, err = c.Run(ctx, t)
 			}
@@ -213,7 +245,11 @@ func (t *trial) start(ctx context.Context) (*harness.ClientProcess, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("the client was not started: %w", context.Cause(ctx))
 	}
-	return t.ce.Clients.Start(t.ce.Command, t.environ())
+	command := t.ce.Command
+	if t.ce.InStateDir {
+		command = inDirectory(t.in.StateDir, command)
+	}
+	return t.ce.Clients.Start(command, t.environ())
 }
 
 // finish waits for a client run (killing it at the deadline plus slack,
@@ -295,6 +331,9 @@ func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
 			Seq: i + 1, Kind: kind, Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
 		})
 	}
+	if s, ok := t.ce.MCP.(settler); ok {
+		return t.rec, s.settle(ctx, t)
+	}
 	n, err := t.census(ctx, tenants)
 	if err != nil {
 		return t.rec, fmt.Errorf("oracle: %w", err)
@@ -327,7 +366,11 @@ func (t *trial) census(ctx context.Context, tenants []string) (int, error) {
 
 // logTable is the server's log for the trial, as evidence.
 func (t *trial) logTable() check.Table {
-	tb := check.Table{Title: "the reference server's log", Columns: []string{"#", "request", "key", "tenant", "payload sha256", "status", "answer"}}
+	title := "the reference server's log"
+	if _, real := t.ce.MCP.(*TargetMCP); real {
+		title = "the tool calls idemspec's relay carried (the operation's and the reads)"
+	}
+	tb := check.Table{Title: title, Columns: []string{"#", "request", "key", "tenant", "payload sha256", "status", "answer"}}
 	for _, r := range t.rec.Requests {
 		answer := "delivered"
 		if r.Lost {

@@ -40,7 +40,7 @@ func (ce *ClientEnv) requests() []fakes.Arrival {
 // reference HTTP server.
 func (ce *ClientEnv) server() ClientServer {
 	if ce.MCP != nil {
-		return ce.MCP.Side
+		return ce.MCP.server()
 	}
 	return ce.Server
 }
@@ -57,6 +57,8 @@ type ClientMCP struct {
 	// lane instead.
 	Command string
 }
+
+func (m *ClientMCP) server() ClientServer { return m.Side }
 
 // adapt makes a trial's create the create tool and its look-up the find
 // tool (the log's paths).

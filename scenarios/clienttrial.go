@@ -79,6 +79,19 @@ type ClientTrial struct {
 	Slack time.Duration
 	// Resources is the oracle's count for the trial's marker at the end.
 	Resources int
+	// Expected is how many resources one run makes, as its baseline run
+	// without faults showed (0: one, the contract's single create).
+	Expected int
+	// NoKey says why no key can be judged (the operation takes none).
+	NoKey string
+}
+
+// expected is how many resources the trial must leave.
+func (t ClientTrial) expected() int {
+	if t.Expected > 0 {
+		return t.Expected
+	}
+	return 1
 }
 
 func (t ClientTrial) creates() []check.ServerRequest {

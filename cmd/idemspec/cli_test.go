@@ -34,6 +34,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(testAgentMode) != "" {
+		os.Exit(runTestAgent())
+	}
 	var remove func()
 	binary, remove = testenv.MustBuild(".", "idemspec")
 	flag.Parse()

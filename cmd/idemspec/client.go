@@ -49,9 +49,12 @@ func clientCommand(fs *pflag.FlagSet) body {
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
 		}
-		if f.mcp.on {
+		if f.mcp.on || f.mcp.target != "" {
 			if err := f.mcp.validate(fs); err != nil {
 				return fail(stderr, err)
+			}
+			if f.mcp.target != "" {
+				return f.executeMCPTarget(stdout, stderr)
 			}
 			return f.executeMCP(stdout, stderr)
 		}

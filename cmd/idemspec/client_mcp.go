@@ -19,6 +19,11 @@ import (
 type mcpClientFlags struct {
 	on        bool
 	transport string
+	// target, commandEnv and urlEnv are the real server's mode
+	// (client_mcp_target.go).
+	target     string
+	commandEnv []string
+	urlEnv     []string
 }
 
 const (
@@ -29,9 +34,15 @@ const (
 func (m *mcpClientFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&m.on, "mcp", false, "the client reaches the reference MCP server through its tools instead of HTTP (docs/MCP.md#agents-over-mcp)")
 	fs.StringVar(&m.transport, "mcp-transport", mcpStdio, "with --mcp: stdio (the client starts the server with IDEMSPEC_MCP_COMMAND) or http (streamable HTTP at IDEMSPEC_MCP_URL)")
+	fs.StringVar(&m.target, "target", "", "with --mcp: the real MCP server, as an mcp: target `FILE` (the one `idemspec mcp --target` reads); the unmodified client reaches it through idemspec's relay (docs/MCP.md#the-agent-you-ship-over-mcp)")
+	fs.StringArrayVar(&m.commandEnv, "mcp-command-env", nil, "with --target: hand the client the relay as a stdio server command in this environment variable `NAME` (repeatable)")
+	fs.StringArrayVar(&m.urlEnv, "mcp-url-env", nil, "with --target: hand the client the relay's streamable HTTP URL in this environment variable `NAME` (repeatable)")
 }
 
 func (m *mcpClientFlags) validate(fs *pflag.FlagSet) error {
+	if m.target != "" || len(m.commandEnv)+len(m.urlEnv) > 0 {
+		return m.validateTarget(fs)
+	}
 	switch {
 	case m.transport != mcpStdio && m.transport != mcpHTTP:
 		return fmt.Errorf("--mcp-transport %q: must be stdio or http", m.transport)

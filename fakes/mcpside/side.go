@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/fakes/mcpserver"
+	"github.com/idemspec/idemspec/internal/loopback"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -30,10 +30,8 @@ type Options struct {
 // Side is the reference MCP server as client mode serves it, and the log
 // of what the agent asked of it.
 type Side struct {
-	opts  Options
-	relay net.Listener
-	hs    *http.Server
-	url   string
+	opts Options
+	ends *loopback.Endpoints
 
 	mu         sync.Mutex
 	gen        *generation
@@ -53,9 +51,7 @@ type generation struct {
 	ctx     context.Context
 	stop    context.CancelFunc
 
-	mu    sync.Mutex
-	conns map[net.Conn]bool
-	ended bool
+	conns loopback.Conns
 }
 
 // Start serves the reference MCP server with its record tools: a relay
@@ -67,27 +63,18 @@ func Start(opts Options) (*Side, error) {
 		return nil, err
 	}
 	var err error
-	if s.relay, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+	if s.ends, err = loopback.Listen(s.serveRelay, http.HandlerFunc(s.serveHTTP)); err != nil {
 		return nil, err
 	}
-	go s.acceptRelays()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		s.relay.Close()
-		return nil, err
-	}
-	s.url = "http://" + ln.Addr().String() + "/mcp"
-	s.hs = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
-	go s.hs.Serve(ln)
 	return s, nil
 }
 
 // RelayAddr is where `idemspec mcp-relay` connects an agent's stdio.
-func (s *Side) RelayAddr() string { return s.relay.Addr().String() }
+func (s *Side) RelayAddr() string { return s.ends.StdioAddr() }
 
 // URL is the streamable HTTP endpoint (client mode puts the fault proxy
 // in front of it).
-func (s *Side) URL() string { return s.url }
+func (s *Side) URL() string { return s.ends.URL() }
 
 func (s *Side) statePath() string { return filepath.Join(s.opts.Dir, "mcp-state.json") }
 
@@ -100,7 +87,7 @@ func (s *Side) next() error {
 		return err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	g := &generation{server: srv, handler: srv.Handler(), ctx: ctx, stop: stop, conns: map[net.Conn]bool{}}
+	g := &generation{server: srv, handler: srv.Handler(), ctx: ctx, stop: stop}
 	s.mu.Lock()
 	old := s.gen
 	s.gen = g
@@ -113,30 +100,7 @@ func (s *Side) next() error {
 
 func (g *generation) end() {
 	g.stop()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.ended = true
-	for c := range g.conns {
-		c.Close()
-	}
-}
-
-// hold counts a stdio connection in g, or closes it if g has ended.
-func (g *generation) hold(c net.Conn) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.ended {
-		c.Close()
-		return false
-	}
-	g.conns[c] = true
-	return true
-}
-
-func (g *generation) release(c net.Conn) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.conns, c)
+	g.conns.Close()
 }
 
 // Restart restarts the server: every session ends, every record stays.
@@ -268,10 +232,7 @@ func (s *Side) Close() error {
 	s.closed = true
 	g := s.gen
 	s.mu.Unlock()
-	s.relay.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	s.hs.Shutdown(ctx)
+	s.ends.Close()
 	g.end()
 	return nil
 }

@@ -10,28 +10,16 @@ import (
 // maxLine bounds one JSON-RPC message on a stdio connection.
 const maxLine = 4 << 20
 
-// acceptRelays serves each relay connection (an agent's stdio) as one
-// session of the current generation, until the listener closes.
-func (s *Side) acceptRelays() {
-	for {
-		c, err := s.relay.Accept()
-		if err != nil {
-			return
-		}
-		go s.serveRelay(c)
-	}
-}
-
 // serveRelay sits between the agent (conn) and one server session: it
 // logs the watched calls, answers the ones FailNext says, and drops the
 // answers LoseAnswers says. The connection closes when the session ends,
 // when the agent closes it, or at a restart.
 func (s *Side) serveRelay(conn net.Conn) {
 	g := s.current()
-	if !g.hold(conn) {
+	if !g.conns.Hold(conn) {
 		return
 	}
-	defer g.release(conn)
+	defer g.conns.Release(conn)
 	defer conn.Close()
 	toServer, fromAgent := io.Pipe()
 	fromServer, toAgent := io.Pipe()

@@ -40,6 +40,10 @@ type File struct {
 	// secrets holds, for a stdio server, the values from the environment
 	// in mcp.command and mcp.env (HTTP holds a URL server's).
 	secrets *targets.Target
+	// path and keyLines place the file's tools.NAME.key fields, for an
+	// error about one only the server's schema can show.
+	path     string
+	keyLines map[string]int
 }
 
 // Endpoint is how the server is reached: a command that speaks stdio,
@@ -67,6 +71,7 @@ func Load(path string) (File, error) {
 	if err := f.check(); err != nil {
 		return File{}, fmt.Errorf("%s: %w", path, err)
 	}
+	f.path, f.keyLines = path, keyLines(b)
 	if f.MCP.URL != "" {
 		if f.HTTP, err = targets.ParseMCP(path, b); err != nil {
 			return File{}, err
@@ -152,6 +157,47 @@ func (f File) check() error {
 		return errors.New("burst: must be positive")
 	}
 	return nil
+}
+
+// keyLines maps each tool to the line of its key: field.
+func keyLines(b []byte) map[string]int {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	tools := member(doc.Content[0], "tools")
+	out := map[string]int{}
+	for i := 0; tools != nil && i+1 < len(tools.Content); i += 2 {
+		if k := member(tools.Content[i+1], "key"); k != nil {
+			out[tools.Content[i].Value] = k.Line
+		}
+	}
+	return out
+}
+
+// member is the value of a mapping's member name, or nil.
+func member(n *yaml.Node, name string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == name {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// KeyError is an error about tools.TOOL.key, placed in the file.
+func (f File) KeyError(tool, msg string) error {
+	where := f.path
+	if where == "" {
+		where = "the target file"
+	}
+	if line := f.keyLines[tool]; line > 0 {
+		where += fmt.Sprintf(":%d", line)
+	}
+	return fmt.Errorf("%s: tools.%s.key: %s", where, tool, msg)
 }
 
 // EnvList is the endpoint's environment as KEY=VALUE pairs, its

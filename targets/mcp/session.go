@@ -102,6 +102,20 @@ func (s *Session) Call(ctx context.Context, tool string, args map[string]any) (A
 	return out, nil
 }
 
+// Forward is tools/call with the caller's own parameters, its result as
+// the server sent it: a relay hands it on unchanged.
+func (s *Session) Forward(ctx context.Context, params *sdk.CallToolParams) (*sdk.CallToolResult, error) {
+	return s.cs.CallTool(ctx, params)
+}
+
+// Server is what the server said of itself when the session began.
+func (s *Session) Server() *sdk.Implementation {
+	if r := s.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
+		return r.ServerInfo
+	}
+	return &sdk.Implementation{Name: "mcp-server", Version: "unknown"}
+}
+
 // Refused reports whether err is a JSON-RPC error the server answered
 // with (it heard the call and said no), as opposed to no answer at all
 // (a broken transport, a timeout): only the latter may have applied

@@ -23,6 +23,9 @@ type Tool struct {
 	OpenWorld   bool `json:"openWorldHint"`
 	// Schema is the input schema as sent.
 	Schema json.RawMessage `json:"inputSchema,omitempty"`
+	// Declared is the tool as the server sent it, for a relay that
+	// offers the same tool to its own clients.
+	Declared *sdk.Tool `json:"-"`
 }
 
 // Property is one property of an input schema, as far as the audit
@@ -35,7 +38,7 @@ type Property struct {
 }
 
 func toolOf(t *sdk.Tool) Tool {
-	out := Tool{Name: t.Name, Description: t.Description, Destructive: true, OpenWorld: true}
+	out := Tool{Name: t.Name, Description: t.Description, Destructive: true, OpenWorld: true, Declared: t}
 	if a := t.Annotations; a != nil {
 		out.Annotated = true
 		out.ReadOnly, out.Idempotent = a.ReadOnlyHint, a.IdempotentHint
@@ -79,7 +82,7 @@ func (t Tool) Properties() []Property {
 
 // keyName is how a property that carries an idempotency key is usually
 // named (idempotency_key, idempotencyKey, request_id, requestId, ...).
-var keyName = regexp.MustCompile(`(?i)^(idempotency[_-]?key|request[_-]?id|client[_-]?request[_-]?id|dedup(e|lication)?[_-]?(key|id))$`)
+var keyName = regexp.MustCompile(`(?i)^(idempotency[_-]?key|request[_-]?id|client[_-]?request[_-]?id|client[_-]?token|dedup(e|lication)?[_-]?(key|id))$`)
 
 // KeyProperty is the input property that carries an idempotency key:
 // the one named, if the schema has it, else one named like a key; ""
