@@ -1,0 +1,28 @@
+package wire
+
+import "testing"
+
+func TestOperationMatchesItsMethodAndPathTemplate(t *testing.T) {
+	pay := Operation{Kind: Create, Path: "/orders/{{.Setup.order.id}}/pay?expand=all"}
+	get := Operation{Kind: Lookup, Method: "GET", Path: "/orders/{id}"}
+	for _, c := range []struct {
+		op           Operation
+		method, path string
+		want         bool
+	}{
+		{pay, "POST", "/orders/o_1/pay", true},
+		{pay, "post", "/orders/o_1/pay/", true},
+		{pay, "PUT", "/orders/o_1/pay", false},
+		{pay, "POST", "/orders//pay", false},
+		{pay, "POST", "/orders/o_1/refund", false},
+		{get, "GET", "/orders/o_1", true},
+		{get, "GET", "/orders/o_1/pay", false},
+	} {
+		if got := c.op.matches(c.method, c.path); got != c.want {
+			t.Errorf("%s matches %s %s = %v, want %v", c.op.Path, c.method, c.path, got, c.want)
+		}
+	}
+	if op, ok := match([]Operation{get, {Name: "new", Kind: Create, Method: "GET", Path: "/orders/new"}}, "GET", "/orders/new"); !ok || op.Name != "new" {
+		t.Errorf("a create is matched before a wider look-up: %+v %v", op, ok)
+	}
+}

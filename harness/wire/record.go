@@ -1,0 +1,179 @@
+package wire
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Exchange is one request the program sent through the interposer and
+// what became of it.
+type Exchange struct {
+	// Seq numbers the exchanges from 1, in order of arrival.
+	Seq int
+	// Operation and Kind are the operation the request matched ("" and
+	// "" for one that matched none); Ordinal counts the operation's
+	// requests from 1.
+	Operation string
+	Kind      Kind
+	Ordinal   int
+	Method    string
+	// Path is the request's path as sent; Query its raw query string.
+	Path  string
+	Query string
+	// Header is the request's header as the program sent it.
+	Header http.Header
+	// Key is the idempotency key read where the file places it; KeyFound
+	// is false when the request carried none.
+	Key      string
+	KeyFound bool
+	// Body is the request's body (cut to MaxBody); PayloadHash is the
+	// sha256 of the body with the key put back to its slot.
+	Body        []byte
+	PayloadHash string
+	// Fault names the fault aimed at the request ("" none).
+	Fault string
+	// Forwarded says the request went on to the API (which ran it, or
+	// may have: the answer may never have come).
+	Forwarded bool
+	// Status is the answer's status (0: none came); AnsweredBy says who
+	// gave it: AnsweredByAPI or AnsweredByIdemspec.
+	Status     int
+	AnsweredBy string
+	// Answer is the answer's body (cut to MaxBody); ResourceID the id
+	// read from it by the operation's id_field.
+	Answer     []byte
+	ResourceID string
+	// Delivered says the answer reached the program; false for an answer
+	// idemspec dropped (the program's connection closed instead).
+	Delivered bool
+	// Problem says what went wrong forwarding or answering ("" nothing).
+	Problem string
+	// Start is when the request arrived, End when the exchange ended.
+	Start, End time.Time
+	// Done says the exchange has ended; a held or blackholed request, or
+	// one the API is still working on, is not done.
+	Done bool
+}
+
+// Who answered.
+const (
+	AnsweredByAPI      = "api"
+	AnsweredByIdemspec = "idemspec"
+)
+
+// Committed says the API answered the request with a 2xx: it ran it and
+// said so, whether or not the program heard.
+func (x Exchange) Committed() bool {
+	return x.AnsweredBy == AnsweredByAPI && x.Status >= 200 && x.Status < 300
+}
+
+// Record is every exchange the interposer has seen, in arrival order.
+// It is safe for concurrent use; readers get copies.
+type Record struct {
+	mu        sync.Mutex
+	exchanges []*Exchange
+	changed   chan struct{} // closed and replaced on every change
+}
+
+func newRecord() *Record { return &Record{changed: make(chan struct{})} }
+
+// Len is how many exchanges have arrived.
+func (r *Record) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.exchanges)
+}
+
+// Exchanges is a copy of every exchange so far.
+func (r *Record) Exchanges() []Exchange { return r.Since(0) }
+
+// Since is a copy of the exchanges from index from (0-based) on.
+func (r *Record) Since(from int) []Exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	from = min(max(from, 0), len(r.exchanges))
+	out := make([]Exchange, 0, len(r.exchanges)-from)
+	for _, x := range r.exchanges[from:] {
+		out = append(out, x.copy())
+	}
+	return out
+}
+
+// CreatedIDs are the distinct resource ids the API's 2xx answers to the
+// operation's creates carried, dropped answers included, in order.
+func (r *Record) CreatedIDs(operation string) []string {
+	return CreatedIDs(r.Exchanges(), operation)
+}
+
+// CreatedIDs are the distinct ids of xs's committed creates of the
+// operation, in order. A 2xx answer without an id counts once per
+// exchange (as "#SEQ"), so a create whose id cannot be read is not lost.
+func CreatedIDs(xs []Exchange, operation string) []string {
+	var ids []string
+	for _, x := range xs {
+		if x.Kind != Create || x.Operation != operation || !x.Committed() {
+			continue
+		}
+		id := x.ResourceID
+		if id == "" {
+			id = "#" + strconv.Itoa(x.Seq)
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// Await waits until an exchange from index from on satisfies ok, and
+// returns a copy of it; it ends with ctx.
+func (r *Record) Await(ctx context.Context, from int, ok func(Exchange) bool) (Exchange, error) {
+	for {
+		r.mu.Lock()
+		for _, x := range r.exchanges[min(max(from, 0), len(r.exchanges)):] {
+			if c := x.copy(); ok(c) {
+				r.mu.Unlock()
+				return c, nil
+			}
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return Exchange{}, context.Cause(ctx)
+		case <-changed:
+		}
+	}
+}
+
+// add appends an exchange, numbering it.
+func (r *Record) add(x *Exchange) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	x.Seq = len(r.exchanges) + 1
+	r.exchanges = append(r.exchanges, x)
+	r.signal()
+}
+
+// update changes an exchange under the record's lock.
+func (r *Record) update(x *Exchange, change func(*Exchange)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	change(x)
+	r.signal()
+}
+
+func (r *Record) signal() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+func (x *Exchange) copy() Exchange {
+	c := *x
+	c.Header = x.Header.Clone()
+	return c
+}
