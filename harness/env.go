@@ -90,6 +90,9 @@ type run struct {
 func New(t *targets.Target, s Settings) (*Env, error) {
 	e := &Env{Target: t, RunID: NewRunID(), Settings: s, proxies: newProxies(), gate: newGate(s.Limits, s.BurstSize),
 		run: &run{owner: map[string]*Env{}, payloads: map[string]string{}, named: map[string][]string{}}}
+	if err := e.tapTheWire(); err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
 	// The lanes connect to the addresses the target's hosts were pinned
 	// to, not to names: DNS is asked once, if at all.
 	upstreams, err := t.Pinned(context.Background())

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"github.com/idemspec/idemspec/harness/wire"
+
 	"io"
 	"net"
 	"sync"
@@ -41,6 +43,8 @@ type feed struct {
 	proxy    *toxiproxy.Proxy
 	upstream string
 	ln       net.Listener
+	// tap, when set, reads the connections to the target (oracle.wire).
+	tap *wire.Tap
 
 	// mu is held while the lane's toxics change and while a
 	// connection's links start, so a link never starts while its chain
@@ -54,12 +58,12 @@ type feed struct {
 	done    sync.WaitGroup
 }
 
-func newFeed(server *toxiproxy.ApiServer, px *toxiproxy.Proxy, upstream string) (*feed, error) {
+func newFeed(server *toxiproxy.ApiServer, px *toxiproxy.Proxy, upstream string, tap *wire.Tap) (*feed, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	f := &feed{server: server, proxy: px, upstream: upstream, ln: ln, conns: map[net.Conn]struct{}{}, writers: map[string]*upstreamWriter{}}
+	f := &feed{server: server, proxy: px, upstream: upstream, ln: ln, tap: tap, conns: map[net.Conn]struct{}{}, writers: map[string]*upstreamWriter{}}
 	// The links label their metrics with Listen: set before the first.
 	px.Listen = f.addr()
 	f.done.Add(1)
@@ -110,6 +114,12 @@ func (f *feed) startLinks(client, upstream net.Conn) {
 		f.proxy.Toxics.StartLink(f.server, name+"upstream", client, upstream, stream.Upstream)
 		f.proxy.Toxics.StartLink(f.server, name+"downstream", upstream, client, stream.Downstream)
 		return
+	}
+	if f.tap != nil {
+		// A connection opened under a reset fault (above) is not read:
+		// Toxiproxy needs its own socket there. The wire oracle is weak
+		// already; it misses those answers too.
+		upstream = f.tap.Conn(upstream)
 	}
 	w := &upstreamWriter{fedConn: f.closing(upstream), answers: &answerReader{Conn: upstream}}
 	w.fedConn.forget = func() { delete(f.writers, name) }

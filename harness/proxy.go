@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"github.com/idemspec/idemspec/harness/wire"
+
 	"context"
 	"fmt"
 	"sync"
@@ -18,6 +20,9 @@ type proxies struct {
 
 	mu    sync.Mutex
 	feeds []*feed
+	// tap, when set, reads the lanes' connections to the target
+	// (oracle.wire): every feed started after it is set uses it.
+	tap *wire.Tap
 }
 
 var proxySeq atomic.Int64
@@ -38,7 +43,7 @@ func (p *proxies) lane(name, upstream string) (*Lane, error) {
 	if err := p.server.Collection.Add(px, false); err != nil {
 		return nil, fmt.Errorf("start %s proxy: %w", name, err)
 	}
-	f, err := newFeed(p.server, px, upstream)
+	f, err := newFeed(p.server, px, upstream, p.tap)
 	if err != nil {
 		return nil, fmt.Errorf("start %s proxy: %w", name, err)
 	}

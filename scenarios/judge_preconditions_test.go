@@ -1,11 +1,14 @@
 package scenarios_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // TestShouldSkipsWhereItsMustFails holds each SHOULD check that judges
@@ -81,4 +84,25 @@ func TestOddKeysWithoutDeclaredFormat(t *testing.T) {
 	bodyKey := keys(400)
 	bodyKey.Keys = bodyKey.Keys[:2] // a key in a body has no duplicated form
 	expectVerdict(t, scenarios.OddKeysRefused(bodyKey), "K2a", check.SKIP, "each of the 2 odd keys sent is within the target's declared key format")
+}
+
+// crashable is a target lifecycle that can be crashed.
+type crashable struct{}
+
+func (crashable) Stop() error                     { return nil }
+func (crashable) Crash(ctx context.Context) error { return nil }
+func (crashable) Restart(context.Context) error   { return nil }
+
+// S5b needs to see an execution whose answer was never written, which
+// the wire oracle cannot: with it, S5b is skipped, saying so; with a list
+// the same crashable target runs it.
+func TestS5bSkipsOnTheWire(t *testing.T) {
+	wired := &targets.Target{Oracle: &targets.WireOracle{}, Runtime: targets.Runtime{Lifecycle: crashable{}}}
+	if why := scenarios.S5b.Skips(wired); !strings.Contains(why, "wire oracle") {
+		t.Errorf("S5b with oracle.wire: skip %q, want the wire oracle named", why)
+	}
+	listed := &targets.Target{Oracle: &targets.ListOracle{}, Runtime: targets.Runtime{Lifecycle: crashable{}}}
+	if why := scenarios.S5b.Skips(listed); why != "" {
+		t.Errorf("S5b with a list oracle: skipped (%q)", why)
+	}
 }

@@ -22,7 +22,7 @@ type wireSpec struct{}
 // readable id counts once per answer.
 type WireOracle struct {
 	mu   sync.Mutex
-	read func(marker string) Observation
+	read func(ctx context.Context, marker string) (Observation, error)
 }
 
 func (o *WireOracle) Kind() string { return "wire" }
@@ -33,7 +33,7 @@ func (o *WireOracle) Evidence() string {
 }
 
 // Attach gives the oracle the lanes' record to read.
-func (o *WireOracle) Attach(read func(marker string) Observation) {
+func (o *WireOracle) Attach(read func(ctx context.Context, marker string) (Observation, error)) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.read = read
@@ -50,7 +50,7 @@ func (o *WireOracle) Observe(ctx context.Context, marker string) (Observation, e
 	if read == nil {
 		return Observation{}, errNoWire
 	}
-	return read(marker), nil
+	return read(ctx, marker)
 }
 
 // OnTheWire says whether t counts from the lanes' record (oracle.wire).
