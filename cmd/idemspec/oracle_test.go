@@ -67,3 +67,28 @@ func TestEveryOracleJudgesTheReferenceAndAMutant(t *testing.T) {
 		}
 	}
 }
+
+// The whole default suite on the reference, counted from the wire: no
+// check fails (the bursts' paused answers once read as the end of the
+// answers, and P1 saw an acknowledged resource gone); S6 warns (no
+// reconcile), the restarts skip (idemspec does not run this server).
+func TestWireOracleRunsTheSuiteOnTheReference(t *testing.T) {
+	long(t)
+	t.Parallel()
+	server, err := fakes.Open(fakes.Options{DBPath: filepath.Join(t.TempDir(), "fake.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	addr := serveLoopback(t, server.Handler())
+	file := writeFile(t, "wire.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n  wire: {}\n", addr, createAndList))
+	r := run(t, "--target", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range r.report.Checks {
+		if c.Verdict == "FAIL" || c.Verdict == "ERROR" {
+			t.Errorf("%s %s: %s", c.ID, c.Verdict, c.Reason)
+		}
+	}
+}

@@ -40,6 +40,13 @@ func TestTapRecordsWhatTheAPIAnswered(t *testing.T) {
 	}
 	c := tap.Conn(raw)
 	defer c.Close()
+	// A read cut by a deadline that passed (the lane's answer reader
+	// pauses so) is no end of the answers: the stream reads on.
+	c.SetReadDeadline(time.Unix(1, 0))
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a read past its deadline returned no error")
+	}
+	c.SetReadDeadline(time.Time{})
 	br := bufio.NewReader(c)
 	for i, marker := range []string{"m-1", "m-2"} {
 		body := `{"marker":"` + marker + `"}`
