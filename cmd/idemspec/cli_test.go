@@ -37,14 +37,12 @@ func TestMain(m *testing.M) {
 	var remove func()
 	binary, remove = testenv.MustBuild(".", "idemspec")
 	flag.Parse()
-	if !flagGiven("test.parallel") {
-		// The package's tests mostly wait on the processes they start
-		// (a target's work delay, a crash's grace period), not on CPU:
-		// GOMAXPROCS at a time would leave CI's two cores idle most of
-		// the run, and the three matrices alone would hold both slots
-		// (each runs its entries from goroutines: see forEach).
-		flag.Set("test.parallel", strconv.Itoa(parallelTests))
-	}
+	// The package's tests mostly wait on the processes they start (a
+	// target's work delay, a crash's grace period), not on CPU:
+	// GOMAXPROCS at a time would leave CI's two cores idle most of the
+	// run, and the three matrices alone would hold both slots (each runs
+	// its entries from goroutines: see forEach).
+	testenv.Parallel(parallelTests)
 	code := m.Run()
 	remove()
 	os.Exit(code)
@@ -55,13 +53,6 @@ func TestMain(m *testing.M) {
 // long tests are parallel (a sequential one holds up every parallel
 // test until it ends), so this is what keeps the cores busy.
 const parallelTests = 8
-
-// flagGiven says whether the command line set a flag.
-func flagGiven(name string) bool {
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
-}
 
 // long marks a test the fast tier leaves out: it runs whole suites
 // against a managed process, a browser, a database or many seeds, or

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
 	"github.com/idemspec/idemspec/targets/mcp"
@@ -19,21 +20,12 @@ import (
 func TestMain(m *testing.M) {
 	mcpserver.ServeIfAsked()
 	flag.Parse()
-	if !flagGiven("test.parallel") {
-		// The audits wait on their servers far more than they use CPU
-		// (the package: 18 CPU-seconds in 78 s of wall time at two at
-		// once, GOMAXPROCS on CI): four at once still leave a core idle,
-		// and keep M9's searches far inside their time bound.
-		flag.Set("test.parallel", "4")
-	}
+	// The audits wait on their servers far more than they use CPU (the
+	// package: 18 CPU-seconds in 78 s of wall time at two at once,
+	// GOMAXPROCS on CI): four at once still leave a core idle, and keep
+	// M9's searches far inside their time bound.
+	testenv.Parallel(4)
 	os.Exit(m.Run())
-}
-
-// flagGiven says whether the command line set a flag.
-func flagGiven(name string) bool {
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }
 
 // audit runs the whole audit against srv and returns its verdicts.
