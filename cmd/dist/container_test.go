@@ -23,17 +23,13 @@ func TestContainerImage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds idemspec and a container image; `make test` runs it")
 	}
+	t.Parallel()
 	podman := requirePodman(t)
-	const version = "9.8.7-image"
-	out := t.TempDir()
+	const version = linuxVersion
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	p := Platform{"linux", runtime.GOARCH}
-	var stdout, stderr bytes.Buffer
-	args := []string{"-version", version, "-out", out, "-platforms", p.String(), "-root", root}
-	if code := run(ctx, args, &stdout, &stderr); code != 0 {
-		t.Fatalf("dist %v: exit %d\n%s", args, code, stderr.String())
-	}
+	out := sharedRelease(t, p)
 	buildContext := filepath.Join(out, p.BuildDir())
 	assertStatic(t, filepath.Join(buildContext, p.Binary()))
 

@@ -29,6 +29,7 @@ func TestReleaseForeignPlatform(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles idemspec (seconds with a warm build cache, minutes without); `make test` runs it")
 	}
+	t.Parallel()
 	const version = "9.8.7-test"
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -40,14 +40,12 @@ func TestMain(m *testing.M) {
 	var remove func()
 	binary, remove = testenv.MustBuild(".", "idemspec")
 	flag.Parse()
-	if !flagGiven("test.parallel") {
-		// The package's tests mostly wait on the processes they start
-		// (a target's work delay, a crash's grace period), not on CPU:
-		// GOMAXPROCS at a time would leave CI's two cores idle most of
-		// the run, and the three matrices alone would hold both slots
-		// (each runs its entries from goroutines: see forEach).
-		flag.Set("test.parallel", strconv.Itoa(parallelTests))
-	}
+	// The package's tests mostly wait on the processes they start (a
+	// target's work delay, a crash's grace period), not on CPU:
+	// GOMAXPROCS at a time would leave CI's two cores idle most of the
+	// run, and the three matrices alone would hold both slots (each runs
+	// its entries from goroutines: see forEach).
+	testenv.Parallel(parallelTests)
 	code := m.Run()
 	remove()
 	os.Exit(code)
@@ -58,13 +56,6 @@ func TestMain(m *testing.M) {
 // long tests are parallel (a sequential one holds up every parallel
 // test until it ends), so this is what keeps the cores busy.
 const parallelTests = 8
-
-// flagGiven says whether the command line set a flag.
-func flagGiven(name string) bool {
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
-}
 
 // long marks a test the fast tier leaves out: it runs whole suites
 // against a managed process, a browser, a database or many seeds, or
@@ -77,29 +68,44 @@ func long(t *testing.T) {
 	}
 }
 
-// matrixFanOut is how many server matrix entries run at once, in both
-// tiers: a run is mostly waiting on the target (its work delays, a
-// crash's grace period, the clean lane's timeouts), not CPU. Measured
-// (/usr/bin/time on one `idemspec run` child, the reference): the suite
-// without the properties spends 0.24 CPU-seconds in 4.7 s of wall time,
-// the property search 0.86 in 6.1 s; so eight at once, in each of the two
-// server matrices, use well under one of CI's two cores. Client entries
-// start interpreters with second-scale deadlines, and spend more of
-// their time on CPU (the reference agent 0.36 CPU-s in 2.3 s, the Python
-// client 1.5 in 5.7 s): four at once use about one core.
-// IDEMSPEC_MATRIX_FANOUT overrides the server figure (1 runs them one
-// at a time, to tell a load-dependent verdict from a wrong one).
+// matrixFanOut is how many entries of the detection matrix run at
+// once, propertyFanOut of the property matrix and matrixClientFanOut of
+// the client matrix, at most: a run is mostly waiting on the target
+// (its work delays, a crash's grace period, the clean lane's timeouts)
+// or the client, not CPU. Measured (/usr/bin/time on one `idemspec run`
+// child, the reference): the suite without the properties spends 0.24
+// CPU-seconds in 4.7 s of wall time, the property search 0.86 in 6.1 s;
+// client entries start interpreters with second-scale deadlines, and
+// spend more of their time on CPU (the reference agent 0.36 CPU-s in
+// 2.3 s, the Python client 1.5 in 5.7 s). IDEMSPEC_MATRIX_FANOUT
+// overrides both server figures (1 runs them one at a time, to tell a
+// load-dependent verdict from a wrong one).
 const (
 	matrixFanOut       = 8
-	matrixClientFanOut = 4
+	propertyFanOut     = 12
+	matrixClientFanOut = 8
 )
 
-// serverFanOut is matrixFanOut, or IDEMSPEC_MATRIX_FANOUT when set.
-func serverFanOut(t *testing.T) int {
+// The matrices' weights: a run's share of a core, in units of the
+// detection matrix's (see matrixFanOut). The three matrices draw their
+// runs from one budget, matrixUnits, in the order they ask: what one
+// leaves when it ends goes to the others, and the package's load never
+// exceeds that of eight detection runs, eight property runs and four
+// client runs at once.
+const (
+	detectionWeight = 1
+	propertyWeight  = 2
+	clientWeight    = 3
+)
+
+var matrixUnits = newUnits(8*detectionWeight + 8*propertyWeight + 4*clientWeight)
+
+// serverFanOut is fanOut, or IDEMSPEC_MATRIX_FANOUT when set.
+func serverFanOut(t *testing.T, fanOut int) int {
 	t.Helper()
 	v := os.Getenv("IDEMSPEC_MATRIX_FANOUT")
 	if v == "" {
-		return matrixFanOut
+		return fanOut
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
@@ -108,22 +114,62 @@ func serverFanOut(t *testing.T) int {
 	return n
 }
 
-// forEach runs fn as one subtest per item, fanOut at a time from
-// goroutines, beside the package's other tests. t.Parallel would hold
-// them to -parallel (GOMAXPROCS: two on CI), and a matrix's processes
-// would leave the cores idle most of its run. Items start in their
-// order (a slot is taken before an item's goroutine starts), so a
-// caller can put its longest first.
-func forEach[T any](t *testing.T, fanOut int, items []T, name func(T) string, fn func(*testing.T, T)) {
+// units is a budget of load that runs take a weight of and give back,
+// first come first served: a client run's three units are not taken
+// from it one by one by the server runs that asked after it.
+type units struct {
+	mu            sync.Mutex
+	cond          *sync.Cond
+	free          int
+	next, serving uint64 // tickets: the next to hand out, the one served now
+}
+
+func newUnits(n int) *units {
+	u := &units{free: n}
+	u.cond = sync.NewCond(&u.mu)
+	return u
+}
+
+// take waits for its turn and for n units, and takes them.
+func (u *units) take(n int) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	ticket := u.next
+	u.next++
+	for ticket != u.serving || u.free < n {
+		u.cond.Wait()
+	}
+	u.free -= n
+	u.serving++
+	u.cond.Broadcast()
+}
+
+func (u *units) give(n int) {
+	u.mu.Lock()
+	u.free += n
+	u.mu.Unlock()
+	u.cond.Broadcast()
+}
+
+// forEach runs fn as one subtest per item, at most fanOut at a time
+// from goroutines, each taking weight of matrixUnits while it runs,
+// beside the package's other tests. t.Parallel would hold them to
+// -parallel (GOMAXPROCS: two on CI), and a matrix's processes would
+// leave the cores idle most of its run. Items start in their order (a
+// slot is taken before an item's goroutine starts), so a caller can put
+// its longest first.
+func forEach[T any](t *testing.T, fanOut, weight int, items []T, name func(T) string, fn func(*testing.T, T)) {
 	t.Helper()
 	slots := make(chan struct{}, fanOut)
 	var wg sync.WaitGroup
 	for _, it := range items {
 		slots <- struct{}{}
+		matrixUnits.take(weight)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
+			defer matrixUnits.give(weight)
 			t.Run(name(it), func(t *testing.T) { fn(t, it) })
 		}()
 	}

@@ -131,9 +131,20 @@ func clientChecks(workflow bool) []check.Entry {
 	return out
 }
 
+// longestClientsFirst orders the client entries by how long their runs
+// take in all, most first, so that a slow entry does not start last and
+// run on alone: its runs times its slack, which is longer for the
+// interpreters, whose runs are the slow ones (a Python run takes four
+// times a reference agent's).
+func longestClientsFirst(t *testing.T, entries []clientEntry) []clientEntry {
+	cost := func(e clientEntry) int { return matrixRuns(t, cmp.Or(e.runs, 5)) * int(e.slack/time.Second) }
+	slices.SortStableFunc(entries, func(a, b clientEntry) int { return cost(b) - cost(a) })
+	return entries
+}
+
 func TestClientDetectionMatrix(t *testing.T) {
 	t.Parallel()
-	forEach(t, matrixClientFanOut, clientEntries(t), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
+	forEach(t, matrixClientFanOut, clientWeight, longestClientsFirst(t, clientEntries(t)), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
 		if e.requires != nil {
 			e.requires(t)
 		}

@@ -39,6 +39,7 @@ func startHTTP(t *testing.T, mutant string) *mcptools.HTTP {
 // the lanes: answers cut on the faulty lane, restarts and crashes of the
 // managed process. Same verdicts as over stdio.
 func TestHTTPMatrix(t *testing.T) {
+	t.Parallel()
 	reference := concernedInReference(t)
 	for _, m := range append([]mcpserver.Mutant{{Name: mcpserver.Reference}}, mcpserver.Mutants()...) {
 		t.Run(m.Name, func(t *testing.T) {

@@ -107,6 +107,7 @@ func m9With(t *testing.T, mutant, tool string, s Settings) Result {
 // evidence holds the failing sequence shrunk to a few steps, the last
 // one broken.
 func TestM9CatchesShrunk(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ mutant, tool string }{
 		{"idempotent-appends", mcpserver.ToolPut},
 		{"keyed-ignores-key", mcpserver.ToolCreate},
@@ -137,6 +138,7 @@ func TestM9CatchesShrunk(t *testing.T) {
 // TestM9ReferencePasses: the reference keeps one effect per argument
 // set and per key over several searches, each from its own random seed.
 func TestM9ReferencePasses(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{mcpserver.ToolPut, mcpserver.ToolCreate} {
 		t.Run(tool, func(t *testing.T) {
 			t.Parallel()

@@ -2,6 +2,7 @@ package mcptools_test
 
 import (
 	"context"
+	"flag"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
 	"github.com/idemspec/idemspec/targets/mcp"
@@ -17,6 +19,12 @@ import (
 
 func TestMain(m *testing.M) {
 	mcpserver.ServeIfAsked()
+	flag.Parse()
+	// The audits wait on their servers far more than they use CPU (the
+	// package: 18 CPU-seconds in 78 s of wall time at two at once,
+	// GOMAXPROCS on CI): four at once still leave a core idle, and keep
+	// M9's searches far inside their time bound.
+	testenv.Parallel(4)
 	os.Exit(m.Run())
 }
 
@@ -79,6 +87,7 @@ func passedOnEvidence(t *testing.T, r reports.Report) {
 // exactly the designed PASS and WARN verdicts, and every mutant fails
 // the checks it names, on the tool it names, and nothing else.
 func TestStdioMatrix(t *testing.T) {
+	t.Parallel()
 	reference := concernedInReference(t)
 	for _, m := range append([]mcpserver.Mutant{{Name: mcpserver.Reference}}, mcpserver.Mutants()...) {
 		t.Run(m.Name, func(t *testing.T) {
