@@ -76,9 +76,22 @@ type ClientTrial struct {
 	Deadline time.Duration
 	// Slack is the start-up and scheduling time allowed past the deadline.
 	Slack time.Duration
-	// Resources is the oracle's count for the trial's marker at the end.
+	// Resources is the oracle's count for the trial's marker at the end
+	// (for an unmodified program, the distinct resources the API's
+	// answers on the wire created in the trial).
 	Resources int
+	// Expected is how many resources one run of the program creates (0:
+	// one, the contract's single create); an unmodified program's
+	// baseline says.
+	Expected int
+	// Unmodified says the program was not written to idemspec's client
+	// contract: it need not print a result, so a run without one leaves
+	// C4 nothing to judge rather than failing it.
+	Unmodified bool
 }
+
+// expected is how many resources one run creates.
+func (t ClientTrial) expected() int { return max(t.Expected, 1) }
 
 func (t ClientTrial) creates() []check.ServerRequest {
 	var out []check.ServerRequest

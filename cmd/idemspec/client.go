@@ -31,6 +31,7 @@ type clientFlags struct {
 	keyIn          string
 	mcp            mcpClientFlags
 	workflow       bool
+	target         targetClientFlags
 }
 
 func clientCommand(fs *pflag.FlagSet) body {
@@ -45,9 +46,16 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
 	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by "+scenarios.Span(scenarios.WorkflowGroup))
 	f.mcp.register(fs)
+	f.target.register(fs)
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
+		}
+		if err := f.target.validate(fs, f); err != nil {
+			return fail(stderr, err)
+		}
+		if f.target.file != "" {
+			return f.executeTarget(stdout, stderr)
 		}
 		if f.mcp.on {
 			if err := f.mcp.validate(fs); err != nil {

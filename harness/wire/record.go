@@ -177,3 +177,26 @@ func (x *Exchange) copy() Exchange {
 	c.Header = x.Header.Clone()
 	return c
 }
+
+// Settle waits until every exchange from index from on has ended (a
+// request released from a hold, say, has had its answer); it ends with
+// ctx. Every exchange ends within the interposer's bounds.
+func (r *Record) Settle(ctx context.Context, from int) error {
+	for {
+		r.mu.Lock()
+		settled := true
+		for _, x := range r.exchanges[min(max(from, 0), len(r.exchanges)):] {
+			settled = settled && x.Done
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		if settled {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-changed:
+		}
+	}
+}
