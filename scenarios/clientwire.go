@@ -37,9 +37,9 @@ type ClientWire struct {
 	mu sync.Mutex
 	// op is the operation the trial under way aims at; failing is the
 	// status its creates are answered with by idemspec, for how many.
-	op           string
-	failStatus   int
-	failCount    int
+	op         string
+	failStatus int
+	failCount  int
 }
 
 // wireTrial is what a trial in wire mode knows besides the one-create
