@@ -51,8 +51,11 @@ type wireTrial struct {
 	// expected is how many resources one run created, per operation.
 	expected map[string]int
 	baseline []wire.Exchange
-	hold     *wire.Armed
-	holdAt   int // the held request's record index
+	// before are the oracle's readings, after the baseline, of the
+	// markers the baseline's creates carried.
+	before map[string]targets.Observation
+	hold   *wire.Armed
+	holdAt int // the held request's record index
 }
 
 // settleLimit bounds the wait for the exchanges of a run to end: a hold
@@ -165,7 +168,70 @@ func (t *trial) baseline(ctx context.Context) error {
 	w.op = t.wt.op
 	w.mu.Unlock()
 	t.ev.Notes = append(t.ev.Notes, "the faults aim at "+describeOp(t.wt.op))
+	t.wt.before = map[string]targets.Observation{}
+	for _, m := range t.markers(xs) {
+		obs, err := t.ce.Env.Observe(ctx, m)
+		if err != nil {
+			return fmt.Errorf("oracle, after the baseline, marker %s: %w", m, err)
+		}
+		t.wt.before[m] = obs
+	}
 	return nil
+}
+
+// maxMarkers bounds the oracle readings of one run: the distinct
+// markers of its creates it reads.
+const maxMarkers = 4
+
+// markers are the distinct markers the trial operation's creates in xs
+// carried where the file's body puts {{.Marker}} (none without an
+// oracle, or when the program puts nothing there).
+func (t *trial) markers(xs []wire.Exchange) []string {
+	op := t.ce.Env.Target
+	for _, o := range op.Each() {
+		if o.Operation == t.wt.op {
+			op = o
+		}
+	}
+	if op.Oracle == nil {
+		return nil
+	}
+	var out []string
+	for _, x := range xs {
+		if x.Kind != wire.Create || x.Operation != t.wt.op {
+			continue
+		}
+		if m, ok := op.MarkerOf(x.Body); ok && !slices.Contains(out, m) && len(out) < maxMarkers {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// oracleCount is how many resources the oracle shows the trial's
+// creates made: for each marker they carried, the ids listed now and
+// not after the baseline (the count's growth, for an oracle that lists
+// no ids). ok is false when no create carried a marker.
+func (t *trial) oracleCount(ctx context.Context, xs []wire.Exchange) (n int, ok bool, err error) {
+	for _, m := range t.markers(xs) {
+		obs, err := t.ce.Env.Observe(ctx, m)
+		if err != nil {
+			return 0, false, fmt.Errorf("oracle, marker %s: %w", m, err)
+		}
+		t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(m, "after the trial (the marker the program's creates carried)", obs))
+		before := t.wt.before[m]
+		if obs.IDs == nil {
+			n += max(obs.Count-before.Count, 0)
+		} else {
+			for _, id := range obs.IDs {
+				if !slices.Contains(before.IDs, id) {
+					n++
+				}
+			}
+		}
+		ok = true
+	}
+	return n, ok, nil
 }
 
 // firstCreated is the operation of the first create the API committed.
@@ -291,6 +357,17 @@ func (t *trial) judgeWire(ctx context.Context) (ClientTrial, error) {
 	t.rec.Unmodified = true
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("resources counted from the wire: %d created by %s in this trial (%s); one run creates %d",
 		t.rec.Resources, describeOp(t.wt.op), strings.Join(wire.CreatedIDs(xs, t.wt.op), ", "), t.rec.Expected))
+	// The oracle is the judge's own view: a duplicate either sees counts.
+	n, ok, err := t.oracleCount(ctx, xs)
+	switch {
+	case err != nil:
+		return t.rec, err
+	case ok:
+		t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("resources counted by the oracle: %d new since the baseline under the markers the program's creates carried", n))
+		t.rec.Resources = max(t.rec.Resources, n)
+	default:
+		t.ev.Notes = append(t.ev.Notes, "the oracle was not read: the program's creates carry nothing where the file's create.body puts {{.Marker}}")
+	}
 	return t.rec, nil
 }
 

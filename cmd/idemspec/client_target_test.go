@@ -67,6 +67,11 @@ func TestUnmodifiedProgramWithAFreshKeyPerAttempt(t *testing.T) {
 	if r.code == 0 {
 		t.Errorf("exit 0 for a program that duplicates")
 	}
+	// The oracle, reading the marker field of the program's own
+	// payload, sees the duplicate too.
+	if notes := strings.Join(verdicts["C6"].Evidence.Notes, "\n"); !strings.Contains(notes, "resources counted by the oracle: 2 new") {
+		t.Errorf("C6's notes do not show the oracle's count:\n%s", notes)
+	}
 }
 
 // Nothing to judge is an ERROR that says why, never a FAIL: a program
