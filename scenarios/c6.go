@@ -19,18 +19,31 @@ var C6 = check.Define(Check{
 // (committed at the server, answer held by the lane), then the client is
 // started again with the same state directory.
 func killedMidOperation(ctx context.Context, t *trial) (check.Verdict, error) {
-	remove, err := t.applyFault(harness.ResponseLoss{}, "on the client's lane while the first client runs")
+	if t.wt != nil {
+		return killedInJob(ctx, t)
+	}
+	rec, err := killAndRestart(ctx, t)
 	if err != nil {
 		return check.Verdict{}, err
 	}
+	return OneResourceAfterRestart(rec), nil
+}
+
+// killAndRestart runs the program, kills it while its create is in
+// flight, starts it again with the same state, and reads the trial.
+func killAndRestart(ctx context.Context, t *trial) (ClientTrial, error) {
+	remove, err := t.applyFault(harness.ResponseLoss{}, "on the client's lane while the first client runs")
+	if err != nil {
+		return ClientTrial{}, err
+	}
 	p, err := t.start(ctx)
 	if err != nil {
-		return check.Verdict{}, err
+		return ClientTrial{}, err
 	}
 	first, err := t.awaitCreate(ctx, p)
 	if err != nil {
 		t.finish(ctx, p, "first client")
-		return check.Verdict{}, err
+		return ClientTrial{}, err
 	}
 	t.lost[first] = true
 	p.Kill("SIGKILL to its process group while its create was in flight (C6)")
@@ -38,14 +51,10 @@ func killedMidOperation(ctx context.Context, t *trial) (check.Verdict, error) {
 	remove()
 	again, err := t.start(ctx)
 	if err != nil {
-		return check.Verdict{}, err
+		return ClientTrial{}, err
 	}
 	t.finish(ctx, again, "restarted client")
-	rec, err := t.judge(ctx)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return OneResourceAfterRestart(rec), nil
+	return t.judge(ctx)
 }
 
 // OneResourceAfterRestart judges C6: after the kill and the restart, the

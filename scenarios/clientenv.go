@@ -96,8 +96,9 @@ type trial struct {
 // trialSpec runs a client or workflow check in its spec: outside client
 // mode the check is skipped, as is one the API cannot support (its
 // Needs), and the server's request log since the spec began is the
-// trial's evidence.
-func trialSpec(c *Check) func(SpecContext) check.Result {
+// trial's evidence. op is the operation of the target file the spec
+// is for (an unmodified program's faults aim at it).
+func trialSpec(c *Check, op string) func(SpecContext) check.Result {
 	return func(ctx SpecContext) check.Result {
 		ce := currentClient()
 		if ce == nil {
@@ -116,7 +117,11 @@ func trialSpec(c *Check) func(SpecContext) check.Result {
 		for attempt := 1; attempt <= trialAttempts; attempt++ {
 			t, err = newTrial(ce, c.ID, c.Group == WorkflowGroup)
 			if err == nil && ce.Wire != nil {
-				err = t.baseline(ctx)
+				err = t.baseline(ctx, op)
+			}
+			var unaimed errNotCalled
+			if errors.As(err, &unaimed) {
+				return check.Result{Verdict: check.Skip(c.ID, unaimed.Error()), Evidence: *t.ev}
 			}
 			if err == nil {
 				v, err = c.Run(ctx, t)

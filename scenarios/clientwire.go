@@ -111,11 +111,21 @@ func describeOp(op string) string {
 	return "operation " + op
 }
 
+// errNotCalled says the program's baseline never created by the
+// operation a spec is for, though it created by another: nothing to aim
+// at there (a SKIP).
+type errNotCalled struct{ op string }
+
+func (e errNotCalled) Error() string {
+	return fmt.Sprintf("the program's baseline run created nothing by %s, so there is nothing to aim a fault at there", describeOp(e.op))
+}
+
 // baseline runs the program once with no fault, in a fresh directory
 // of its own, and learns from the wire what one run creates. A run that
 // sends nothing, or no create the file describes, or creates nothing,
-// leaves nothing to judge: an error, not a failure.
-func (t *trial) baseline(ctx context.Context) error {
+// leaves nothing to judge: an error, not a failure. The faults aim at
+// op, the operation the spec is for.
+func (t *trial) baseline(ctx context.Context, op string) error {
 	w := t.ce.Wire
 	rec := w.Interposer.Record()
 	from := rec.Len()
@@ -146,12 +156,10 @@ func (t *trial) baseline(ctx context.Context) error {
 		return fmt.Errorf("no request reached idemspec during the baseline run: the program was handed %s in %s; does it read its base URL from one of them? (exit %d)",
 			w.Interposer.URL(), strings.Join(w.BaseURLEnv, ", "), x.Code)
 	}
-	created := slices.IndexFunc(xs, func(x wire.Exchange) bool { return x.Kind == wire.Create })
-	if created < 0 {
+	if !slices.ContainsFunc(xs, func(x wire.Exchange) bool { return x.Kind == wire.Create }) {
 		return fmt.Errorf("the program called no create %s describes; it sent %s (the file's creates: %s)",
 			t.ce.Env.Target.Source, seen(xs), creates(t.ce.Env.Target))
 	}
-	t.wt.op = xs[created].Operation
 	for _, op := range t.ce.Env.Target.Each() {
 		if n := len(wire.CreatedIDs(xs, op.Operation)); n > 0 {
 			t.wt.expected[op.Operation] = n
@@ -161,8 +169,9 @@ func (t *trial) baseline(ctx context.Context) error {
 	if len(t.wt.expected) == 0 {
 		return fmt.Errorf("nothing to judge: the baseline run's creates created nothing (answered %s)", statuses(xs))
 	}
-	if t.wt.expected[t.wt.op] == 0 {
-		t.wt.op = firstCreated(xs)
+	t.wt.op = op
+	if t.wt.expected[op] == 0 {
+		return errNotCalled{op}
 	}
 	w.mu.Lock()
 	w.op = t.wt.op
@@ -170,7 +179,7 @@ func (t *trial) baseline(ctx context.Context) error {
 	t.ev.Notes = append(t.ev.Notes, "the faults aim at "+describeOp(t.wt.op))
 	t.wt.before = map[string]targets.Observation{}
 	for _, m := range t.markers(xs) {
-		obs, err := t.ce.Env.Observe(ctx, m)
+		obs, err := t.observe(ctx, m)
 		if err != nil {
 			return fmt.Errorf("oracle, after the baseline, marker %s: %w", m, err)
 		}
@@ -187,13 +196,10 @@ const maxMarkers = 4
 // carried where the file's body puts {{.Marker}} (none without an
 // oracle, or when the program puts nothing there).
 func (t *trial) markers(xs []wire.Exchange) []string {
-	op := t.ce.Env.Target
-	for _, o := range op.Each() {
-		if o.Operation == t.wt.op {
-			op = o
-		}
-	}
-	if op.Oracle == nil {
+	op := t.operation()
+	// An operation with setup renders its oracle from a marker's setup,
+	// which would create what the program did not.
+	if op.Oracle == nil || len(op.Setup) > 0 {
 		return nil
 	}
 	var out []string
@@ -214,7 +220,7 @@ func (t *trial) markers(xs []wire.Exchange) []string {
 // no ids). ok is false when no create carried a marker.
 func (t *trial) oracleCount(ctx context.Context, xs []wire.Exchange) (n int, ok bool, err error) {
 	for _, m := range t.markers(xs) {
-		obs, err := t.ce.Env.Observe(ctx, m)
+		obs, err := t.observe(ctx, m)
 		if err != nil {
 			return 0, false, fmt.Errorf("oracle, marker %s: %w", m, err)
 		}
@@ -232,16 +238,6 @@ func (t *trial) oracleCount(ctx context.Context, xs []wire.Exchange) (n int, ok 
 		ok = true
 	}
 	return n, ok, nil
-}
-
-// firstCreated is the operation of the first create the API committed.
-func firstCreated(xs []wire.Exchange) string {
-	for _, x := range xs {
-		if x.Kind == wire.Create && x.Committed() {
-			return x.Operation
-		}
-	}
-	return ""
 }
 
 // seen lists the distinct requests of xs, the first ten.
@@ -347,7 +343,9 @@ func (t *trial) judgeWire(ctx context.Context) (ClientTrial, error) {
 	}
 	xs := rec.Since(t.offset)
 	for _, x := range xs {
-		if x.Kind == "" || x.Operation != t.wt.op {
+		// A look-up reads a key, whichever operation's it is; the
+		// operations of one file often share one look-up path.
+		if x.Kind == "" || x.Kind == wire.Create && x.Operation != t.wt.op {
 			continue
 		}
 		t.rec.Requests = append(t.rec.Requests, check.ServerRequest{Seq: x.Seq, Kind: string(x.Kind), Key: x.Key, Hash: x.PayloadHash, Status: x.Status, At: x.Start, Lost: !x.Delivered})
@@ -408,4 +406,60 @@ func firstOf(op string) string {
 		return "the first create"
 	}
 	return "the first create of operation " + op
+}
+
+// killedInJob is C6 for an unmodified program: the kill aims at the
+// first create of the spec's operation, which is judged by its own count
+// against the baseline's; the job's other calls, before the kill or
+// after the restart, must not be made twice either.
+func killedInJob(ctx context.Context, t *trial) (check.Verdict, error) {
+	rec, err := killAndRestart(ctx, t)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	v := OneResourceAfterRestart(rec)
+	op := t.wt.op
+	vs := v.Violations
+	run := t.ce.Wire.Interposer.Record().Since(t.offset)
+	for _, other := range t.wt.created() {
+		if n := len(wire.CreatedIDs(run, other)); other != op && n > t.wt.expected[other] {
+			vs = append(vs, check.Violation{What: fmt.Sprintf("%s: resources after a kill aimed at %s and a restart", describeOp(other), describeOp(op)),
+				Expected: fmt.Sprint(t.wt.expected[other]), Observed: fmt.Sprint(n)})
+		}
+	}
+	if len(vs) == len(v.Violations) {
+		return v, nil
+	}
+	return check.Judge("C6", vs...), nil
+}
+
+// created are the operations the baseline created, in the order of
+// their first create.
+func (wt *wireTrial) created() []string {
+	var ops []string
+	for _, x := range wt.baseline {
+		if x.Kind == wire.Create && wt.expected[x.Operation] > 0 && !slices.Contains(ops, x.Operation) {
+			ops = append(ops, x.Operation)
+		}
+	}
+	return ops
+}
+
+// operation is the target file's view of the operation the trial aims
+// at.
+func (t *trial) operation() *targets.Target {
+	for _, o := range t.ce.Env.Target.Each() {
+		if o.Operation == t.wt.op {
+			return o
+		}
+	}
+	return t.ce.Env.Target
+}
+
+// observe reads the aimed operation's oracle for a marker, straight to
+// the API (never through the interposer or the lane).
+func (t *trial) observe(ctx context.Context, marker string) (targets.Observation, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.ce.Env.Settings.RequestTimeout)
+	defer cancel()
+	return t.operation().Oracle.Observe(ctx, marker)
 }

@@ -125,3 +125,38 @@ func TestClientTargetFlags(t *testing.T) {
 		}
 	}
 }
+
+// A job that calls two operations of the file is judged per operation:
+// each spec's faults, and C6's kill, aim at the first create of its own
+// operation, and C6 also counts the job's other calls after the restart.
+func TestUnmodifiedJobJudgedPerOperation(t *testing.T) {
+	long(t)
+	t.Parallel()
+	_, file, _, _ := runtime.Caller(0)
+	twoOps := filepath.Join(filepath.Dir(file), "..", "..", "examples", "targets", "action-with-setup.yaml")
+	for _, c := range []struct {
+		mode string
+		want check.Status
+		says map[string]string
+	}{
+		{"job", check.PASS, nil},
+		{"job-fresh", check.FAIL, map[string]string{"append-event C6": "operation create: resources after a kill aimed at operation append-event"}},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			r := client(t, "--target", twoOps, "--cmd", unmodifiedAgent(c.mode), "--slack", "5s", "--base-url-env", "API_URL", "--label-filter", "C1 || C6")
+			judged := 0
+			for _, v := range r.report.Checks {
+				if v.ID != "C1" && v.ID != "C6" {
+					continue
+				}
+				judged++
+				if v.Verdict != c.want || !strings.Contains(v.Reason, c.says[v.Operation+" "+v.ID]) {
+					t.Errorf("%s [%s]: %s %q, want %s", v.ID, v.Operation, v.Verdict, v.Reason, c.want)
+				}
+			}
+			if judged != 4 {
+				t.Errorf("%d verdicts of C1 and C6, want one per operation (4)\n%s", judged, r.stdout)
+			}
+		})
+	}
+}

@@ -9,6 +9,11 @@ only by its exit code: 0 created, 1 refused, 3 unknown.
                 answer is looked up (GET /idempotency-keys/KEY) first
     fresh-key   a new key on every attempt, nothing saved (C1, C6 fail)
     no-create   reads the health endpoint only (nothing to judge)
+    job         two calls, as a job: create an order (POST /resources),
+                then append an event to it (POST /resources/ID/events),
+                each call's key and the order's id saved before the next
+                step, so a restarted job resumes where it was killed
+    job-fresh   the job with a new key on every attempt, nothing saved
 """
 import json
 import os
@@ -40,7 +45,50 @@ def call(method, path, key=None, body=None):
         return None, b""
 
 
+def save(op):
+    with open(STATE + ".tmp", "w") as f:
+        json.dump(op, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(STATE + ".tmp", STATE)
+
+
+def step(op, name, path, body):
+    """One call of the job, resent with its saved key until answered."""
+    keep = MODE == "job"
+    if keep and name + "_key" not in op:
+        op[name + "_key"] = str(uuid.uuid4())
+        save(op)
+    for attempt in range(3):
+        key = op[name + "_key"] if keep else str(uuid.uuid4())
+        status, answer = call("POST", path, key, body)
+        if status is not None and 200 <= status < 300:
+            op[name + "_id"] = json.loads(answer)["id"]
+            if keep:
+                save(op)
+            return True
+        if status in (400, 422):
+            return False
+        time.sleep(0.05 * (attempt + 1))
+    return False
+
+
+def job():
+    op = {}
+    if MODE == "job" and os.path.exists(STATE):
+        with open(STATE) as f:
+            op = json.load(f)
+    body = json.dumps({"marker": "unmodified-job", "amount": 1}).encode()
+    if "order_id" not in op and not step(op, "order", "/resources", body):
+        return 3
+    if "event_id" not in op and not step(op, "event", "/resources/" + op["order_id"] + "/events", body):
+        return 3
+    return 0
+
+
 def main():
+    if MODE.startswith("job"):
+        return job()
     if MODE == "no-create":
         call("GET", "/healthz")
         return 0
