@@ -85,7 +85,7 @@ type trial struct {
 	// job is the workflow shape's job (nil: one create); holds are the
 	// holds the trial armed at the server, and jobRec what it recorded.
 	job    *jobState
-	holds  []*fakes.Held
+	holds  []heldRequest
 	jobRec *JobTrial
 	// siblings are further operations of the same check (W4's second job).
 	siblings []*trial
@@ -143,10 +143,10 @@ func trialSpec(c *Check, op string) func(SpecContext) check.Result {
 			ev = *t.ev
 			ev.Notes = append(late, ev.Notes...)
 			switch {
-			case t.jobRec != nil:
-				ev.Tables = append(ev.Tables, t.jobRec.table())
 			case t.wt != nil:
 				ev.Tables = append(ev.Tables, t.wireTables()...)
+			case t.jobRec != nil:
+				ev.Tables = append(ev.Tables, t.jobRec.table())
 			default:
 				ev.Tables = append(ev.Tables, t.logTable())
 			}
@@ -183,6 +183,9 @@ func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 	if ce.Wire != nil {
 		t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s, unmodified (budget %d, deadline %v), in %s, handed %s in %s",
 			ce.Command, ce.Budget, ce.Deadline, state, ce.Wire.Interposer.URL(), strings.Join(ce.Wire.BaseURLEnv, ", ")))
+		if workflow {
+			t.job = &jobState{} // its steps come from the baseline
+		}
 		return t, nil
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",

@@ -55,7 +55,10 @@ type wireTrial struct {
 	// markers the baseline's creates carried.
 	before map[string]targets.Observation
 	hold   *wire.Armed
-	holdAt int // the held request's record index
+	// stepOps map a job's steps to their operations (the workflow
+	// checks).
+	stepOps map[string]string
+	holdAt  int // the held request's record index
 }
 
 // settleLimit bounds the wait for the exchanges of a run to end: a hold
@@ -177,6 +180,9 @@ func (t *trial) baseline(ctx context.Context, op string) error {
 	w.op = t.wt.op
 	w.mu.Unlock()
 	t.ev.Notes = append(t.ev.Notes, "the faults aim at "+describeOp(t.wt.op))
+	if t.job != nil {
+		t.wireJob()
+	}
 	t.wt.before = map[string]targets.Observation{}
 	for _, m := range t.markers(xs) {
 		obs, err := t.observe(ctx, m)

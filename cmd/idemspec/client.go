@@ -129,7 +129,10 @@ func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, 
 	defer scenarios.UseClient(nil)
 	filter := scenarios.ClientGroup
 	if f.workflow {
-		filter, banner = scenarios.WorkflowGroup, fmt.Sprintf("testing the job agent %q against the reference server", f.command)
+		filter = scenarios.WorkflowGroup
+		if ce.Wire == nil {
+			banner = fmt.Sprintf("testing the job agent %q against the reference server", f.command)
+		}
 	}
 	if f.labelFilter != "" {
 		filter += " && (" + f.labelFilter + ")"

@@ -50,8 +50,6 @@ func (t *targetClientFlags) validate(fs *pflag.FlagSet, f *clientFlags) error {
 	switch {
 	case f.mcp.on:
 		return fmt.Errorf("--target with --mcp is not supported yet: --target judges a program over HTTP")
-	case f.workflow:
-		return fmt.Errorf("--target with --workflow is not supported yet: --target judges C1-C7")
 	case fs.Changed("key-in"):
 		return fmt.Errorf("--key-in does not go with --target: the target file says where the key goes (key.in)")
 	case len(t.baseURLEnv) == 0:

@@ -160,3 +160,30 @@ func TestUnmodifiedJobJudgedPerOperation(t *testing.T) {
 		})
 	}
 }
+
+// With --workflow the job's calls are its steps: W1, W2 and W5 hold,
+// lose and kill at each operation through the interposer.
+func TestUnmodifiedJobWorkflowChecks(t *testing.T) {
+	long(t)
+	t.Parallel()
+	_, file, _, _ := runtime.Caller(0)
+	twoOps := filepath.Join(filepath.Dir(file), "..", "..", "examples", "targets", "action-with-setup.yaml")
+	for mode, want := range map[string]check.Status{"job": check.PASS, "job-fresh": check.FAIL} {
+		t.Run(mode, func(t *testing.T) {
+			r := client(t, "--workflow", "--target", twoOps, "--cmd", unmodifiedAgent(mode), "--slack", "5s", "--base-url-env", "API_URL", "--label-filter", "W1 || W2 || W5")
+			judged := 0
+			for _, v := range r.report.Checks {
+				if v.ID != "W1" && v.ID != "W2" && v.ID != "W5" {
+					continue
+				}
+				judged++
+				if v.Verdict != want {
+					t.Errorf("%s [%s]: %s %q, want %s", v.ID, v.Operation, v.Verdict, v.Reason, want)
+				}
+			}
+			if judged != 6 {
+				t.Errorf("%d verdicts of W1, W2 and W5, want one per operation (6)\n%s", judged, r.stdout)
+			}
+		})
+	}
+}

@@ -50,6 +50,9 @@ type Exchange struct {
 	// Delivered says the answer reached the program; false for an answer
 	// idemspec dropped (the program's connection closed instead).
 	Delivered bool
+	// GaveUp says the program closed its connection while idemspec held
+	// the request (its own timeout ran out first).
+	GaveUp bool
 	// Problem says what went wrong forwarding or answering ("" nothing).
 	Problem string
 	// Start is when the request arrived, End when the exchange ended.
