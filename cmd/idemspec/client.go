@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{use: "client", summary: fmt.Sprintf("judge a client command (%s), or with --workflow a job's agent (%s), against the reference server behind Toxiproxy",
+	register(command{use: "client", summary: fmt.Sprintf("judge a client command (%s), or with --workflow a job's agent (%s), against the reference server, or with --target unmodified against the API a target file describes, behind Toxiproxy",
 		scenarios.Span(scenarios.ClientGroup), scenarios.Span(scenarios.WorkflowGroup)), define: clientCommand})
 }
 
