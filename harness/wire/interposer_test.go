@@ -207,11 +207,7 @@ func TestHoldReleasedUnrunOrRun(t *testing.T) {
 			a := newAPI(t)
 			ip := start(t, a, wire.Config{})
 			armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Fault{Hold: true, Drop: true}})
-			done := make(chan error, 1)
-			go func() {
-				_, err := program(t, context.Background(), http.MethodPost, ip.URL()+"/charges", "k", `{}`)
-				done <- err
-			}()
+			done := charge(t, context.Background(), ip)
 			<-armed.Reached()
 			if a.runs.Load() != 0 {
 				t.Fatal("a held request reached the API")
@@ -248,11 +244,7 @@ func TestBlackholeSwallowsUntilTheProgramGivesUp(t *testing.T) {
 	ip := start(t, a, wire.Config{})
 	armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Blackhole})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := program(t, ctx, http.MethodPost, ip.URL()+"/charges", "k", `{}`)
-		done <- err
-	}()
+	done := charge(t, ctx, ip)
 	<-armed.Reached()
 	cancel()
 	if err := <-done; err == nil {
@@ -270,11 +262,7 @@ func TestCloseEndsHolds(t *testing.T) {
 	a := newAPI(t)
 	ip := start(t, a, wire.Config{})
 	armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Fault{Hold: true}})
-	done := make(chan error, 1)
-	go func() {
-		_, err := program(t, context.Background(), http.MethodPost, ip.URL()+"/charges", "k", `{}`)
-		done <- err
-	}()
+	done := charge(t, context.Background(), ip)
 	<-armed.Reached()
 	ip.Close()
 	if err := <-done; err == nil {
@@ -290,11 +278,7 @@ func TestHeldRequestOutlivesTheProgram(t *testing.T) {
 	ip := start(t, a, wire.Config{})
 	armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Fault{Hold: true, Drop: true}})
 	ctx, kill := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := program(t, ctx, http.MethodPost, ip.URL()+"/charges", "k", `{}`)
-		done <- err
-	}()
+	done := charge(t, ctx, ip)
 	<-armed.Reached()
 	if armed.First() != 1 {
 		t.Errorf("First = %d, want the first exchange", armed.First())
@@ -320,4 +304,15 @@ func bounded(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// charge sends one create from a goroutine, as a program waiting on a
+// held request: the channel gets its error.
+func charge(t *testing.T, ctx context.Context, ip *wire.Interposer) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := program(t, ctx, http.MethodPost, ip.URL()+"/charges", "k", `{}`)
+		done <- err
+	}()
+	return done
 }
