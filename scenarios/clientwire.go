@@ -35,8 +35,9 @@ type ClientWire struct {
 	ExitCodes map[int]string
 
 	mu sync.Mutex
-	// op is the operation the trial under way aims at; failing is the
-	// status its creates are answered with by idemspec, for how many.
+	// op is the operation the trial under way aims at; failStatus is what
+	// idemspec answers its creates with itself (FailNext), failCount for
+	// how many.
 	op         string
 	failStatus int
 	failCount  int
@@ -45,8 +46,7 @@ type ClientWire struct {
 // wireTrial is what a trial in wire mode knows besides the one-create
 // trial's: the baseline and the operation it aims at.
 type wireTrial struct {
-	// op is the operation the faults aim at: the first the baseline
-	// created.
+	// op is the operation the faults aim at: the spec's.
 	op string
 	// expected is how many resources one run created, per operation.
 	expected map[string]int
@@ -58,7 +58,6 @@ type wireTrial struct {
 	// stepOps map a job's steps to their operations (the workflow
 	// checks).
 	stepOps map[string]string
-	holdAt  int // the held request's record index
 }
 
 // settleLimit bounds the wait for the exchanges of a run to end: a hold
@@ -302,7 +301,8 @@ func (w *ClientWire) holdFirst(t *trial, why string) (func(), error) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), settleLimit)
 			defer cancel()
-			if _, err := w.Interposer.Record().Await(ctx, t.wt.holdAt, func(x wire.Exchange) bool { return x.Fault != "" && x.Done }); err != nil {
+			seq := armed.First()
+			if _, err := w.Interposer.Record().Await(ctx, seq-1, func(x wire.Exchange) bool { return x.Seq == seq && x.Done }); err != nil {
 				t.ev.Notes = append(t.ev.Notes, "the held create did not end: "+err.Error())
 			}
 		})
@@ -329,12 +329,7 @@ func (w *ClientWire) awaitHeld(ctx context.Context, t *trial, p *harness.ClientP
 	case <-limit.C:
 		return 0, fmt.Errorf("no create of %s reached idemspec within %v", describeOp(t.wt.op), t.ce.Deadline+t.ce.Slack)
 	}
-	x, err := w.Interposer.Record().Await(ctx, t.offset, func(x wire.Exchange) bool { return x.Fault != "" && x.Kind == wire.Create && !x.Done })
-	if err != nil {
-		return 0, err
-	}
-	t.wt.holdAt = x.Seq - 1
-	return t.wt.holdAt, nil
+	return t.wt.hold.First() - 1, nil
 }
 
 // judgeWire reads the trial's exchanges of its operation from the wire:
