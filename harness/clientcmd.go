@@ -34,6 +34,12 @@ const outputLimit = 1 << 20
 
 // StartClient runs command with `sh -c`, adding env to the environment.
 func StartClient(command string, env []string) (*ClientProcess, error) {
+	return StartClientIn("", command, env)
+}
+
+// StartClientIn runs command as StartClient does, in the working
+// directory dir ("": idemspec's own).
+func StartClientIn(dir, command string, env []string) (*ClientProcess, error) {
 	p := &ClientProcess{stdout: proc.Tail{Limit: outputLimit}, stderr: proc.Tail{Limit: outputLimit}}
 	var err error
 	if p.result, err = newResultFile(); err != nil {
@@ -41,6 +47,7 @@ func StartClient(command string, env []string) (*ClientProcess, error) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Env = append(append(os.Environ(), env...), p.result.environ())
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	p.started = time.Now()
 	if p.proc, err = proc.Start(cmd); err != nil {

@@ -21,12 +21,18 @@ var ErrClientsStopped = errors.New("the run is ending: no client program starts 
 
 // Start runs command as StartClient does, and keeps it until it exits.
 func (c *Clients) Start(command string, env []string) (*ClientProcess, error) {
+	return c.StartIn("", command, env)
+}
+
+// StartIn runs command as StartClientIn does, in dir, and keeps it
+// until it exits.
+func (c *Clients) StartIn(dir, command string, env []string) (*ClientProcess, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
 		return nil, ErrClientsStopped
 	}
-	p, err := StartClient(command, env)
+	p, err := StartClientIn(dir, command, env)
 	if err != nil {
 		return nil, err
 	}

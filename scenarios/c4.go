@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/retry/state"
 )
@@ -39,6 +40,9 @@ func NotFailedAfterCommit(t ClientTrial) check.Verdict {
 	}
 	var vs []check.Violation
 	for _, x := range t.Exits {
+		if t.Unmodified && x.State == "" && x.Killed == "" {
+			return check.Skip("C4", fmt.Sprintf("the program reported no end state: no result line on stdout or in %s, and --exit-codes maps no state to its exit code %d", agent.EnvResultFile, x.Code))
+		}
 		switch state.State(x.State) {
 		case state.Succeeded, state.UnknownResult:
 		case state.Failed:

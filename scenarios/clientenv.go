@@ -35,6 +35,10 @@ type ClientEnv struct {
 	// through idemspec's relay (TargetMCP, clienttarget_mcp.go); its
 	// log is judged in Server's stead.
 	MCP MCPSubject
+	// Wire is set when the program is judged against the API a target
+	// file describes (clientwire.go): it runs unmodified, and the wire
+	// is the log, in Server's stead.
+	Wire *ClientWire
 	// Command runs the client (with `sh -c`).
 	Command string
 	// Budget, Deadline and AttemptTimeout are handed to the client; the
@@ -96,13 +100,15 @@ type trial struct {
 	// job is the workflow shape's job (nil: one create); holds are the
 	// holds the trial armed at the server, and jobRec what it recorded.
 	job    *jobState
-	holds  []*fakes.Held
+	holds  []heldRequest
 	jobRec *JobTrial
 	// siblings are further operations of the same check (W4's second job).
 	siblings []*trial
 	// oracleBefore is a real MCP server's oracle as the trial began
 	// (TargetMCP).
 	oracleBefore []string
+	// wt is a wire-mode trial's baseline and aim (nil otherwise).
+	wt *wireTrial
 }
 
 // preparer is a subject that learns what the program does before a
@@ -119,8 +125,9 @@ type settler interface {
 // trialSpec runs a client or workflow check in its spec: outside client
 // mode the check is skipped, as is one the API cannot support (its
 // Needs), and the server's request log since the spec began is the
-// trial's evidence.
-func trialSpec(c *Check) func(SpecContext) check.Result {
+// trial's evidence. op is the operation of the target file the spec
+// is for (an unmodified program's faults aim at it).
+func trialSpec(c *Check, op string) func(SpecContext) check.Result {
 	return func(ctx SpecContext) check.Result {
 		ce := currentClient()
 		if ce == nil {
@@ -141,6 +148,13 @@ func trialSpec(c *Check) func(SpecContext) check.Result {
 			if p, ok := ce.MCP.(preparer); ok && err == nil {
 				err = p.prepare(ctx, t)
 			}
+			if err == nil && ce.Wire != nil {
+				err = t.baseline(ctx, op)
+			}
+			var unaimed errNotCalled
+			if errors.As(err, &unaimed) {
+				return check.Result{Verdict: check.Skip(c.ID, unaimed.Error()), Evidence: *t.ev}
+			}
 			if err == nil {
 				v, err = c.Run(ctx, t)
 			}
@@ -160,9 +174,12 @@ func trialSpec(c *Check) func(SpecContext) check.Result {
 			t.releaseHolds()
 			ev = *t.ev
 			ev.Notes = append(late, ev.Notes...)
-			if t.jobRec != nil {
+			switch {
+			case t.wt != nil:
+				ev.Tables = append(ev.Tables, t.wireTables()...)
+			case t.jobRec != nil:
 				ev.Tables = append(ev.Tables, t.jobRec.table())
-			} else {
+			default:
 				ev.Tables = append(ev.Tables, t.logTable())
 			}
 		}
@@ -174,9 +191,12 @@ func trialSpec(c *Check) func(SpecContext) check.Result {
 func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 	e := ce.Env
 	marker := e.NewMarker(scope)
-	body, err := e.Body(marker, "100")
-	if err != nil {
-		return nil, err
+	var body []byte
+	if ce.Wire == nil { // an unmodified program brings its own payloads
+		var err error
+		if body, err = e.Body(marker, "100"); err != nil {
+			return nil, err
+		}
 	}
 	state := filepath.Join(ce.StateRoot, marker)
 	if err := os.MkdirAll(state, 0o755); err != nil {
@@ -191,6 +211,14 @@ func newTrial(ce *ClientEnv, scope string, workflow bool) (*trial, error) {
 			AttemptBudget: ce.Budget, Deadline: ce.Deadline, AttemptTimeout: ce.AttemptTimeout,
 		},
 		rec: ClientTrial{Budget: ce.Budget, Deadline: ce.Deadline, Slack: ce.Slack},
+	}
+	if ce.Wire != nil {
+		t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s, unmodified (budget %d, deadline %v), in %s, handed %s in %s",
+			ce.Command, ce.Budget, ce.Deadline, state, ce.Wire.Interposer.URL(), strings.Join(ce.Wire.BaseURLEnv, ", ")))
+		if workflow {
+			t.job = &jobState{} // its steps come from the baseline
+		}
+		return t, nil
 	}
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("client command: %s (budget %d, deadline %v, attempt timeout %v, marker %s)",
 		ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, marker))
@@ -221,6 +249,9 @@ func (t *trial) releaseHolds() {
 // environ is the program's environment: one create's (over HTTP or
 // MCP), or a job's.
 func (t *trial) environ() []string {
+	if t.ce.Wire != nil {
+		return t.ce.Wire.environ(t.in.StateDir)
+	}
 	if t.ce.MCP != nil {
 		return t.ce.MCP.environ(t)
 	}
@@ -245,11 +276,11 @@ func (t *trial) start(ctx context.Context) (*harness.ClientProcess, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("the client was not started: %w", context.Cause(ctx))
 	}
-	command := t.ce.Command
-	if t.ce.InStateDir {
-		command = inDirectory(t.in.StateDir, command)
+	if t.ce.Wire != nil || t.ce.InStateDir {
+		// In its working directory, kept across the trial's restarts.
+		return t.ce.Clients.StartIn(t.in.StateDir, t.ce.Command, t.environ())
 	}
-	return t.ce.Clients.Start(command, t.environ())
+	return t.ce.Clients.Start(t.ce.Command, t.environ())
 }
 
 // finish waits for a client run (killing it at the deadline plus slack,
@@ -257,6 +288,11 @@ func (t *trial) start(ctx context.Context) (*harness.ClientProcess, error) {
 // excerpt of its output.
 func (t *trial) finish(ctx context.Context, p *harness.ClientProcess, name string) check.ClientExit {
 	x := p.Wait(ctx, t.ce.Deadline+t.ce.Slack)
+	if w := t.ce.Wire; w != nil && x.State == "" && x.Killed == "" {
+		if s, ok := w.ExitCodes[x.Code]; ok {
+			x.State, x.Problem = s, ""
+		}
+	}
 	t.rec.Exits = append(t.rec.Exits, x)
 	stdout, stderr := p.Output(outputExcerpt)
 	note := fmt.Sprintf("%s: exit %d after %v, state %q", name, x.Code, x.Elapsed.Round(time.Millisecond), x.State)
@@ -273,6 +309,9 @@ func (t *trial) finish(ctx context.Context, p *harness.ClientProcess, name strin
 // awaitCreate waits until the server has received a create for this
 // trial (an event, not a timer), or the client exits, or the limit.
 func (t *trial) awaitCreate(ctx context.Context, p *harness.ClientProcess) (int, error) {
+	if t.ce.Wire != nil {
+		return t.ce.Wire.awaitHeld(ctx, t, p)
+	}
 	limit := time.NewTimer(t.ce.Deadline + t.ce.Slack)
 	defer limit.Stop()
 	tick := time.NewTicker(2 * time.Millisecond)
@@ -298,6 +337,9 @@ func (t *trial) awaitCreate(ctx context.Context, p *harness.ClientProcess) (int,
 
 // applyFault puts f on the client's lane until the returned remove.
 func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
+	if t.ce.Wire != nil {
+		return t.ce.Wire.holdFirst(t, why)
+	}
 	if t.ce.MCP != nil {
 		return t.ce.MCP.apply(t, f, why)
 	}
@@ -312,6 +354,9 @@ func (t *trial) applyFault(f harness.Fault, why string) (func(), error) {
 
 // judge reads the server's log and the oracle into the trial.
 func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
+	if t.wt != nil {
+		return t.judgeWire(ctx)
+	}
 	log := t.ce.requests()[t.offset:]
 	var tenants []string
 	lookups := strings.ReplaceAll(t.in.LookupPath, "{key}", "*")

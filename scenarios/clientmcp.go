@@ -39,6 +39,9 @@ func (ce *ClientEnv) requests() []fakes.Arrival {
 // server is the trial's server side: the MCP side over MCP, else the
 // reference HTTP server.
 func (ce *ClientEnv) server() ClientServer {
+	if ce.Wire != nil {
+		return ce.Wire
+	}
 	if ce.MCP != nil {
 		return ce.MCP.server()
 	}

@@ -150,7 +150,7 @@ func (m *TargetMCP) runBaseline(ctx context.Context, t *trial) (targetBaseline, 
 		return targetBaseline{}, err
 	}
 	offset := len(m.Relay.Calls())
-	p, err := t.ce.Clients.Start(inDirectory(dir, t.ce.Command), m.environ(t))
+	p, err := t.ce.Clients.StartIn(dir, t.ce.Command, m.environ(t))
 	if err != nil {
 		return targetBaseline{}, err
 	}
@@ -240,12 +240,6 @@ func (m *TargetMCP) variables() string {
 		vs = append(vs, "$"+n)
 	}
 	return strings.Join(vs, " or ")
-}
-
-// inDirectory runs command in dir: a program that keeps its state in its
-// working directory finds it again when started anew.
-func inDirectory(dir, command string) string {
-	return "cd '" + strings.ReplaceAll(dir, "'", `'\''`) + "' && " + command
 }
 
 // Kind names how effects are counted, as the run's oracle.

@@ -77,22 +77,24 @@ type ClientTrial struct {
 	Deadline time.Duration
 	// Slack is the start-up and scheduling time allowed past the deadline.
 	Slack time.Duration
-	// Resources is the oracle's count for the trial's marker at the end.
+	// Resources is the oracle's count for the trial's marker at the end
+	// (for an unmodified program, the distinct resources the API's
+	// answers on the wire created in the trial).
 	Resources int
 	// Expected is how many resources one run makes, as its baseline run
 	// without faults showed (0: one, the contract's single create).
 	Expected int
 	// NoKey says why no key can be judged (the operation takes none).
 	NoKey string
+	// Unmodified says the program was not written to idemspec's client
+	// contract: it need not print a result, so a run without one leaves
+	// C4 nothing to judge rather than failing it.
+	Unmodified bool
 }
 
-// expected is how many resources the trial must leave.
-func (t ClientTrial) expected() int {
-	if t.Expected > 0 {
-		return t.Expected
-	}
-	return 1
-}
+// expected is how many resources one run creates: the trial must leave
+// as many.
+func (t ClientTrial) expected() int { return max(t.Expected, 1) }
 
 func (t ClientTrial) creates() []check.ServerRequest {
 	var out []check.ServerRequest

@@ -77,7 +77,12 @@ type jobState struct {
 
 // hold arms a hold on step's next request: after the server ran it, or
 // on arrival. Every hold is released by the spec's cleanup.
-func (t *trial) hold(step string, after bool) *fakes.Held {
+func (t *trial) hold(step string, after bool) heldRequest {
+	if t.wt != nil {
+		h := t.holdOnWire(step, after)
+		t.holds = append(t.holds, h)
+		return h
+	}
 	for _, s := range t.job.steps {
 		if s.Name == step {
 			h := t.ce.Server.Hold(fakes.Hold{Method: s.Method, Path: stepPattern(s), After: after})
@@ -91,7 +96,7 @@ func (t *trial) hold(step string, after bool) *fakes.Held {
 // await waits until the held request arrived, the program exited, or
 // the deadline plus slack: a program that never reaches the step is
 // judged on what it did, so a miss is a note, not an error.
-func (t *trial) await(ctx context.Context, p *harness.ClientProcess, h *fakes.Held, what string) bool {
+func (t *trial) await(ctx context.Context, p *harness.ClientProcess, h heldRequest, what string) bool {
 	limit := time.NewTimer(t.ce.Deadline + t.ce.Slack)
 	defer limit.Stop()
 	select {
@@ -106,7 +111,7 @@ func (t *trial) await(ctx context.Context, p *harness.ClientProcess, h *fakes.He
 }
 
 // drop releases a held request without an answer, and records it.
-func (t *trial) drop(h *fakes.Held, why string) {
+func (t *trial) drop(h heldRequest, why string) {
 	h.Release(false)
 	if i := h.Index(); i >= 0 {
 		t.lost[i] = true
@@ -116,7 +121,7 @@ func (t *trial) drop(h *fakes.Held, why string) {
 
 // startRun starts a run of the program and notes where it began.
 func (t *trial) startRun(ctx context.Context) (*harness.ClientProcess, error) {
-	t.job.runs = append(t.job.runs, len(t.ce.Server.Requests()))
+	t.job.runs = append(t.job.runs, len(t.ce.server().Requests()))
 	return t.start(ctx)
 }
 
@@ -124,7 +129,7 @@ func (t *trial) startRun(ctx context.Context) (*harness.ClientProcess, error) {
 // step held: after the server ran it (its answer lost), or on arrival
 // (dropped unrun, as a request lost on the way).
 func loseEachAnswer(ctx context.Context, t *trial, ran bool) error {
-	var holds []*fakes.Held
+	var holds []heldRequest
 	for _, s := range t.job.steps {
 		holds = append(holds, t.hold(s.Name, ran))
 	}
@@ -162,6 +167,9 @@ func killAt(ctx context.Context, t *trial, step string, ran bool) error {
 		where := "inside step " + step + " (its request ran at the server, the answer held)"
 		if !ran {
 			where = "between step " + t.stepBefore(step) + " and step " + step + " (its request held on arrival, unrun)"
+			if t.stepBefore(step) == "" {
+				where = "before step " + step + " (its request held on arrival, unrun)"
+			}
 		}
 		late = h.ClientGaveUp()
 		p.Kill("SIGKILL to its process group " + where)
@@ -244,6 +252,9 @@ func unreachableAfter(ctx context.Context, t *trial, step string) error {
 // judgeJob reads the server's log and database into the trial's
 // JobTrial.
 func (t *trial) judgeJob(ctx context.Context) (JobTrial, error) {
+	if t.wt != nil {
+		return t.judgeJobWire(ctx)
+	}
 	jt := JobTrial{Exits: t.rec.Exits, Kills: t.job.kills, Unreachable: t.job.unreachable, Deadline: t.ce.Deadline, Slack: t.ce.Slack, Created: map[string][]string{}}
 	for _, s := range t.job.steps {
 		jt.Steps = append(jt.Steps, JobStep{Name: s.Name, Keyed: s.Keyed, Creates: s.Creates})

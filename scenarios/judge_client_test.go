@@ -61,6 +61,11 @@ func TestClientCheckers(t *testing.T) {
 		{"C5 look-up before the loss does not count", scenarios.ReconcileFirst, scenarios.ClientTrial{Requests: []check.ServerRequest{lookup(1, "k", 404), create(2, "k", "h", 503, true), create(3, "k", "h", 201, false)}}, check.WARN},
 		{"C6 one resource", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 1}, check.PASS},
 		{"C6 two resources", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 2}, check.FAIL},
+		{"C6 as many as the baseline", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 2, Expected: 2}, check.PASS},
+		{"C6 more than the baseline", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: reconciled, Resources: 3, Expected: 2}, check.FAIL},
+		{"C6 refused by the API's natural key", scenarios.OneResourceAfterRestart, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "a", "h", 201, true), create(2, "b", "h", 400, false)}, Resources: 1}, check.PASS},
+		{"C4 unmodified program with no result", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Resources: 1, Unmodified: true, Exits: []check.ClientExit{{Code: 0, Problem: "no output on stdout"}}}, check.SKIP},
+		{"C4 unmodified program killed", scenarios.NotFailedAfterCommit, scenarios.ClientTrial{Requests: reconciled, Resources: 1, Unmodified: true, Exits: []check.ClientExit{{Killed: "deadline"}}}, check.FAIL},
 		{"C7 stopped at 422", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 422, false)}}, check.PASS},
 		{"C7 retried 422", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 422, false), create(2, "k", "h", 422, false)}}, check.FAIL},
 		{"C7 retried 400", scenarios.NoRetryOfRefusal, scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 400, false), create(2, "k", "h", 201, false)}}, check.FAIL},
@@ -85,5 +90,15 @@ func TestLookupChecksNeedALookup(t *testing.T) {
 		if why := c.Needs(&targets.Target{LookupPath: "/keys/{{.Key}}"}); why != "" {
 			t.Errorf("%s against an API with a look-up: skip reason %q", c.ID, why)
 		}
+	}
+}
+
+// C6 judges resources, not keys: an API that refused the restarted
+// run's create under a natural key kept one resource, a PASS that says
+// who saved it.
+func TestC6NamesTheAPIThatKeptTheCount(t *testing.T) {
+	v := scenarios.OneResourceAfterRestart(scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "a", "h", 201, true), create(2, "b", "h", 400, false)}, Resources: 1})
+	if v.Status != check.PASS || !strings.Contains(v.Reason, "the API, not the program") {
+		t.Errorf("got %s %q", v.Status, v.Reason)
 	}
 }

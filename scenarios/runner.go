@@ -42,7 +42,7 @@ var _ = Describe("idemspec", func() {
 					if timeout == 0 {
 						timeout = specTimeout
 					}
-					run := trialSpec(c)
+					run := trialSpec(c, operationOf(e))
 					if !ofClientMode(c.Group) {
 						if c.Plan == nil {
 							panic("check " + c.ID + ": a server check needs a Plan")

@@ -20,8 +20,14 @@ var W2 = check.Define(Check{
 // W2: the program is killed between the record and the link (the link's
 // first request held on arrival, then dropped unrun), started again with
 // the same state directory, and once more after its end.
+// An unmodified program is killed as its spec's operation's first
+// create arrives (held, dropped unrun).
 func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
-	if err := killAt(ctx, t, stepLink, false); err != nil {
+	step := stepLink
+	if t.wt != nil {
+		step = stepOf(t.wt.op)
+	}
+	if err := killAt(ctx, t, step, false); err != nil {
 		return check.Verdict{}, err
 	}
 	if err := runToEnd(ctx, t); err != nil {

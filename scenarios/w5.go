@@ -20,8 +20,14 @@ var W5 = check.Define(Check{
 // W5: the program is killed inside the record (its request ran at the
 // server, the answer held), started again and killed inside the link
 // the same way, then started again to the end.
+// An unmodified program is killed inside its spec's operation's first
+// create only.
 func killedInsideSteps(ctx context.Context, t *trial) (check.Verdict, error) {
-	for _, step := range []string{stepRecord, stepLink} {
+	steps := []string{stepRecord, stepLink}
+	if t.wt != nil {
+		steps = []string{stepOf(t.wt.op)}
+	}
+	for _, step := range steps {
 		if err := killAt(ctx, t, step, true); err != nil {
 			return check.Verdict{}, err
 		}

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{use: "client", summary: fmt.Sprintf("judge a client command (%s), or with --workflow a job's agent (%s), against the reference server behind Toxiproxy",
+	register(command{use: "client", summary: fmt.Sprintf("judge a client command (%s), or with --workflow a job's agent (%s), against the reference server, or with --target unmodified against the API a target file describes, behind Toxiproxy",
 		scenarios.Span(scenarios.ClientGroup), scenarios.Span(scenarios.WorkflowGroup)), define: clientCommand})
 }
 
@@ -31,6 +31,7 @@ type clientFlags struct {
 	keyIn          string
 	mcp            mcpClientFlags
 	workflow       bool
+	target         targetClientFlags
 }
 
 func clientCommand(fs *pflag.FlagSet) body {
@@ -45,11 +46,18 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
 	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by "+scenarios.Span(scenarios.WorkflowGroup))
 	f.mcp.register(fs)
+	f.target.register(fs)
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
 		}
-		if f.mcp.on || f.mcp.target != "" {
+		if err := f.target.validate(fs, f); err != nil {
+			return fail(stderr, err)
+		}
+		// One --target: over --mcp the real MCP server's mcp: file, else
+		// the API's target file.
+		f.mcp.target = f.target.file
+		if f.mcp.on || len(f.mcp.commandEnv)+len(f.mcp.urlEnv) > 0 {
 			if err := f.mcp.validate(fs); err != nil {
 				return fail(stderr, err)
 			}
@@ -57,6 +65,9 @@ func clientCommand(fs *pflag.FlagSet) body {
 				return f.executeMCPTarget(stdout, stderr)
 			}
 			return f.executeMCP(stdout, stderr)
+		}
+		if f.target.file != "" {
+			return f.executeTarget(stdout, stderr)
 		}
 		return f.execute(stdout, stderr)
 	}
@@ -124,7 +135,10 @@ func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, 
 	defer scenarios.UseClient(nil)
 	filter := scenarios.ClientGroup
 	if f.workflow {
-		filter, banner = scenarios.WorkflowGroup, fmt.Sprintf("testing the job agent %q against the reference server", f.command)
+		filter = scenarios.WorkflowGroup
+		if ce.Wire == nil {
+			banner = fmt.Sprintf("testing the job agent %q against the reference server", f.command)
+		}
 	}
 	if f.labelFilter != "" {
 		filter += " && (" + f.labelFilter + ")"

@@ -19,8 +19,8 @@ import (
 type mcpClientFlags struct {
 	on        bool
 	transport string
-	// target, commandEnv and urlEnv are the real server's mode
-	// (client_mcp_target.go).
+	// target (client mode's one --target, over --mcp), commandEnv and
+	// urlEnv are the real server's mode (client_mcp_target.go).
 	target     string
 	commandEnv []string
 	urlEnv     []string
@@ -34,7 +34,6 @@ const (
 func (m *mcpClientFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&m.on, "mcp", false, "the client reaches the reference MCP server through its tools instead of HTTP (docs/MCP.md#agents-over-mcp)")
 	fs.StringVar(&m.transport, "mcp-transport", mcpStdio, "with --mcp: stdio (the client starts the server with IDEMSPEC_MCP_COMMAND) or http (streamable HTTP at IDEMSPEC_MCP_URL)")
-	fs.StringVar(&m.target, "target", "", "with --mcp: the real MCP server, as an mcp: target `FILE` (the one `idemspec mcp --target` reads); the unmodified client reaches it through idemspec's relay (docs/MCP.md#the-agent-you-ship-over-mcp)")
 	fs.StringArrayVar(&m.commandEnv, "mcp-command-env", nil, "with --target: hand the client the relay as a stdio server command in this environment variable `NAME` (repeatable)")
 	fs.StringArrayVar(&m.urlEnv, "mcp-url-env", nil, "with --target: hand the client the relay's streamable HTTP URL in this environment variable `NAME` (repeatable)")
 }

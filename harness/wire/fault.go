@@ -87,6 +87,7 @@ type Armed struct {
 	off     bool // disarmed: reaches nothing further
 	reached chan struct{}
 	hit     bool
+	first   int // the Seq of the first request it reached
 	release chan struct{}
 	run     bool
 	freed   bool
@@ -144,12 +145,20 @@ func (a *Armed) count(op string) bool {
 	return n >= 0 && (a.aim.Count == Every || n < a.aim.Count)
 }
 
-// arrived marks the aim reached.
-func (a *Armed) arrived() {
+// First is the record's Seq of the first request the aim reached (0:
+// none yet).
+func (a *Armed) First() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.first
+}
+
+// arrived marks the aim reached by exchange seq.
+func (a *Armed) arrived(seq int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.hit {
-		a.hit = true
+		a.hit, a.first = true, seq
 		close(a.reached)
 	}
 }

@@ -155,18 +155,18 @@ func (ip *Interposer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case f.Blackhole:
-		armed.arrived()
+		armed.arrived(x.Seq)
 		ip.swallow(r.Context(), w, x)
 		return
 	case f.Hold:
-		armed.arrived()
-		if !ip.hold(armed) {
+		armed.arrived(x.Seq)
+		if !ip.hold(r.Context(), armed, x) {
 			ip.rec.update(x, func(x *Exchange) { x.Problem = "held, then dropped unrun" })
 			ip.drop(w, x)
 			return
 		}
 	case armed != nil:
-		armed.arrived()
+		armed.arrived(x.Seq)
 	}
 	if f.Respond != 0 {
 		if f.Drop {
@@ -225,17 +225,25 @@ func (ip *Interposer) classify(r *http.Request, body []byte, x *Exchange) (Opera
 }
 
 // hold waits for the aim's release, the hold limit or the interposer's
-// end; true means go on.
-func (ip *Interposer) hold(a *Armed) bool {
+// end; true means go on. A program that gives up meanwhile is noted,
+// and the request still waits: idemspec may let it run after a kill.
+func (ip *Interposer) hold(program context.Context, a *Armed, x *Exchange) bool {
 	limit := time.NewTimer(ip.cfg.HoldLimit)
 	defer limit.Stop()
-	select {
-	case <-a.release:
-		return a.released()
-	case <-limit.C:
-	case <-ip.ctx.Done():
+	gone := program.Done()
+	for {
+		select {
+		case <-a.release:
+			return a.released()
+		case <-gone:
+			gone = nil
+			ip.rec.update(x, func(x *Exchange) { x.GaveUp = true })
+			continue
+		case <-limit.C:
+		case <-ip.ctx.Done():
+		}
+		return false
 	}
-	return false
 }
 
 // swallow keeps a blackholed request's connection open until the program

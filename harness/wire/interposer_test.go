@@ -207,11 +207,7 @@ func TestHoldReleasedUnrunOrRun(t *testing.T) {
 			a := newAPI(t)
 			ip := start(t, a, wire.Config{})
 			armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Fault{Hold: true, Drop: true}})
-			done := make(chan error, 1)
-			go func() {
-				_, err := program(t, context.Background(), http.MethodPost, ip.URL()+"/charges", "k", `{}`)
-				done <- err
-			}()
+			done := charge(t, context.Background(), ip)
 			<-armed.Reached()
 			if a.runs.Load() != 0 {
 				t.Fatal("a held request reached the API")
@@ -248,17 +244,13 @@ func TestBlackholeSwallowsUntilTheProgramGivesUp(t *testing.T) {
 	ip := start(t, a, wire.Config{})
 	armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Blackhole})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := program(t, ctx, http.MethodPost, ip.URL()+"/charges", "k", `{}`)
-		done <- err
-	}()
+	done := charge(t, ctx, ip)
 	<-armed.Reached()
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("a blackholed request was answered")
 	}
-	if _, err := ip.Record().Await(context.Background(), 0, func(x wire.Exchange) bool { return x.Done }); err != nil {
+	if _, err := ip.Record().Await(bounded(t), 0, func(x wire.Exchange) bool { return x.Done }); err != nil {
 		t.Fatal(err)
 	}
 	if x := ip.Record().Exchanges()[0]; x.Forwarded || x.Status != 0 || x.Delivered {
@@ -270,14 +262,57 @@ func TestCloseEndsHolds(t *testing.T) {
 	a := newAPI(t)
 	ip := start(t, a, wire.Config{})
 	armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Fault{Hold: true}})
-	done := make(chan error, 1)
-	go func() {
-		_, err := program(t, context.Background(), http.MethodPost, ip.URL()+"/charges", "k", `{}`)
-		done <- err
-	}()
+	done := charge(t, context.Background(), ip)
 	<-armed.Reached()
 	ip.Close()
 	if err := <-done; err == nil {
 		t.Fatal("a request held when the interposer closed was answered")
 	}
+}
+
+// A program killed while its request is held gives up; idemspec may
+// still let the request run (the API runs it, nobody hears), and the
+// record says both.
+func TestHeldRequestOutlivesTheProgram(t *testing.T) {
+	a := newAPI(t)
+	ip := start(t, a, wire.Config{})
+	armed := ip.Arm(wire.Aim{Operation: "charge", Fault: wire.Fault{Hold: true, Drop: true}})
+	ctx, kill := context.WithCancel(context.Background())
+	done := charge(t, ctx, ip)
+	<-armed.Reached()
+	if armed.First() != 1 {
+		t.Errorf("First = %d, want the first exchange", armed.First())
+	}
+	kill()
+	<-done
+	if _, err := ip.Record().Await(bounded(t), 0, func(x wire.Exchange) bool { return x.GaveUp }); err != nil {
+		t.Fatal(err)
+	}
+	armed.Release(true)
+	x, err := ip.Record().Await(bounded(t), 0, func(x wire.Exchange) bool { return x.Done })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.Forwarded || x.Status != 201 || x.Delivered || a.runs.Load() != 1 {
+		t.Errorf("exchange %+v, API runs %d", x, a.runs.Load())
+	}
+}
+
+// bounded is a context for a wait in a test: a hang fails the test
+// rather than holding the package up.
+func bounded(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// charge sends one create from a goroutine, as a program waiting on a
+// held request: the channel gets its error.
+func charge(t *testing.T, ctx context.Context, ip *wire.Interposer) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := program(t, ctx, http.MethodPost, ip.URL()+"/charges", "k", `{}`)
+		done <- err
+	}()
+	return done
 }

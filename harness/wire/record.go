@@ -50,6 +50,9 @@ type Exchange struct {
 	// Delivered says the answer reached the program; false for an answer
 	// idemspec dropped (the program's connection closed instead).
 	Delivered bool
+	// GaveUp says the program closed its connection while idemspec held
+	// the request (its own timeout ran out first).
+	GaveUp bool
 	// Problem says what went wrong forwarding or answering ("" nothing).
 	Problem string
 	// Start is when the request arrived, End when the exchange ended.
@@ -176,4 +179,27 @@ func (x *Exchange) copy() Exchange {
 	c := *x
 	c.Header = x.Header.Clone()
 	return c
+}
+
+// Settle waits until every exchange from index from on has ended (a
+// request released from a hold, say, has had its answer); it ends with
+// ctx. Every exchange ends within the interposer's bounds.
+func (r *Record) Settle(ctx context.Context, from int) error {
+	for {
+		r.mu.Lock()
+		settled := true
+		for _, x := range r.exchanges[min(max(from, 0), len(r.exchanges)):] {
+			settled = settled && x.Done
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		if settled {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-changed:
+		}
+	}
 }
