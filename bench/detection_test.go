@@ -130,8 +130,8 @@ func requestsToCatch(s4 reports.CheckResult) int {
 // record lands 100 µs after its answer, one CLI run per op, and reports
 // the share of runs whose restart landed inside that gap in some round
 // (S5a FAIL) and the rounds a catch took. The detection matrix holds the
-// window open (window=aimed) so its verdict does not ride the machine's
-// load; this is the open window's rate, on this machine, now.
+// window open (window=held) so its verdict does not ride the machine's
+// load; this is the narrow window's rate, on this machine, now.
 func BenchmarkRestartWindow(b *testing.B) {
 	idemspecBinary(b)
 	var caught, rounds int

@@ -34,9 +34,6 @@ type Instance struct {
 	// arrives in between waits in the backlog for the next generation,
 	// as it would behind a socket-activated service.
 	port *net.TCPListener
-	// aims outlive generations: a restart aimed at a key's answer is
-	// armed before the create and ends the generation that answers it.
-	aims *aims
 
 	mu  sync.Mutex
 	gen *generation
@@ -60,7 +57,7 @@ func Start(opts Options, addr string) (*Instance, error) {
 		}
 		addr = net.JoinHostPort(host, strconv.Itoa(p))
 	}
-	in := &Instance{opts: opts, aims: &aims{keys: map[string]bool{}}}
+	in := &Instance{opts: opts}
 	if opts.DBPath == "" {
 		dir, err := os.MkdirTemp("", "idemspec-fake-")
 		if err != nil {
@@ -75,7 +72,7 @@ func Start(opts Options, addr string) (*Instance, error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	in.port = ln.(*net.TCPListener)
-	gen, err := serve(in.opts, in.port, in.aims)
+	gen, err := serve(in.opts, in.port)
 	if err != nil {
 		in.port.Close()
 		in.removeTemp()
@@ -87,12 +84,11 @@ func Start(opts Options, addr string) (*Instance, error) {
 	return in, nil
 }
 
-func serve(opts Options, port *net.TCPListener, a *aims) (*generation, error) {
+func serve(opts Options, port *net.TCPListener) (*generation, error) {
 	s, err := Open(opts)
 	if err != nil {
 		return nil, err
 	}
-	s.aims = a
 	if err := port.SetDeadline(time.Time{}); err != nil {
 		s.Close()
 		return nil, err
@@ -198,44 +194,12 @@ func (in *Instance) replace(ctx context.Context, end func(*generation) error) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	gen, serr := serve(in.opts, in.port, in.aims)
+	gen, serr := serve(in.opts, in.port)
 	if serr != nil {
 		return errors.Join(err, fmt.Errorf("start again: %w", serr))
 	}
 	in.gen = gen
 	return nil
-}
-
-// AimRestart arms a restart aimed at key's answer (targets.RestartAimer);
-// it matters only with Options.AimedWindow.
-func (in *Instance) AimRestart(key string) (disarm func()) {
-	return in.aims.arm(key)
-}
-
-// aims is the set of keys a restart is aimed at.
-type aims struct {
-	mu   sync.Mutex
-	keys map[string]bool
-}
-
-func (a *aims) arm(key string) func() {
-	a.mu.Lock()
-	a.keys[key] = true
-	a.mu.Unlock()
-	return func() {
-		a.mu.Lock()
-		delete(a.keys, key)
-		a.mu.Unlock()
-	}
-}
-
-func (a *aims) at(key string) bool {
-	if a == nil {
-		return false
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.keys[key]
 }
 
 // Stop is Close, so an Instance can be a target lifecycle.

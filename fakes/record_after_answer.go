@@ -79,7 +79,7 @@ func (b *behind) execute(ctx context.Context, c claim) answer {
 		go func() {
 			// A stopped server's database is closed, a killed one
 			// refuses writes: either way the record is lost.
-			if s.opts.AimedWindow && s.aims.at(c.key) {
+			if s.opts.HeldWindow {
 				waitForEnd(s)
 			} else {
 				wait(b.delay)
@@ -108,15 +108,15 @@ func wait(d time.Duration) {
 	}
 }
 
-// aimedHold bounds how long a window held open for an aimed restart
-// waits for the restart to end the server.
-const aimedHold = 5 * time.Second
+// heldWindow bounds how long a window held open (Options.HeldWindow)
+// waits for the server's end.
+const heldWindow = 5 * time.Second
 
-// waitForEnd holds a window open until the server is closed (the aimed
-// restart has ended it), or aimedHold.
+// waitForEnd holds a window open until the server is closed (a restart
+// or a crash has ended it), or heldWindow.
 func waitForEnd(s *Server) {
 	select {
 	case <-s.closed:
-	case <-time.After(aimedHold):
+	case <-time.After(heldWindow):
 	}
 }

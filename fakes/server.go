@@ -51,14 +51,14 @@ type Options struct {
 	// answer's body follows its head by BodyLag (0: DefaultBodyLag).
 	NoDrain bool
 	BodyLag time.Duration
-	// AimedWindow makes a bug that rides a window between an answer and
+	// HeldWindow makes a bug that rides a window between an answer and
 	// what follows it (record-after-answer-quick's 100 µs) hold that
-	// window open for a key a restart is aimed at (Instance.AimRestart)
-	// until the restart has ended the server. S5a's aim at a window that
-	// narrow depends on the machine's scheduling; held open, the verdict
-	// does not, and the detection matrix uses it. The window's own
-	// detection rate is a benchmark's to measure.
-	AimedWindow bool
+	// window open until the server's generation ends (a restart, a
+	// crash, its close), or heldWindow. Whether a restart lands inside a
+	// window that narrow depends on the machine's scheduling; held open,
+	// a verdict does not, and the detection matrices use it. The narrow
+	// window's own detection rate is a benchmark's to measure.
+	HeldWindow bool
 }
 
 // Defaults for Options fields left zero.
@@ -106,9 +106,7 @@ type Server struct {
 	// task no time beyond its requests in flight.
 	stopping atomic.Bool
 	busy     atomic.Int64
-	// aims are the keys a restart is aimed at (Options.AimedWindow);
-	// closed is closed when the server is closed, the generation's end.
-	aims   *aims
+	// closed is closed when the server is closed: the generation's end.
 	closed chan struct{}
 }
 

@@ -26,7 +26,7 @@ func LoadTarget(ref string) (*targets.Target, error) {
 }
 
 // StartTarget starts a built-in fake on a loopback port and describes it:
-// "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false&window=aimed]".
+// "fake:NAME[?delay=D&in_progress_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false&window=held]".
 // With profile=P the fake answers by that profile's convention and the
 // target declares it, so every profile is proven against a real server.
 func StartTarget(ref string) (*targets.Target, error) {
@@ -64,10 +64,10 @@ func StartTarget(ref string) (*targets.Target, error) {
 			continue
 		}
 		if name == "window" {
-			if vals[0] != "aimed" {
-				return nil, fmt.Errorf("%s: window: %q is not aimed (aimed: a bug's window after an answer stays open until a restart aimed at it has ended the server)", ref, vals[0])
+			if vals[0] != "held" {
+				return nil, fmt.Errorf("%s: window: %q is not held (held: a bug's window after an answer stays open until a restart or a crash ends the server, or 5 s)", ref, vals[0])
 			}
-			opts.AimedWindow = true
+			opts.HeldWindow = true
 			continue
 		}
 		if name == "drain" {

@@ -57,9 +57,6 @@ func (e *Env) RestartOnAnswer(ctx context.Context, h *history.History, a Attempt
 	if !ok {
 		return history.Exchange{}, history.Restart{Mode: Graceful}, 0, errors.New(e.Target.CannotRestart())
 	}
-	if aim, ok := e.Target.Lifecycle.(targets.RestartAimer); ok {
-		defer aim.AimRestart(a.Key)()
-	}
 	type restarted struct {
 		rec history.Restart
 		err error

@@ -134,39 +134,3 @@ func TestRestartOnAnswer(t *testing.T) {
 		t.Errorf("after the restart: %s %d id %q, want the original %s", again.Outcome, again.Status, again.ResourceID, x.ResourceID)
 	}
 }
-
-// A fake with window=aimed is told which key's answer RestartOnAnswer
-// aims at, so record-after-answer-quick's gap stays open until the
-// restart lands: S5a's retry then finds the record lost, however slowly
-// the restart followed the answer (here, 300 ms later).
-func TestRestartOnAnswerAimsAtTheKey(t *testing.T) {
-	in, err := fakes.Start(fakes.Options{Mutant: "record-after-answer-quick", InProgressTimeout: time.Minute, AimedWindow: true}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close() })
-	s := harness.DefaultSettings()
-	s.RequestTimeout = 3 * time.Second
-	env, err := harness.New(fakes.DescribeTarget(in.URL, "reference"), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Close() })
-	env.Target.Lifecycle = aimedSlowRestart{slowRestart{in: in, pause: 300 * time.Millisecond}}
-	h := &history.History{}
-	key, marker := env.NewKey(), env.NewMarker("aimed")
-	body, _ := env.Body(marker, "1")
-	x, _, _, err := env.RestartOnAnswer(context.Background(), h, harness.Attempt{Step: "original", Lane: env.Clean, Key: key, Body: body})
-	if err != nil || x.Status != 201 {
-		t.Fatalf("original: %d %v %v", x.Status, x.Error, err)
-	}
-	again := env.Send(context.Background(), h, harness.Attempt{Step: "again", Lane: env.Clean, Key: key, Body: body})
-	if again.Status == 201 && again.ResourceID == x.ResourceID {
-		t.Errorf("the retry was replayed (201 %s): the restart was not aimed at the key, so the record landed first", again.ResourceID)
-	}
-}
-
-// aimedSlowRestart passes the aim on to the fake.
-type aimedSlowRestart struct{ slowRestart }
-
-func (a aimedSlowRestart) AimRestart(key string) func() { return a.in.AimRestart(key) }

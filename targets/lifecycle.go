@@ -38,15 +38,6 @@ type CrashPointer interface {
 	CrashPoint(key string) <-chan struct{}
 }
 
-// RestartAimer is a target told which key's answer a restart is about to
-// be aimed at (RestartOnAnswer): a built-in fake can then hold a bug's
-// narrow window open until the restart lands, so that a test's verdict
-// does not ride the machine's scheduling. Real targets do not implement
-// it.
-type RestartAimer interface {
-	AimRestart(key string) (disarm func())
-}
-
 // CannotRestart says why the target cannot be restarted, or "" if it can.
 func (t *Target) CannotRestart() string {
 	if _, ok := t.Lifecycle.(Restarter); ok {

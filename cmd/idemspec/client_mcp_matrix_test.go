@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/idemspec/idemspec/fakes"
 )
@@ -26,15 +25,15 @@ func mcpClientEntries() []clientEntry {
 	for _, transport := range []string{"stdio", "http"} {
 		args := []string{"--mcp", "--mcp-transport", transport}
 		entries = append(entries,
-			clientEntry{name: "mcp-" + transport + "/reference", command: binary + " agent --mcp", args: args, slack: 2 * time.Second},
-			clientEntry{name: "mcp-" + transport + "/typescript", command: "node " + tsClient, args: args, slack: 5 * time.Second,
+			clientEntry{name: "mcp-" + transport + "/reference", command: binary + " agent --mcp", args: args, slack: agentSlack},
+			clientEntry{name: "mcp-" + transport + "/typescript", command: "node " + tsClient, args: args, slack: pythonSlack,
 				requires: func(t *testing.T) { requireBuilt(t, tsClient, tsExampleInstall) }})
 		for _, m := range fakes.MutantsOf(fakes.OfClient) {
 			// Three runs each: the reference's five hold the rule of no
 			// false alarm; a mutant's verdict was the same in 10 of 10
 			// runs of each under load (make test's time is CI's).
 			entries = append(entries, clientEntry{name: "mcp-" + transport + "/" + m.Name, command: binary + " agent --mcp --bug " + m.Name,
-				args: args, catches: m.Catches, slack: 2 * time.Second, runs: 3})
+				args: args, catches: m.Catches, slack: agentSlack, runs: 3})
 		}
 	}
 	return entries

@@ -39,7 +39,7 @@ func TestShrinkHoldsWhateverTheLoad(t *testing.T) {
 		ok     bool
 	}{
 		{"per-process-lock?instances=2", evidence(9, shrunk(14, 9)), true},
-		{"record-after-answer-quick?window=aimed", evidence(13, shrunk(25, 13)), true},
+		{"record-after-answer-quick?window=held", evidence(13, shrunk(25, 13)), true},
 		{"check-then-insert", evidence(7, shrunk(7, 7)), true}, // no shorter candidate won the race
 		{"check-then-insert", evidence(3, shrunk(25, 3)), true},
 		{"in-flight-429", evidence(21, notRecurred), true},
