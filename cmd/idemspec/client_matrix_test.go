@@ -41,6 +41,28 @@ type clientEntry struct {
 	workflow bool
 }
 
+// twinEntries are the programs a team ships, unmodified: the reference
+// agent and each of its mutants as a twin that reads only API_URL and
+// keeps its state in its working directory, and the standard-library
+// Python agent with its twin that draws a new key per attempt, each
+// judged through --target against the reference served as a process
+// (examples/targets/process-reference.yaml): each fails exactly its
+// mutant's checks.
+func twinEntries(dir string) []clientEntry {
+	agent := binary + " agent --base-url-env API_URL --deadline 3s"
+	pythonAgent := "python3 " + filepath.Join(dir, "..", "..", "examples", "clients", "python-agent", "agent.py")
+	twin := []string{"--target", processExample, "--base-url-env", "API_URL"}
+	entries := []clientEntry{
+		{name: "twin/reference", command: agent, args: twin, slack: agentSlack, runs: 2},
+		{name: "twin/python-agent", command: pythonAgent, args: twin, slack: pythonSlack, runs: 2},
+		{name: "twin/python-agent --new-key-per-attempt", command: pythonAgent + " --new-key-per-attempt", args: twin, catches: []string{"C1", "C6"}, slack: pythonSlack, runs: 2},
+	}
+	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+		entries = append(entries, clientEntry{name: "twin/" + m.Name, command: agent + " --bug " + m.Name, args: twin, catches: m.Catches, slack: agentSlack, runs: 2})
+	}
+	return entries
+}
+
 // token is the bearer token the token entries' clients send, as an
 // SDK's do: the reference server files their resources under it.
 const token = "sk-test-123"
@@ -55,6 +77,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.Catches, slack: agentSlack})
 	}
+	entries = append(entries, twinEntries(filepath.Dir(file))...)
 	// The key in the body or a query parameter: the clients still pass
 	// (the Python one, slow to start, with the body key only), and a new
 	// key on a retry is C1's alone, not also a changed payload.
@@ -99,7 +122,6 @@ func clientEntries(t *testing.T) []clientEntry {
 	return append(entries, mcpClientEntries()...)
 }
 
-// client runs client mode and reads its JSON report.
 // The slack of the matrices' programs (clientEntry.slack): Python's, and
 // idemspec's own agent's, whose start over MCP stdio is two processes
 // (once, on a machine running two test suites, neither had sent a create
@@ -109,6 +131,7 @@ const (
 	agentSlack  = 8 * time.Second
 )
 
+// client runs client mode and reads its JSON report.
 func client(t *testing.T, args ...string) result {
 	t.Helper()
 	dir := t.TempDir()
