@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -35,6 +36,29 @@ func mcpClientEntries() []clientEntry {
 			entries = append(entries, clientEntry{name: "mcp-" + transport + "/" + m.Name, command: binary + " agent --mcp --bug " + m.Name,
 				args: args, catches: m.Catches, slack: agentSlack, runs: 3})
 		}
+	}
+	return append(entries, mcpTwinEntries()...)
+}
+
+// mcpTwinEntries are the agent's twins over MCP: the reference agent and
+// each mutant unmodified, reading only RECORDS_MCP, judged through
+// --mcp --target against `idemspec serve --mcp --records` as a real MCP
+// server behind idemspec's relay. Each entry's server keeps its state in
+// a file of its own (a restart keeps the records), beside the binary.
+func mcpTwinEntries() []clientEntry {
+	entry := func(name, bug string, catches []string) clientEntry {
+		file := filepath.Join(filepath.Dir(binary), "mcp-twin-"+name+".yaml")
+		state := filepath.Join(filepath.Dir(binary), "mcp-twin-"+name+".json")
+		yaml := fmt.Sprintf("name: records\nmcp:\n  command: %s serve --mcp --records --state %s\n", binary, state)
+		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+			panic(err) // the binary's own directory: writable, or no test runs
+		}
+		return clientEntry{name: "mcp-twin/" + name, command: binary + " agent --mcp --mcp-command-env RECORDS_MCP --deadline 3s" + bug,
+			args: []string{"--mcp", "--target", file, "--mcp-command-env", "RECORDS_MCP"}, catches: catches, slack: agentSlack, runs: 2}
+	}
+	entries := []clientEntry{entry(fakes.Reference, "", nil)}
+	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+		entries = append(entries, entry(m.Name, " --bug "+m.Name, m.Catches))
 	}
 	return entries
 }

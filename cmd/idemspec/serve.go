@@ -32,6 +32,7 @@ func serveCommand(fs *pflag.FlagSet) body {
 	fs.BoolVar(&opts.NoDrain, "no-drain", false, "on SIGTERM exit at once, finishing no request in flight, as a server with no SIGTERM handler does (it sends an answer's head before its body, so the exit can cut an answer)")
 	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
 	state := fs.String("state", "", "with --mcp: keep the MCP server's state in this JSON `FILE` (default: in memory)")
+	records := fs.Bool("records", false, "with --mcp: also serve the record tools client mode hands an agent (create_record, find_record), so an unmodified MCP agent can be judged against this server as a real one (idemspec client --mcp --target)")
 	relay := fs.String("relay", "", "with --mcp: relay stdio to the server `idemspec client --mcp` serves on this loopback ADDR (its IDEMSPEC_MCP_COMMAND)")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if *serveMCPFlag && *relay != "" {
@@ -42,7 +43,7 @@ func serveCommand(fs *pflag.FlagSet) body {
 			if fs.Changed("addr") {
 				mcpAddr = addr
 			}
-			return serveMCP(mcpserver.Options{Mutant: opts.Mutant, StatePath: *state}, mcpAddr, stdout, stderr)
+			return serveMCP(mcpserver.Options{Mutant: opts.Mutant, StatePath: *state, Records: *records}, mcpAddr, stdout, stderr)
 		}
 		return serve(opts, addr, store, stdout, stderr)
 	}
