@@ -92,3 +92,26 @@ func TestWireOracleRunsTheSuiteOnTheReference(t *testing.T) {
 		}
 	}
 }
+
+// An API that can neither list nor look up, counted from the wire: its
+// check-then-insert twin (a look-up, then an insert with no unique
+// constraint) fails S4, the duplicates' answers being on the wire.
+func TestWireOracleCatchesCheckThenInsert(t *testing.T) {
+	t.Parallel()
+	server, err := fakes.Open(fakes.Options{Mutant: "check-then-insert", DBPath: filepath.Join(t.TempDir(), "fake.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	addr := serveLoopback(t, server.Handler())
+	file := writeFile(t, "wire.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n  wire: {}\n", addr, createAndList))
+	r := run(t, "--target", file, "--label-filter", "S4")
+	for _, c := range r.report.Checks {
+		if c.ID == "S4" && c.Verdict != "FAIL" {
+			t.Errorf("S4 %s (%s), want FAIL\n%s", c.Verdict, c.Reason, r.stdout)
+		}
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+}
