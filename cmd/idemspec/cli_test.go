@@ -193,7 +193,10 @@ func idemspec(t *testing.T, args ...string) result {
 // idemspecEnv runs the CLI with env added to the environment.
 func idemspecEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// A hang's bound, not a speed goal: under two test suites at once
+	// (a load of 30 and more on two cores) a whole suite can take three
+	// minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(os.Environ(), env...)

@@ -53,7 +53,7 @@ func mcpTwinEntries() []clientEntry {
 		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 			panic(err) // the binary's own directory: writable, or no test runs
 		}
-		return clientEntry{name: "mcp-twin/" + name, command: binary + " agent --mcp --mcp-command-env RECORDS_MCP --deadline 3s" + bug,
+		return clientEntry{name: "mcp-twin/" + name, command: binary + " agent --mcp --mcp-command-env RECORDS_MCP --deadline 5s" + bug,
 			args: []string{"--mcp", "--target", file, "--mcp-command-env", "RECORDS_MCP"}, catches: catches, slack: agentSlack, runs: 2}
 	}
 	entries := []clientEntry{entry(fakes.Reference, "", nil)}

@@ -33,7 +33,7 @@ func noteAgent(mode string) string {
 // clientVerdicts runs client mode and returns its verdicts by check.
 func clientVerdicts(t *testing.T, args ...string) (result, map[string]check.Status) {
 	t.Helper()
-	r := client(t, append([]string{"--deadline", "4s", "--slack", "3s"}, args...)...)
+	r := client(t, append([]string{"--deadline", "5s", "--slack", agentSlack.String()}, args...)...)
 	verdicts := map[string]check.Status{}
 	for _, c := range r.report.Checks {
 		verdicts[c.ID] = c.Verdict

@@ -30,7 +30,7 @@ func processReference() string {
 // clientTarget runs client mode against process-reference.yaml.
 func clientTarget(t *testing.T, mode string, args ...string) (result, map[string]reports.CheckResult) {
 	t.Helper()
-	r := client(t, append([]string{"--target", processReference(), "--cmd", unmodifiedAgent(mode), "--slack", "5s"}, args...)...)
+	r := client(t, append([]string{"--target", processReference(), "--cmd", unmodifiedAgent(mode), "--slack", pythonSlack.String()}, args...)...)
 	verdicts := map[string]reports.CheckResult{}
 	for _, c := range r.report.Checks {
 		verdicts[c.ID] = c
@@ -143,7 +143,7 @@ func TestUnmodifiedJobJudgedPerOperation(t *testing.T) {
 		{"job-fresh", check.FAIL, map[string]string{"append-event C6": "operation create: resources after a kill aimed at operation append-event"}},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
-			r := client(t, "--target", twoOps, "--cmd", unmodifiedAgent(c.mode), "--slack", "5s", "--base-url-env", "API_URL", "--label-filter", "C1 || C6")
+			r := client(t, "--target", twoOps, "--cmd", unmodifiedAgent(c.mode), "--slack", pythonSlack.String(), "--base-url-env", "API_URL", "--label-filter", "C1 || C6")
 			judged := 0
 			for _, v := range r.report.Checks {
 				if v.ID != "C1" && v.ID != "C6" {
@@ -170,7 +170,7 @@ func TestUnmodifiedJobWorkflowChecks(t *testing.T) {
 	twoOps := filepath.Join(filepath.Dir(file), "..", "..", "examples", "targets", "action-with-setup.yaml")
 	for mode, want := range map[string]check.Status{"job": check.PASS, "job-fresh": check.FAIL} {
 		t.Run(mode, func(t *testing.T) {
-			r := client(t, "--workflow", "--target", twoOps, "--cmd", unmodifiedAgent(mode), "--slack", "5s", "--base-url-env", "API_URL", "--label-filter", "W1 || W2 || W5")
+			r := client(t, "--workflow", "--target", twoOps, "--cmd", unmodifiedAgent(mode), "--slack", pythonSlack.String(), "--base-url-env", "API_URL", "--label-filter", "W1 || W2 || W5")
 			judged := 0
 			for _, v := range r.report.Checks {
 				if v.ID != "W1" && v.ID != "W2" && v.ID != "W5" {

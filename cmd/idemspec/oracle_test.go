@@ -82,7 +82,7 @@ func TestWireOracleRunsTheSuiteOnTheReference(t *testing.T) {
 	defer server.Close()
 	addr := serveLoopback(t, server.Handler())
 	file := writeFile(t, "wire.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n  wire: {}\n", addr, createAndList))
-	r := run(t, "--target", file)
+	r := run(t, "--target", file, "--sequences", "8")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
 	}
