@@ -3,6 +3,7 @@ package fakes_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -204,7 +205,9 @@ func TestRecordAfterAnswerQuickKeepsALateRestart(t *testing.T) {
 	if first.status != http.StatusCreated {
 		t.Fatalf("first create: %d %v", first.status, first.err)
 	}
-	time.Sleep(20 * time.Millisecond) // two hundred times the record's delay
+	// The restart comes once the record is in the database, however
+	// long the machine took to run the write 100 µs after the answer.
+	awaitStoredRecord(t, in, "k")
 	if err := in.Restart(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -315,4 +318,20 @@ func TestHeldWindowWaitsForTheRestart(t *testing.T) {
 	if again := send(in, "k-held", "m-held"); again.status == http.StatusCreated && again.id == first.id {
 		t.Errorf("the record survived the restart (201 id %s): its window was not held open", again.id)
 	}
+}
+
+// awaitStoredRecord waits (bounded) until key's record is complete in
+// the fake's database file, read beside the server as another process
+// would.
+func awaitStoredRecord(t *testing.T, in *fakes.Instance, key string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+in.DBPath()+"?_pragma=busy_timeout(10000)&mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	testenv.WaitFor(t, "the record of "+key+" in the database", func() bool {
+		var state string
+		return db.QueryRow("SELECT state FROM idempotency_keys WHERE key = ?", key).Scan(&state) == nil && state == "complete"
+	})
 }
