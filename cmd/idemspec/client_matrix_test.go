@@ -187,8 +187,9 @@ func TestClientDetectionMatrix(t *testing.T) {
 			// shows no defect.
 			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", "5s",
 				// Generous: a timeout that fires before the request
-				// reaches the server would leave nothing to judge.
-				"--attempt-timeout", "1s", "--slack", e.slack.String()}, e.args...)...)
+				// reaches the server (over MCP stdio, before the
+				// server's process has started) leaves nothing to judge.
+				"--attempt-timeout", "2s", "--slack", e.slack.String()}, e.args...)...)
 			verdicts := map[string]check.Status{}
 			for _, c := range r.report.Checks {
 				verdicts[c.ID] = c.Verdict
