@@ -146,7 +146,17 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 
 // runPass runs rapid once with the rules of level failing a sequence.
 func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
-	r := &pass{
+	r := newPass(ctx, e, cfg, level)
+	if err := r.drive(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// newPass is a search of e's target with the actions it supports, not
+// yet run.
+func newPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) *pass {
+	return &pass{
 		ctx: ctx, env: e, cfg: cfg, level: level, start: time.Now(),
 		model: model.Convention{
 			Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight,
@@ -157,20 +167,25 @@ func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level)
 		drawn:      map[string]int{},
 		crashes:    cfg.Crashes,
 	}
-	tb := &rapidTB{name: "idemspec-property-" + string(level) + "-" + e.RunID, log: cfg.Log}
-	if err := Drive(tb, Knobs{Checks: cfg.Sequences, Steps: cfg.Steps, Seed: cfg.Seed, ShrinkTime: cfg.ShrinkTime}, r.sequence); err != nil {
-		return nil, err
+}
+
+// drive runs rapid over the pass's sequences.
+func (r *pass) drive() error {
+	tb := &rapidTB{name: "idemspec-property-" + string(r.level) + "-" + r.env.RunID, log: r.cfg.Log}
+	k := Knobs{Checks: r.cfg.Sequences, Steps: r.cfg.Steps, Seed: r.cfg.Seed, ShrinkTime: r.cfg.ShrinkTime}
+	if err := Drive(tb, k, r.sequence); err != nil {
+		return err
 	}
 	if r.err != nil {
-		return nil, fmt.Errorf("property: %w", r.err)
+		return fmt.Errorf("property: %w", r.err)
 	}
 	if r.best == nil && tb.Failed() {
 		// rapid failed without a sequence breaking a rule: its own
 		// trouble (say, no valid action), not the target's.
-		return nil, fmt.Errorf("property: rapid: %s", tb.message())
+		return fmt.Errorf("property: rapid: %s", tb.message())
 	}
 	r.failingSeed = failingSeed(tb.message())
-	return r, nil
+	return nil
 }
 
 // result is the verdict and evidence of check c from this search.
