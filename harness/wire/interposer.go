@@ -188,15 +188,7 @@ func (ip *Interposer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // classify matches the request to an operation, numbers it, reads its
 // key and finds the aim that acts on it (nil: none).
 func (ip *Interposer) classify(r *http.Request, body []byte, x *Exchange) (Operation, *Armed) {
-	rel := r.URL.Path
-	if base := strings.TrimSuffix(ip.cfg.Base.Path, "/"); base != "" {
-		if !strings.HasPrefix(rel, base+"/") && rel != base {
-			x.PayloadHash = hash(body)
-			return Operation{}, nil
-		}
-		rel = strings.TrimPrefix(rel, base)
-	}
-	op, ok := match(ip.cfg.Operations, r.Method, rel)
+	op, ok := matchUnder(ip.cfg.Operations, strings.TrimSuffix(ip.cfg.Base.Path, "/"), r.Method, r.URL.Path)
 	if !ok {
 		x.PayloadHash = hash(body)
 		return Operation{}, nil

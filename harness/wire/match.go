@@ -79,6 +79,19 @@ func isPlaceholder(seg string) bool {
 	return strings.Contains(seg, "{{") || (strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}"))
 }
 
+// matchUnder is match for a request's whole path on an API served
+// under base (a path without its trailing slash, or ""): a path outside
+// base matches nothing.
+func matchUnder(ops []Operation, base, method, path string) (Operation, bool) {
+	if base != "" {
+		if !strings.HasPrefix(path, base+"/") && path != base {
+			return Operation{}, false
+		}
+		path = strings.TrimPrefix(path, base)
+	}
+	return match(ops, method, path)
+}
+
 // match is the first operation a request matches, creates before
 // look-ups (a look-up's template is wider), or false.
 func match(ops []Operation, method, path string) (Operation, bool) {

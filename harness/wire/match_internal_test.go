@@ -26,3 +26,23 @@ func TestOperationMatchesItsMethodAndPathTemplate(t *testing.T) {
 		t.Errorf("a create is matched before a wider look-up: %+v %v", op, ok)
 	}
 }
+
+// An API served under a base path: the operations' templates are below
+// it, and a path outside it matches nothing, even one a template would.
+func TestMatchUnderABasePath(t *testing.T) {
+	ops := []Operation{{Name: "charge", Kind: Create, Path: "/charges"}}
+	for _, c := range []struct {
+		base, path string
+		want       bool
+	}{
+		{"/v1", "/v1/charges", true},
+		{"/v1", "/charges", false},
+		{"/v1", "/v10/charges", false},
+		{"/v1", "/v2/v1/charges", false},
+		{"", "/charges", true},
+	} {
+		if _, ok := matchUnder(ops, c.base, "POST", c.path); ok != c.want {
+			t.Errorf("under %q, POST %s matched = %v, want %v", c.base, c.path, ok, c.want)
+		}
+	}
+}

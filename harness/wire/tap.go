@@ -214,13 +214,7 @@ func (c *tapConn) readFinal(br *bufio.Reader, method string) (*http.Response, er
 // operation is the operation a request's method and path match, below
 // the API's base path.
 func (t *Tap) operation(method, path string) (Operation, bool) {
-	if t.base != "" {
-		if !strings.HasPrefix(path, t.base+"/") && path != t.base {
-			return Operation{}, false
-		}
-		path = strings.TrimPrefix(path, t.base)
-	}
-	return match(t.ops, method, path)
+	return matchUnder(t.ops, t.base, method, path)
 }
 
 // tapStream is one direction of a tapped connection: the bytes fed to
