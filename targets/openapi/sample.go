@@ -95,8 +95,8 @@ var formatSamples = map[string]string{
 var nameSamples = map[string]string{"currency": "usd", "country": "US", "email": "idemspec@example.com", "locale": "en", "language": "en"}
 
 // MaxSampleString caps the length of a string drafted for a schema's
-// minLength: a document is not trusted, and minLength: 1000000000000
-// used to make init die out of memory. A longer minimum gets this many
+// minLength: a document is not trusted, and a string of minLength:
+// 1000000000000 would not fit in memory. A longer minimum gets this many
 // characters; the API's refusal of the first create then says so.
 const MaxSampleString = 4096
 
