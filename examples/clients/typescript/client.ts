@@ -1,8 +1,8 @@
-// A minimal idempotent agent for `idemspec client --mcp`
-// (docs/CLIENT-CONTRACT.md#over-mcp), on the MCP project's TypeScript SDK.
-//
-// It creates one record through the server's create tool and prints its end
-// state as JSON on its last stdout line. What makes it safe to retry:
+// An idempotent agent on the MCP project's TypeScript SDK: it creates one
+// record through the create_record tool of the MCP server it was written
+// for (the record tools of `idemspec serve --mcp --records`,
+// examples/mcp-records.yaml), and prints its end state as JSON on its
+// last stdout line. What makes it safe to retry:
 //
 // - the key is chosen once and written (fsync + rename) to the state
 //   directory before the first call, so a restarted process reuses it;
@@ -12,11 +12,36 @@
 //   is an unknown outcome, never a failure: the agent asks the find tool
 //   before it calls the create tool again, on a new session;
 // - calls are bounded by the budget and the run by the deadline;
-// - a tool error is final unless its structuredContent says retryable.
+// - a tool error is final unless its structuredContent says retryable;
+// - a run that finds its operation finished calls nothing.
+//
+// Its own configuration, as a shipped agent's:
+//
+//   RECORDS_MCP_COMMAND   the command (sh -c) that starts the server (stdio)
+//   RECORDS_MCP_URL       or the server's streamable HTTP endpoint
+//   RECORDS_STATE_DIR     where it keeps operation.json (default: the working directory)
+//   RECORDS_ATTEMPTS      most create calls per run (default 3)
+//   RECORDS_DEADLINE_MS   bound on one run (default 10000)
+//   RECORDS_ATTEMPT_TIMEOUT_MS  bound on one call (default 2000)
+//
+// The tools, the key argument and the record's arguments are the
+// server's: create_record, find_record, idempotency_key,
+// {"marker":"invoice 1042","amount":4200}. idemspec's contract variables
+// (IDEMSPEC_MCP_*, IDEMSPEC_STATE_DIR, IDEMSPEC_ATTEMPT_BUDGET, ...,
+// docs/CLIENT-CONTRACT.md#over-mcp), when set, take precedence over each
+// of these, so one program is judged both ways:
 //
 //     npm ci --prefix examples/clients/typescript
 //     npm run --prefix examples/clients/typescript build
+//     # as shipped, against the real server (its own variable):
+//     idemspec client --mcp --target examples/mcp-records.yaml --mcp-command-env RECORDS_MCP_COMMAND \
+//       --cmd "node examples/clients/typescript/dist/client.js"
+//     # on idemspec's contract:
 //     idemspec client --mcp --cmd "node examples/clients/typescript/dist/client.js"
+//
+// --new-key-per-attempt is the same agent with the bug an agent has when
+// it calls randomUUID() beside each call: a fresh key on every attempt
+// and none kept for a restart (idemspec fails it C1 and C6).
 import { randomUUID } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -27,18 +52,33 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 const env = process.env;
-const COMMAND = env.IDEMSPEC_MCP_COMMAND; // stdio: starts the server
-const URL_ = env.IDEMSPEC_MCP_URL; // or streamable HTTP
-const CREATE = env.IDEMSPEC_MCP_CREATE_TOOL!;
-const FIND = env.IDEMSPEC_MCP_FIND_TOOL!;
-const KEY_ARG = env.IDEMSPEC_MCP_KEY_ARG!;
-const ARGUMENTS: Record<string, unknown> = JSON.parse(env.IDEMSPEC_MCP_ARGUMENTS!);
-const STATE = join(env.IDEMSPEC_STATE_DIR!, "operation.json");
-const BUDGET = Number(env.IDEMSPEC_ATTEMPT_BUDGET);
-const DEADLINE = Date.now() + Number(env.IDEMSPEC_DEADLINE_MS);
-const TIMEOUT = Number(env.IDEMSPEC_ATTEMPT_TIMEOUT_MS);
 
-type Operation = { key: string; state: string };
+// setting is idemspec's contract variable when set, else the agent's own
+// variable, else its default.
+function setting(contract: string, own: string, fallback: string): string {
+  return env[contract] || env[own] || fallback;
+}
+
+// A contract run names its server in IDEMSPEC_MCP_COMMAND or
+// IDEMSPEC_MCP_URL: then neither of the agent's own is read, so a stray
+// one cannot pick the transport.
+const CONTRACT = Boolean(env.IDEMSPEC_MCP_COMMAND || env.IDEMSPEC_MCP_URL);
+const COMMAND = CONTRACT ? env.IDEMSPEC_MCP_COMMAND : env.RECORDS_MCP_COMMAND; // stdio: starts the server
+const URL_ = CONTRACT ? env.IDEMSPEC_MCP_URL : env.RECORDS_MCP_URL; // or streamable HTTP
+// The server's tools, as the agent was written for them.
+const CREATE = env.IDEMSPEC_MCP_CREATE_TOOL || "create_record";
+const FIND = env.IDEMSPEC_MCP_FIND_TOOL || "find_record";
+const KEY_ARG = env.IDEMSPEC_MCP_KEY_ARG || "idempotency_key";
+const ARGUMENTS: Record<string, unknown> = JSON.parse(env.IDEMSPEC_MCP_ARGUMENTS || '{"marker":"invoice 1042","amount":4200}');
+const STATE = join(setting("IDEMSPEC_STATE_DIR", "RECORDS_STATE_DIR", "."), "operation.json");
+const BUDGET = Number(setting("IDEMSPEC_ATTEMPT_BUDGET", "RECORDS_ATTEMPTS", "3"));
+const TIMEOUT = Number(setting("IDEMSPEC_ATTEMPT_TIMEOUT_MS", "RECORDS_ATTEMPT_TIMEOUT_MS", "2000"));
+const DEADLINE = Date.now() + Number(setting("IDEMSPEC_DEADLINE_MS", "RECORDS_DEADLINE_MS", "10000"));
+const NEW_KEY_PER_ATTEMPT = process.argv.slice(2).includes("--new-key-per-attempt");
+
+// Operation is what outlives the process: final marks a refusal, which
+// a restart must not call again.
+type Operation = { key: string; state: string; resource_id?: unknown; final?: boolean };
 type Answer = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { type: string; text?: string }[] };
 
 function log(...args: unknown[]): void {
@@ -47,6 +87,7 @@ function log(...args: unknown[]): void {
 
 // save writes the operation durably before anything depends on it.
 function save(op: Operation): void {
+  if (NEW_KEY_PER_ATTEMPT) return; // the bug: nothing outlives the process
   const tmp = STATE + ".tmp";
   const fd = openSync(tmp, "w");
   writeSync(fd, JSON.stringify(op));
@@ -57,12 +98,13 @@ function save(op: Operation): void {
 
 function load(): Operation {
   try {
-    return JSON.parse(readFileSync(STATE, "utf8"));
+    if (!NEW_KEY_PER_ATTEMPT) return JSON.parse(readFileSync(STATE, "utf8"));
   } catch {
-    const op = { key: randomUUID(), state: "PENDING" };
-    save(op);
-    return op;
+    // none yet: a new operation
   }
+  const op = { key: randomUUID(), state: "PENDING" };
+  save(op);
+  return op;
 }
 
 let session: Client | undefined;
@@ -115,8 +157,8 @@ function text(a: Answer): string {
   return (a.content ?? []).map((c) => c.text ?? "").join("");
 }
 
-async function finish(op: Operation, state: string, resourceId?: unknown): Promise<never> {
-  op.state = state;
+async function finish(op: Operation, state: string, resourceId?: unknown, final = false): Promise<never> {
+  Object.assign(op, { state, resource_id: resourceId, final });
   save(op);
   const s = session;
   session = undefined;
@@ -130,7 +172,15 @@ function sleep(ms: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (!COMMAND && !URL_) {
+    log("set RECORDS_MCP_COMMAND (the command that starts the MCP server) or RECORDS_MCP_URL (its endpoint)");
+    process.exit(2);
+  }
   const op = load();
+  if (op.state === "SUCCEEDED" || op.final) {
+    log("already", op.state);
+    await finish(op, op.state, op.resource_id, op.final); // finished: call nothing
+  }
   let unsure = op.state === "SUBMITTING" || op.state === "UNKNOWN_RESULT"; // a call may have applied
   let maybeApplied = unsure;
   let sent = 0;
@@ -152,6 +202,7 @@ async function main(): Promise<void> {
       }
     }
     if (sent >= BUDGET) break;
+    if (NEW_KEY_PER_ATTEMPT) op.key = randomUUID();
     op.state = "SUBMITTING";
     save(op);
     sent++;
@@ -165,7 +216,8 @@ async function main(): Promise<void> {
     } else if (!answer) {
       sent--; // the session never started: nothing was called
     } else if (answer.structuredContent?.retryable !== true) {
-      await finish(op, maybeApplied ? "UNKNOWN_RESULT" : "FAILED"); // final: never call again
+      // refused: final, unless an earlier call may have applied
+      await finish(op, maybeApplied ? "UNKNOWN_RESULT" : "FAILED", undefined, !maybeApplied);
     }
     const delay = Math.random() * pause;
     if (Date.now() + delay >= DEADLINE) break;
