@@ -19,6 +19,7 @@ import (
 // Its --new-key-per-attempt twin, a fresh key on every call and none
 // kept for a restart, fails C1 and C6, nothing else.
 func TestClientMCPTargetJudgesTheTypeScriptExample(t *testing.T) {
+	long(t)
 	_, file, _, _ := runtime.Caller(0)
 	tsClient := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "typescript", "dist", "client.js")
 	requireBuilt(t, tsClient, tsExampleInstall)
