@@ -130,7 +130,10 @@ func TestReferenceScopesKeysByTenant(t *testing.T) {
 // still working, a duplicate gets 409 with Retry-After, never a second
 // execution; afterwards it gets the replay.
 func TestReferenceInFlightThenReplay(t *testing.T) {
-	in := start(t, fakes.Options{Delay: 300 * time.Millisecond})
+	// The first request works for 5 s: its duplicate is sent as soon as
+	// the key shows claimed, and even a machine running two test suites
+	// sends it well inside that.
+	in := start(t, fakes.Options{Delay: 5 * time.Second})
 	body := `{"marker":"mi","amount":1}`
 	var wg sync.WaitGroup
 	var first answer

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
@@ -25,6 +26,13 @@ func mcpClientEntries() []clientEntry {
 	var entries []clientEntry
 	for _, transport := range []string{"stdio", "http"} {
 		args := []string{"--mcp", "--mcp-transport", transport}
+		if transport == "stdio" {
+			// Over stdio the first call's attempt includes starting the
+			// server's process (two with the relay): beside a second
+			// test suite that took more than 2 s, and every attempt of
+			// a 5 s deadline could pass before one call was made.
+			args = append(args, stdioBounds...)
+		}
 		entries = append(entries,
 			clientEntry{name: "mcp-" + transport + "/reference", command: binary + " agent --mcp", args: args, slack: agentSlack},
 			clientEntry{name: "mcp-" + transport + "/typescript", command: "node " + tsClient, args: args, slack: pythonSlack,
@@ -40,6 +48,10 @@ func mcpClientEntries() []clientEntry {
 	return append(entries, mcpTwinEntries()...)
 }
 
+// stdioBounds are a program's bounds when its first call starts an MCP
+// server over stdio (they follow, and so override, the matrix's).
+var stdioBounds = []string{"--deadline", "10s", "--attempt-timeout", "4s"}
+
 // mcpTwinEntries are the agent's twins over MCP: the reference agent and
 // each mutant unmodified, reading only RECORDS_MCP, judged through
 // --mcp --target against `idemspec serve --mcp --records` as a real MCP
@@ -53,7 +65,7 @@ func mcpTwinEntries() []clientEntry {
 		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 			panic(err) // the binary's own directory: writable, or no test runs
 		}
-		return clientEntry{name: "mcp-twin/" + name, command: binary + " agent --mcp --mcp-command-env RECORDS_MCP --deadline 5s" + bug,
+		return clientEntry{name: "mcp-twin/" + name, command: binary + " agent --mcp --mcp-command-env RECORDS_MCP " + strings.Join(stdioBounds, " ") + bug,
 			args: []string{"--mcp", "--target", file, "--mcp-command-env", "RECORDS_MCP"}, catches: catches, slack: agentSlack, runs: 2}
 	}
 	entries := []clientEntry{entry(fakes.Reference, "", nil)}
