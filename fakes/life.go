@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -102,6 +103,9 @@ func (s *Server) CrashPoint(key string) <-chan struct{} {
 
 // work is the handler's work time (Delay), or an armed crash point.
 func (s *Server) work(key string) {
+	if s.opts.WorkLog != nil {
+		fmt.Fprintf(s.opts.WorkLog, "work key=%q\n", key)
+	}
 	s.mu.Lock()
 	point, armed := s.crashPoints[key]
 	delete(s.crashPoints, key)

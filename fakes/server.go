@@ -38,6 +38,10 @@ type Options struct {
 	Convention *Convention
 	// Log, when set, gets one line per request (not from a killed server).
 	Log io.Writer
+	// WorkLog, when set, gets a line `work key="K"` as a request for key
+	// K enters its work: the crash point a managed process shows idemspec
+	// (a target file's process.crash_at).
+	WorkLog io.Writer
 	// ListAll makes the list endpoint ignore the caller's credentials and
 	// list every tenant's resources, as admin and service views often do.
 	// Keys stay scoped by tenant: this is a correct server.

@@ -133,9 +133,10 @@ func (e *Env) closeIdle() {
 
 // CrashMidRequest sends a and crashes the target while the request is
 // being processed, then starts it again. On a target with crash points
-// (the built-in fakes) the crash lands inside the handler's work, after
-// its claim; on others it lands at a delay drawn from the target's crash
-// window after the request was delivered. It returns the crashed
+// (the built-in fakes, a managed process with process.crash_at) the
+// crash lands inside the handler's work, where the target says; on others
+// it lands at a delay drawn from the target's crash window after the
+// request was delivered. It returns the crashed
 // request's exchange (normally maybe-applied) and the restart, whose
 // Point says where the crash landed.
 func (e *Env) CrashMidRequest(ctx context.Context, h *history.History, a Attempt, rng *rand.Rand) (history.Exchange, history.Restart, error) {
@@ -181,7 +182,7 @@ func (e *Env) awaitCrashPoint(ctx context.Context, point, wrote <-chan struct{},
 	if point != nil {
 		select {
 		case <-point:
-			return "inside the handler's work, after it claimed the key and before it stored the answer (the fake's crash point)", nil, nil
+			return "inside the handler's work, where the target said it was (the fake's crash point, or the line of its process.crash_at)", nil, nil
 		case x := <-done:
 			return missed(x)
 		case <-bound.C:

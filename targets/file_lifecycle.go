@@ -17,6 +17,7 @@ type processSpec struct {
 	Health      healthSpec `yaml:"health"`
 	StopTimeout string     `yaml:"stop_timeout"`
 	CrashWindow string     `yaml:"crash_window"`
+	CrashAt     string     `yaml:"crash_at"`
 }
 
 type healthSpec struct {
@@ -110,6 +111,10 @@ func (d *document) process(s *processSpec, t *Target, port int, expand expander)
 	if p.StopTimeout, err = d.duration("process.stop_timeout", s.StopTimeout, DefaultStopTimeout); err != nil {
 		return nil, err
 	}
+	if s.CrashAt != "" && !strings.Contains(s.CrashAt, KeyVar) {
+		return nil, d.errorf("process.crash_at", "must hold %s: the line is the one the process writes for the request being crashed", KeyVar)
+	}
+	p.CrashAt = s.CrashAt
 	return p, nil
 }
 

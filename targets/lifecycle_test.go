@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,6 +127,8 @@ func TestParseLifecycleErrors(t *testing.T) {
 			"t.yaml:11: process.helth: unknown field (did you mean \"health\"?)"},
 		{"bad crash window", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  crash_window: 80ms-20ms\n",
 			"process.crash_window: \"80ms-20ms\" is not a window such as 50ms-200ms"},
+		{"a crash point without the key", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  crash_at: working\n",
+			"process.crash_at: must hold {{.Key}}"},
 		{"bad health timeout", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  health: {timeout: soon}\n",
 			"process.health.timeout: \"soon\" is not a positive duration"},
 		{"a start-up past its cap", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  health: {timeout: 10m1s}\n",
@@ -453,4 +456,65 @@ func groupAlive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// A managed process with process.crash_at is crashed where it says: the
+// point for a key closes when the process writes that key's line (in
+// pieces, after lines for other keys), not before, and a restart
+// forgets the points armed for the process that is gone.
+func TestProcessCrashPointIsItsLine(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "say")
+	tg, err := targets.Parse("p.yaml", file(fmt.Sprintf(`
+base_url: http://127.0.0.1:{{.Port}}`+sections+`
+process:
+  command: sh
+  args: ["-c", "while :; do cat %s; done"]
+  health: {timeout: 2s}
+  stop_timeout: 300ms
+  crash_at: 'work key="{{.Key}}"'
+`, fifo)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	p := tg.Lifecycle.(*targets.Process)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startServed(t, tg, dir)
+	say := func(s string) {
+		t.Helper()
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	point := p.CrashPoint("k1")
+	say(`work key="k2"` + "\n" + `work key="k`)
+	select {
+	case <-point:
+		t.Fatal("the point for k1 closed on another key's line, or half a line")
+	case <-time.After(200 * time.Millisecond):
+	}
+	say(`1"` + "\n")
+	select {
+	case <-point:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the process wrote k1's line and its point did not close")
+	}
+	stale := p.CrashPoint("k3")
+	if err := p.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	say(`work key="k3"` + "\n")
+	select {
+	case <-stale:
+		t.Fatal("a point armed before the restart closed on the new process's line")
+	case <-time.After(200 * time.Millisecond):
+	}
 }

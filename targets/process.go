@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,10 @@ type Process struct {
 	StopTimeout time.Duration
 	// Port is the free loopback port picked for {{.Port}}.
 	Port int
+	// CrashAt is the line the process writes when a request is inside
+	// its work, {{.Key}} standing for the request's key (process.crash_at;
+	// "": a crash lands at a delay drawn from the crash window).
+	CrashAt string
 
 	mu     sync.Mutex
 	dir    string        // the report directory (set by Start)
@@ -47,6 +52,7 @@ type Process struct {
 	out    *RedactWriter // log, with the target's secrets redacted
 	run    *proc.Proc    // nil when no process runs
 	starts int
+	watch  *crashWatch // nil without CrashAt
 }
 
 // ProcessVars are what the process fields (and base_url, for Port) may
@@ -117,6 +123,17 @@ func (p *Process) Stop() error {
 	return nil
 }
 
+// CrashPoint is closed when the process writes its CrashAt line for
+// key; nil without CrashAt.
+func (p *Process) CrashPoint(key string) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.watch == nil {
+		return nil
+	}
+	return p.watch.arm(key)
+}
+
 // Pid is the running process's id, or 0.
 func (p *Process) Pid() int {
 	p.mu.Lock()
@@ -139,7 +156,14 @@ func (p *Process) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
+	var out io.Writer = p.out
+	if p.CrashAt != "" {
+		if p.watch == nil {
+			p.watch = newCrashWatch(p.CrashAt)
+		}
+		out = io.MultiWriter(p.out, p.watch)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
 	// Its own group: a signal to -pid reaches everything it starts, and
 	// a Ctrl-C at the terminal reaches idemspec alone, which stops it.
 	r, err := proc.Start(cmd)
@@ -168,6 +192,9 @@ func (p *Process) stop(graceful bool) {
 		return
 	}
 	p.run = nil
+	if p.watch != nil {
+		defer p.watch.reset()
+	}
 	grace := time.Duration(0)
 	if graceful {
 		grace = p.StopTimeout

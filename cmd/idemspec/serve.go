@@ -30,6 +30,7 @@ func serveCommand(fs *pflag.FlagSet) body {
 	fs.IntVar(&opts.PageSize, "page-size", 0, "list this many resources a page (0: all at once)")
 	fs.StringVar(&opts.PageStyle, "page-style", "", "how the list pages with --page-size: link (default), cursor, page or offset")
 	fs.BoolVar(&opts.NoDrain, "no-drain", false, "on SIGTERM exit at once, finishing no request in flight, as a server with no SIGTERM handler does (it sends an answer's head before its body, so the exit can cut an answer)")
+	announceWork := fs.Bool("announce-work", false, "write a line work key=\"K\" as a request for key K enters its work: the crash point a target file's process.crash_at waits for")
 	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
 	state := fs.String("state", "", "with --mcp: keep the MCP server's state in this JSON `FILE` (default: in memory)")
 	records := fs.Bool("records", false, "with --mcp: also serve the record tools client mode hands an agent (create_record, find_record), so an unmodified MCP agent can be judged against this server as a real one (idemspec client --mcp --target)")
@@ -45,7 +46,7 @@ func serveCommand(fs *pflag.FlagSet) body {
 			}
 			return serveMCP(mcpserver.Options{Mutant: opts.Mutant, StatePath: *state, Records: *records}, mcpAddr, stdout, stderr)
 		}
-		return serve(opts, addr, store, stdout, stderr)
+		return serve(opts, addr, store, *announceWork, stdout, stderr)
 	}
 }
 
@@ -54,7 +55,7 @@ func serveCommand(fs *pflag.FlagSet) body {
 // database is closed. Its records live
 // in the --db file (WAL, synchronous commits), so a new process on the
 // same file remembers every key a SIGKILLed one stored.
-func serve(opts fakes.Options, addr, store string, stdout, stderr io.Writer) int {
+func serve(opts fakes.Options, addr, store string, announceWork bool, stdout, stderr io.Writer) int {
 	if store != "" {
 		if !fakes.IsPostgres(store) {
 			return fail(stderr, fmt.Sprintf("--store %q: want a postgres:// URL", store))
@@ -73,6 +74,9 @@ func serve(opts fakes.Options, addr, store string, stdout, stderr io.Writer) int
 	defer signal.Stop(stop)
 
 	opts.Log = stdout
+	if announceWork {
+		opts.WorkLog = stdout
+	}
 	in, err := fakes.Start(opts, addr)
 	if err != nil {
 		return fail(stderr, err)
