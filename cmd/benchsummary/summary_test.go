@@ -135,3 +135,41 @@ func TestRunPrintsTheTableOrRefusesEmptyInput(t *testing.T) {
 		t.Errorf("missing file: exit %d, want 2", code)
 	}
 }
+
+// burstFloor is BenchmarkBurstFloor's output: three repeats at N=100
+// and N=1000, with other metrics beside the ratio.
+const burstFloor = `BenchmarkBurstFloor/N=100-2   30   2e+08 ns/op   1582 clean-arrival-p50-us   0.9 clean-direct-ratio   1.04 clean-floor-ratio
+BenchmarkBurstFloor/N=100-2   30   2e+08 ns/op   1563 clean-arrival-p50-us   1.2 clean-direct-ratio   1.10 clean-floor-ratio
+BenchmarkBurstFloor/N=100-2   30   2e+08 ns/op   2447 clean-arrival-p50-us   1.05 clean-direct-ratio   1.47 clean-floor-ratio
+BenchmarkBurstFloor/N=1000-2   30   2e+09 ns/op   37795 clean-arrival-p50-us   0.92 clean-direct-ratio
+BenchmarkBurstFloor/N=1000-2   30   2e+09 ns/op   70075 clean-arrival-p50-us   2.44 clean-direct-ratio
+BenchmarkBurstFloor/N=1000-2   30   2e+09 ns/op   81142 clean-arrival-p50-us   1.65 clean-direct-ratio
+`
+
+func TestTheLaneAgainstTheStraightPathIsAGoalAtBothSizes(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(nil, strings.NewReader(burstFloor), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, "through the lane / straight to the server") {
+			rows[strings.Fields(line)[1]] = line
+		}
+	}
+	for n, want := range map[string][]string{
+		"N=100":  {"BurstFloor/N=100", "<= 1.1", "1.05", "0.9 .. 1.2", "met"},
+		"N=1000": {"BurstFloor/N=1000", "<= 1.1", "1.65", "0.92 .. 2.44", "MISSED"},
+	} {
+		row, ok := rows[n]
+		if !ok {
+			t.Errorf("no row for the lane against the straight path at %s:\n%s", n, out.String())
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(row, w) {
+				t.Errorf("%s row lacks %q: %s", n, w, row)
+			}
+		}
+	}
+}
