@@ -142,7 +142,9 @@ tls:
 	// Every check over TLS; the property search's length is not what
 	// this test is about (its server runs in the -race test binary: the
 	// default 25 sequences took over six minutes beside a second suite).
-	r := run(t, "--target", target(write("ca.pem", ca.pem)), "--sequences", "5")
+	// A burst opens twenty TLS connections with client certificates, in
+	// the -race binary: beside a second suite that took over 10 s.
+	r := run(t, "--target", target(write("ca.pem", ca.pem)), "--sequences", "5", "--request-timeout", "30s")
 	if r.code != 0 {
 		t.Fatalf("exit %d over HTTPS\n%s%s", r.code, r.stdout, r.stderr)
 	}
