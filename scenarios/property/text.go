@@ -64,7 +64,7 @@ func (r *pass) notes() []string {
 		fmt.Sprintf("rapid: %d sequences (--sequences %d) of about %d steps (--steps %d) from seed %d",
 			r.sequences, r.cfg.Sequences, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
 		fmt.Sprintf("%d steps taken, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
-			r.steps, r.spent, strings.Join(drawn, ", "), r.freshBursts),
+			r.steps, r.ledger.sent(), strings.Join(drawn, ", "), r.freshBursts),
 	}
 	if missing := unsupportedActions(r.env); len(missing) > 0 {
 		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, "; "))
@@ -76,10 +76,27 @@ func (r *pass) notes() []string {
 		out = append(out, fmt.Sprintf("the request budget (%d) ran out: %d sequences skipped, %d actions not taken",
 			r.cfg.Budget, r.skipped, r.unpaid))
 	}
+	if r.cfg.Workers > 1 && r.cfg.Sequences > 1 {
+		out = append(out, fmt.Sprintf("%d sequences at once (--search-workers %d), each on keys of its own; restarts and crashes waited until the others were between steps",
+			min(r.cfg.Workers, r.cfg.Sequences), r.cfg.Workers))
+	}
+	out = append(out, r.stopped())
 	if r.best != nil {
 		out = append(out, r.summary())
 	}
 	return out
+}
+
+// stopped says why the search stopped drawing sequences.
+func (r *pass) stopped() string {
+	switch {
+	case r.late > 0:
+		return fmt.Sprintf("the search stopped at its time (%s, --search-time): %d of %d sequences not started",
+			r.cfg.SearchTime.Round(time.Second), r.late, r.cfg.Sequences)
+	case r.best != nil:
+		return "the search stopped at its first counterexample"
+	}
+	return fmt.Sprintf("the search ran its %d sequences within its time (%s, --search-time)", r.cfg.Sequences, r.cfg.SearchTime.Round(time.Second))
 }
 
 // ShrinkTimeRanOut is what the notes say when shrinking was cut by its
