@@ -60,6 +60,19 @@ type searchPool struct {
 // restart waiting keeps later steps out.
 func newGate(n int) *semaphore.Weighted { return semaphore.NewWeighted(int64(n)) }
 
+// drawnSequences is how many sequences rapid draws for cfg: under go test -short
+// rapid runs a fifth of the checks it is asked for.
+func drawnSequences(cfg Config) int {
+	if testing.Short() {
+		return cfg.Sequences / 5
+	}
+	return cfg.Sequences
+}
+
+// pooled says whether a search runs on a pool: more than one worker,
+// and more than one sequence to draw (a replay draws one).
+func pooled(cfg Config) bool { return min(cfg.Workers, drawnSequences(cfg)) > 1 }
+
 // seedOf is the seed rapid draws sequence i from, starting at base: it
 // adds the sequence's number to the seed before each one.
 func seedOf(base uint64, i int) uint64 { return base + uint64(i)*uint64(i+1)/2 }
@@ -69,9 +82,9 @@ func newPool(e *harness.Env, cfg Config) *searchPool {
 	for base == 0 {
 		base = rand.Uint64()
 	}
-	sequences, oneCheck := cfg.Sequences, 1
+	sequences, oneCheck := drawnSequences(cfg), 1
 	if testing.Short() {
-		sequences, oneCheck = max(sequences/5, 1), 5
+		oneCheck = 5
 	}
 	return &searchPool{
 		sequences: sequences, oneCheck: oneCheck,

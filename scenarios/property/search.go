@@ -162,7 +162,7 @@ func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level)
 	if cfg.SearchTime == 0 {
 		cfg.SearchTime = SearchTimeFor(cfg, e.CreateLatency())
 	}
-	if cfg.Workers > 1 && cfg.Sequences > 1 {
+	if pooled(cfg) {
 		return runPool(ctx, e, cfg, level)
 	}
 	r := newPass(ctx, e, cfg, level)

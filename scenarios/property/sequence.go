@@ -319,7 +319,9 @@ func (s *sequence) hold(p planned) bool {
 	if p.action.name != "crash" || (!s.model.WillCreate(p.key, p.payload) && !s.swallowed) {
 		return false
 	}
-	if len(s.steps) > 0 || s.crashes == 0 {
+	// The ledger, shared with the pool's other sequences, may have run
+	// out since this one started.
+	if len(s.steps) > 0 || s.crashes == 0 || (s.r.best == nil && s.r.ledger.crashesLeft() == 0) {
 		s.heldOpening = s.heldOpening || len(s.steps) == 0
 		return true
 	}

@@ -76,9 +76,9 @@ func (r *pass) notes() []string {
 		out = append(out, fmt.Sprintf("the request budget (%d) ran out: %d sequences skipped, %d actions not taken",
 			r.cfg.Budget, r.skipped, r.unpaid))
 	}
-	if r.cfg.Workers > 1 && r.cfg.Sequences > 1 {
+	if pooled(r.cfg) {
 		out = append(out, fmt.Sprintf("%d sequences at once (--search-workers %d), each on keys of its own; restarts and crashes waited until the others were between steps",
-			min(r.cfg.Workers, r.cfg.Sequences), r.cfg.Workers))
+			min(r.cfg.Workers, drawnSequences(r.cfg)), r.cfg.Workers))
 	}
 	out = append(out, r.stopped())
 	if r.best != nil {
