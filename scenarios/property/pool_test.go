@@ -144,3 +144,39 @@ func TestPoolCounterexampleReplaysAlone(t *testing.T) {
 		}
 	}
 }
+
+// Past its time the search starts no more sequences, and its notes say
+// so: a slow API cannot make a run of many minutes unannounced.
+func TestSearchStopsAtItsTime(t *testing.T) {
+	env := poolEnvOf(t, "reference")
+	for _, workers := range []int{1, 4} {
+		cfg := Config{Sequences: 10, Steps: 5, Seed: 3, Crashes: -1, Workers: workers, SearchTime: time.Nanosecond}
+		res, err := Search(context.Background(), env, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Must.Verdict.Status != check.PASS {
+			t.Fatalf("workers %d: P1 %s against the reference", workers, res.Must.Verdict.Status)
+		}
+		notes := strings.Join(res.Must.Evidence.Notes, "\n")
+		if !strings.Contains(notes, "the search stopped at its time") || !strings.Contains(notes, "sequences not started") {
+			t.Errorf("workers %d: the notes do not say the search stopped at its time:\n%s", workers, notes)
+		}
+	}
+}
+
+// The default time follows the API's latency, shared among the workers,
+// and never falls under MinSearchTime.
+func TestSearchTimeFollowsTheLatency(t *testing.T) {
+	cfg := Config{Sequences: 25, Steps: 25, Workers: 4}
+	if got := SearchTimeFor(cfg, 0); got != MinSearchTime {
+		t.Errorf("no latency measured: %s, want %s", got, MinSearchTime)
+	}
+	if got, want := SearchTimeFor(cfg, time.Second), 3*25*25*2*time.Second/4; got != want {
+		t.Errorf("1 s a create, 4 workers: %s, want %s", got, want)
+	}
+	cfg.Workers = 1
+	if got, want := SearchTimeFor(cfg, time.Second), 3*25*25*2*time.Second; got != want {
+		t.Errorf("1 s a create, one worker: %s, want %s", got, want)
+	}
+}
