@@ -9,26 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
-	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 )
-
-// poolEnvOf is a harness in front of the built-in fake name.
-func poolEnvOf(t *testing.T, name string) *harness.Env {
-	t.Helper()
-	target, err := fakes.LoadTarget(fakes.TargetPrefix + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { target.Close() })
-	env, err := harness.New(target, harness.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Close() })
-	return env
-}
 
 // An action on the whole target runs with no other sequence in a step:
 // it waits for the steps under way to end, and no step starts until it
@@ -83,7 +65,7 @@ func TestPoolGateLetsARestartRunAlone(t *testing.T) {
 // counterexample is one worker's, shrunk alone. nodedup executes every
 // request, so most sequences fail in a few steps, on every worker.
 func TestPoolStopsAtTheFirstFailure(t *testing.T) {
-	env := poolEnvOf(t, "nodedup")
+	env := envOf(t, "nodedup")
 	cfg := Config{Sequences: 200, Steps: 10, Seed: 5, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 4, Log: io.Discard}.WithDefaults()
 	cfg.SearchTime = time.Hour
 	p, workers, err := runWorkers(context.Background(), env, cfg, check.MUST)
@@ -114,7 +96,7 @@ func TestPoolStopsAtTheFirstFailure(t *testing.T) {
 // A failing sequence's seed replays it as a search's only sequence,
 // which runs alone (no pool) whatever Workers says: the replay line.
 func TestPoolCounterexampleReplaysAlone(t *testing.T) {
-	env := poolEnvOf(t, "nodedup")
+	env := envOf(t, "nodedup")
 	cfg := Config{Sequences: 20, Steps: 10, Seed: 9, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 4}
 	res, err := Search(context.Background(), env, cfg)
 	if err != nil {
@@ -148,7 +130,7 @@ func TestPoolCounterexampleReplaysAlone(t *testing.T) {
 // Past its time the search starts no more sequences, and its notes say
 // so: a slow API cannot make a run of many minutes unannounced.
 func TestSearchStopsAtItsTime(t *testing.T) {
-	env := poolEnvOf(t, "reference")
+	env := envOf(t, "reference")
 	for _, workers := range []int{1, 4} {
 		cfg := Config{Sequences: 10, Steps: 5, Seed: 3, Crashes: -1, Workers: workers, SearchTime: time.Nanosecond}
 		res, err := Search(context.Background(), env, cfg)

@@ -16,7 +16,7 @@ import (
 // on the counterexample the result holds. nodedup executes every
 // request, so the first resubmission breaks a MUST rule.
 func TestSearchReportsItsProgress(t *testing.T) {
-	env := envOf(t, "nodedup")
+	env := property.EnvOf(t, "nodedup")
 	var seen []property.Progress
 	cfg := property.Config{Sequences: 10, Steps: 10, Seed: 7, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 1,
 		Progress: func(p property.Progress) { seen = append(seen, p) }}

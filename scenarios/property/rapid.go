@@ -84,14 +84,8 @@ func start(tb *TB, k Knobs, sequence func(*rapid.T)) error {
 	starting.Lock()
 	unlock := sync.OnceFunc(starting.Unlock)
 	defer unlock()
-	orDefault := func(name string, n int) string {
-		if n == 0 {
-			return flag.Lookup(name).DefValue
-		}
-		return strconv.Itoa(n)
-	}
 	for _, f := range [][2]string{
-		{"rapid.checks", orDefault("rapid.checks", k.Checks)},
+		{"rapid.checks", flagOr("rapid.checks", k.Checks)},
 		{"rapid.seed", strconv.FormatUint(k.Seed, 10)},
 	} {
 		if err := flag.Set(f[0], f[1]); err != nil {
@@ -105,17 +99,19 @@ func start(tb *TB, k Knobs, sequence func(*rapid.T)) error {
 	return nil
 }
 
+// flagOr is n for rapid's flag name, or the flag's default when n is 0.
+func flagOr(name string, n int) string {
+	if n == 0 {
+		return flag.Lookup(name).DefValue
+	}
+	return strconv.Itoa(n)
+}
+
 // setKnobs sets rapid's flags read while it runs to k; the caller holds
 // knobs alone.
 func setKnobs(k Knobs) error {
-	orDefault := func(name string, n int) string {
-		if n == 0 {
-			return flag.Lookup(name).DefValue
-		}
-		return strconv.Itoa(n)
-	}
 	for _, f := range [][2]string{
-		{"rapid.steps", orDefault("rapid.steps", k.Steps)},
+		{"rapid.steps", flagOr("rapid.steps", k.Steps)},
 		{"rapid.shrinktime", k.ShrinkTime.String()},
 		{"rapid.nofailfile", "true"},
 	} {
