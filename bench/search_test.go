@@ -2,6 +2,13 @@ package bench_test
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,30 +22,106 @@ var searchWorkers = []int{1, 4}
 
 // BenchmarkSearchWorkers runs the properties' search alone (P1 and P2)
 // against the reference served in a process of its own with a 200 ms
-// handler (examples/targets/process-reference.yaml: restarts and
-// crashes included), with one worker and with four, taking turns, from
-// the same seed: the same sequences and steps. It reports each one's
-// wall time and their ratio (the pool's speed-up). Every run must pass.
+// handler, with one worker and with four, taking turns, from the same
+// seed: the same sequences and steps. It reports each one's search time
+// and their ratio (the pool's speed-up). target=process is
+// examples/targets/process-reference.yaml: idemspec manages the
+// process, so the search restarts and crashes it, and those run alone;
+// target=served is the same server started here, which the search
+// cannot restart: only the sequences' own steps. Every run must pass.
 func BenchmarkSearchWorkers(b *testing.B) {
-	idemspecBinary(b)
-	wall := map[int][]time.Duration{}
-	b.ResetTimer()
-	for i := range b.N {
-		for j := range searchWorkers {
-			w := searchWorkers[(i+j)%len(searchWorkers)]
-			r := runCLI(b, "--target", "../examples/targets/process-reference.yaml", "--label-filter", "property",
-				"--seed", fmt.Sprint(1000+i), "--search-workers", fmt.Sprint(w))
-			if r.code != 0 {
-				b.Fatalf("the reference did not pass with %d workers (exit %d)\n%s", w, r.code, r.output)
+	for _, target := range []string{"served", "process"} {
+		b.Run("target="+target, func(b *testing.B) {
+			bin := idemspecBinary(b)
+			file := "../examples/targets/process-reference.yaml"
+			if target == "served" {
+				file = servedReference(b, bin, "200ms")
 			}
-			wall[w] = append(wall[w], searchTime(b, r))
-		}
+			wall := map[int][]time.Duration{}
+			b.ResetTimer()
+			for i := range b.N {
+				for j := range searchWorkers {
+					w := searchWorkers[(i+j)%len(searchWorkers)]
+					r := runCLI(b, "--target", file, "--label-filter", "property",
+						"--seed", fmt.Sprint(1000+i), "--search-workers", fmt.Sprint(w))
+					if r.code != 0 {
+						b.Fatalf("the reference did not pass with %d workers (exit %d)\n%s", w, r.code, r.output)
+					}
+					wall[w] = append(wall[w], searchTime(b, r))
+				}
+			}
+			b.StopTimer()
+			one, four := quantile(wall[1], 0.5), quantile(wall[4], 0.5)
+			b.ReportMetric(one.Seconds(), "one-worker-s")
+			b.ReportMetric(four.Seconds(), "four-workers-s")
+			b.ReportMetric(one.Seconds()/max(four.Seconds(), 1e-9), "speedup")
+		})
 	}
-	b.StopTimer()
-	one, four := quantile(wall[1], 0.5), quantile(wall[4], 0.5)
-	b.ReportMetric(one.Seconds(), "one-worker-s")
-	b.ReportMetric(four.Seconds(), "four-workers-s")
-	b.ReportMetric(one.Seconds()/max(four.Seconds(), 1e-9), "speedup")
+}
+
+// servedReference starts `idemspec serve` with a handler taking delay
+// on a free loopback port, stops it when the benchmark ends, and writes
+// a target file for it with no process: section (nothing restarts it).
+func servedReference(b *testing.B, bin, delay string) string {
+	b.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := b.TempDir()
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--db", filepath.Join(dir, "target.db"), "--delay", delay)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	url := "http://" + addr
+	healthy := false
+	for range 300 { // 30 s at most
+		if resp, err := http.Get(url + "/healthz"); err == nil {
+			resp.Body.Close()
+			healthy = resp.StatusCode == http.StatusOK
+			if healthy {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !healthy {
+		b.Fatalf("idemspec serve on %s did not come up", addr)
+	}
+	file := filepath.Join(dir, "served-reference.yaml")
+	yaml := `name: idemspec-serve
+base_url: ` + url + `
+create:
+  path: /resources
+  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
+  id_field: id
+oracle:
+  list:
+    path: /resources?marker={{.Marker}}
+    items: items
+lookup:
+  path: /idempotency-keys/{{.Key}}
+tenants:
+  - name: tenant-a
+    headers: {Authorization: Bearer example-tenant-a}
+  - name: tenant-b
+    headers: {Authorization: Bearer example-tenant-b}
+in_progress_timeout: 2s
+fail_trigger:
+  header: X-Idemspec-Fail
+  value: "503"
+`
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return file
 }
 
 // searchTime is how long a run's search took (P1's spec ran it).

@@ -53,6 +53,11 @@ type searchPool struct {
 	live    map[*pass]*sequence // each worker's sequence under way
 	reports func(Progress)      // Config.Progress, one call at a time
 	steps   map[*pass]int       // steps per worker, for the progress
+	// alone is how long restarts and crashes held the gate whole: the
+	// part of the search no worker shortens.
+	alone time.Duration
+	// drained is how long they waited for the others' steps to end.
+	drained time.Duration
 }
 
 // newGate is the pool's gate for n workers: a step takes one place, an
@@ -214,6 +219,7 @@ func (p *searchPool) enter(ctx context.Context, whole bool) (func(), error) {
 	if whole {
 		n = int64(p.workers)
 	}
+	asked := time.Now()
 	wait, cancel := context.WithTimeout(ctx, p.wait)
 	defer cancel()
 	if err := p.gate.Acquire(wait, n); err != nil {
@@ -222,7 +228,19 @@ func (p *searchPool) enter(ctx context.Context, whole bool) (func(), error) {
 		}
 		return nil, fmt.Errorf("the search's other sequences did not come to a stop between their steps within %s", p.wait)
 	}
-	return func() { p.gate.Release(n) }, nil
+	if !whole {
+		return func() { p.gate.Release(n) }, nil
+	}
+	since := time.Now()
+	p.mu.Lock()
+	p.drained += since.Sub(asked)
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		p.alone += time.Since(since)
+		p.mu.Unlock()
+		p.gate.Release(n)
+	}, nil
 }
 
 // enlist makes s r's sequence under way, for the restarts of the others
@@ -331,6 +349,7 @@ func (p *searchPool) sum(workers []*pass) *pass {
 		}
 	}
 	out.pool = nil // the sum reads as one search
+	out.alone, out.drained = p.alone, p.drained
 	out.cfg.Seed = p.base
 	return out
 }

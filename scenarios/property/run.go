@@ -28,13 +28,15 @@ type pass struct {
 	// others are noted and the sequence goes on.
 	level check.Level
 
-	sequences int // sequences rapid asked for
-	replayed  int // of which the memo answered without the target
-	skipped   int // sequences the budget left no request for
-	late      int // sequences the search's time left no room for
-	begun     int // sequences the pool started (0 alone: see sequences)
-	unpaid    int // actions the budget could not pay for
-	held      int // restarts and crashes not taken (see hold)
+	sequences int           // sequences rapid asked for
+	replayed  int           // of which the memo answered without the target
+	skipped   int           // sequences the budget left no request for
+	late      int           // sequences the search's time left no room for
+	begun     int           // sequences the pool started (0 alone: see sequences)
+	alone     time.Duration // how long restarts and crashes held the pool's target alone
+	drained   time.Duration // how long they waited for the other sequences' steps to end
+	unpaid    int           // actions the budget could not pay for
+	held      int           // restarts and crashes not taken (see hold)
 	steps     int
 	// ledger holds the creates sent and the crashes left, which the
 	// pool's workers share (see pool).

@@ -77,8 +77,8 @@ func (r *pass) notes() []string {
 			r.cfg.Budget, r.skipped, r.unpaid))
 	}
 	if pooled(r.cfg) {
-		out = append(out, fmt.Sprintf("%d sequences at once (--search-workers %d), each on keys of its own; restarts and crashes waited until the others were between steps",
-			min(r.cfg.Workers, drawnSequences(r.cfg)), r.cfg.Workers))
+		out = append(out, fmt.Sprintf("%d sequences at once (--search-workers %d), each on keys of its own; restarts and crashes waited %s in all until the others were between steps, and held the target alone for %s",
+			min(r.cfg.Workers, drawnSequences(r.cfg)), r.cfg.Workers, r.drained.Round(time.Millisecond), r.alone.Round(time.Millisecond)))
 	}
 	out = append(out, r.stopped())
 	if r.best != nil {
