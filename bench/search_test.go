@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -95,30 +96,16 @@ func servedReference(b *testing.B, bin, delay string) string {
 	if !healthy {
 		b.Fatalf("idemspec serve on %s did not come up", addr)
 	}
+	// The managed example's target, less its process: section, at this
+	// server's address.
+	example, err := os.ReadFile("../examples/targets/process-reference.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	yaml, _, _ := strings.Cut(string(example), "\nprocess:")
+	yaml = strings.Replace(yaml, "http://127.0.0.1:{{.Port}}", url, 1)
 	file := filepath.Join(dir, "served-reference.yaml")
-	yaml := `name: idemspec-serve
-base_url: ` + url + `
-create:
-  path: /resources
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /resources?marker={{.Marker}}
-    items: items
-lookup:
-  path: /idempotency-keys/{{.Key}}
-tenants:
-  - name: tenant-a
-    headers: {Authorization: Bearer example-tenant-a}
-  - name: tenant-b
-    headers: {Authorization: Bearer example-tenant-b}
-in_progress_timeout: 2s
-fail_trigger:
-  header: X-Idemspec-Fail
-  value: "503"
-`
-	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(yaml+"\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	return file
