@@ -94,7 +94,7 @@ func (r *pass) stopped() string {
 		return fmt.Sprintf("the search stopped at its time (%s, --search-time): %d of %d sequences not started",
 			r.cfg.SearchTime.Round(time.Second), r.late, r.cfg.Sequences)
 	case r.best != nil:
-		return "the search stopped at its first counterexample"
+		return fmt.Sprintf("the search stopped at its first counterexample, in sequence %d of %d", r.firstSequence, r.cfg.Sequences)
 	}
 	return fmt.Sprintf("the search ran its %d sequences within its time (%s, --search-time)", r.cfg.Sequences, r.cfg.SearchTime.Round(time.Second))
 }
