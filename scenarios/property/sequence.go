@@ -98,7 +98,11 @@ type sequence struct {
 func (r *pass) sequence(t *rapid.T) {
 	r.sequences++
 	r.report()
-	if r.err != nil || r.shrunk() {
+	if r.err != nil || r.shrunk() || r.pool.halted(r) {
+		return
+	}
+	if r.overdue() {
+		r.late++
 		return
 	}
 	if r.exhausted(1) {
@@ -109,11 +113,12 @@ func (r *pass) sequence(t *rapid.T) {
 	if err != nil {
 		r.fail(t, err)
 	}
+	defer r.pool.enlist(r, s)()
 	// While searching, the sequence may land the search's next crash.
 	// While shrinking, a sequence lands one if the counterexample did:
 	// shrinking keeps to what failed, and a crash that lands costs the
 	// target's in-progress timeout.
-	s.crashes = r.crashes
+	s.crashes = r.ledger.crashesLeft()
 	if r.best != nil {
 		s.crashes = 0
 		if r.best.landed {
@@ -216,19 +221,14 @@ func (s *sequence) take(t *rapid.T) string {
 			s.r.unpaid++
 			continue
 		}
-		if s.hold(p) {
-			s.r.held++
-			continue
-		}
-		s.r.spent += p.cost()
-		if err := s.step(p); err != nil {
-			s.r.fail(t, err)
-		}
-		fs, err := s.check(p)
+		vs, err := s.takeOne(p)
 		if err != nil {
 			s.r.fail(t, err)
 		}
-		if vs := s.sort(fs); len(vs) > 0 {
+		if vs == nil && s.r.pool.halted(s.r) {
+			return "" // another sequence failed: the pool stops
+		}
+		if len(vs) > 0 {
 			return s.stop(vs)
 		}
 		if s.r.best != nil {
@@ -236,6 +236,37 @@ func (s *sequence) take(t *rapid.T) string {
 		}
 	}
 	return ""
+}
+
+// takeOne takes one planned action, unless hold leaves it out, and
+// judges it: an action on the whole target (a restart, a crash) alone,
+// with the pool's other sequences between their steps.
+func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
+	whole := p.action.name == "restart" || p.action.name == "crash"
+	leave, err := s.r.pool.enter(s.r.ctx, whole)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	if s.r.pool.halted(s.r) {
+		return nil, nil
+	}
+	if (whole && s.r.pool.unsafeCrash(s, p)) || s.hold(p) {
+		s.r.held++
+		return nil, nil
+	}
+	s.r.ledger.spend(p.cost())
+	if err := s.step(p); err != nil {
+		return nil, err
+	}
+	if whole {
+		s.r.pool.restarted(s)
+	}
+	fs, err := s.check(p)
+	if err != nil {
+		return nil, err
+	}
+	return s.sort(fs), nil
 }
 
 // sort keeps the findings of the run's level and notes the others; the
@@ -251,7 +282,7 @@ func (s *sequence) sort(fs []model.Finding) []check.Violation {
 		n := s.steps[len(s.steps)-1].N
 		s.notedAt[n] = append(s.notedAt[n], f.What)
 		if f.Level == check.SHOULD && s.r.shouldSeen == nil && s.r.best == nil {
-			s.r.shouldSeen, s.r.shouldIndex, s.r.shouldAt = s, s.r.sequences-1, time.Since(s.r.start)
+			s.r.shouldSeen, s.r.shouldIndex, s.r.shouldAt = s, s.r.number()-1, time.Since(s.r.start)
 		}
 	}
 	return out
@@ -288,13 +319,15 @@ func (s *sequence) hold(p planned) bool {
 	if p.action.name != "crash" || (!s.model.WillCreate(p.key, p.payload) && !s.swallowed) {
 		return false
 	}
-	if len(s.steps) > 0 || s.crashes == 0 {
+	// The ledger, shared with the pool's other sequences, may have run
+	// out since this one started.
+	if len(s.steps) > 0 || s.crashes == 0 || (s.r.best == nil && s.r.ledger.crashesLeft() == 0) {
 		s.heldOpening = s.heldOpening || len(s.steps) == 0
 		return true
 	}
 	s.landed, s.crashes = true, s.crashes-1
 	if s.r.best == nil {
-		s.r.crashes--
+		s.r.ledger.landCrash()
 	}
 	return false
 }
@@ -385,7 +418,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	xs := e.SendUntil(k.in(s.r.ctx), s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
 	}, wait, busy)
-	s.r.spent += len(xs) - 1 // the first was paid for by afford
+	s.r.ledger.spend(len(xs) - 1) // the first was paid for by afford
 	for i, x := range xs {
 		s.judge(k, payload, x, i == len(xs)-1, false)
 	}

@@ -1,0 +1,164 @@
+package property
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// An action on the whole target runs with no other sequence in a step:
+// it waits for the steps under way to end, and no step starts until it
+// is done.
+func TestPoolGateLetsARestartRunAlone(t *testing.T) {
+	p := &searchPool{workers: 4, wait: time.Minute}
+	p.gate = newGate(4)
+	var inStep atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan string, 100)
+	for range 3 {
+		wg.Go(func() {
+			for range 200 {
+				leave, err := p.enter(context.Background(), false)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				inStep.Add(1)
+				time.Sleep(time.Microsecond) // a step that takes a while
+				inStep.Add(-1)
+				leave()
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 50 {
+			leave, err := p.enter(context.Background(), true)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			if n := inStep.Load(); n != 0 {
+				errs <- "a restart began with another sequence's step under way"
+			}
+			time.Sleep(time.Microsecond) // the restart
+			if n := inStep.Load(); n != 0 {
+				errs <- "a step began during a restart"
+			}
+			leave()
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+}
+
+// The first sequence to fail stops the others: the pool starts no more
+// sequences, the others stop at their next step, and the
+// counterexample is one worker's, shrunk alone. nodedup executes every
+// request, so most sequences fail in a few steps, on every worker.
+func TestPoolStopsAtTheFirstFailure(t *testing.T) {
+	env := envOf(t, "nodedup")
+	cfg := Config{Sequences: 200, Steps: 10, Seed: 5, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 4, Log: io.Discard}.WithDefaults()
+	cfg.SearchTime = time.Hour
+	p, workers, err := runWorkers(context.Background(), env, cfg, check.MUST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	won := p.winner()
+	if won == nil || won.best == nil || won.failingSeed == 0 {
+		t.Fatal("no counterexample with a seed against nodedup")
+	}
+	begun := 0
+	for i, r := range workers {
+		begun += r.begun
+		if r == won || r.best == nil {
+			continue
+		}
+		// A sequence that failed as the winner's did is not shrunk: rapid
+		// tries it again once, and it passes at once, halted.
+		if n := r.sequences - r.firstCalls; n > 1 {
+			t.Errorf("worker %d ran %d sequences after its own failure: it shrank beside the winner", i, n)
+		}
+	}
+	if begun >= cfg.Sequences/5 {
+		t.Errorf("the pool began %d sequences of %d: want it stopped at the first failure", begun, cfg.Sequences)
+	}
+}
+
+// A failing sequence's seed replays it as a search's only sequence,
+// which runs alone (no pool) whatever Workers says: the replay line.
+func TestPoolCounterexampleReplaysAlone(t *testing.T) {
+	env := envOf(t, "nodedup")
+	cfg := Config{Sequences: 20, Steps: 10, Seed: 9, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 4}
+	res, err := Search(context.Background(), env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Must.Verdict.Status != check.FAIL || res.Must.FailingSeed == 0 {
+		t.Fatalf("P1 %s, seed %d: want a FAIL with a seed", res.Must.Verdict.Status, res.Must.FailingSeed)
+	}
+	replay := cfg
+	replay.Seed, replay.Sequences = res.Must.FailingSeed, 1
+	if testing.Short() {
+		replay.Sequences = 5 // rapid draws a fifth: the failing one
+	}
+	again, err := Search(context.Background(), env, replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Must.Verdict.Status != check.FAIL || again.Must.FailingSeed != res.Must.FailingSeed {
+		t.Fatalf("replay: P1 %s, seed %d: want the FAIL of seed %d", again.Must.Verdict.Status, again.Must.FailingSeed, res.Must.FailingSeed)
+	}
+	if a, b := again.Must.Verdict.Violations[0].What, res.Must.Verdict.Violations[0].What; a != b {
+		t.Errorf("replay broke %q, the search %q", a, b)
+	}
+	for _, n := range again.Must.Evidence.Notes {
+		if strings.Contains(n, "at once") {
+			t.Errorf("the replay ran on a pool: %s", n)
+		}
+	}
+}
+
+// Past its time the search starts no more sequences, and its notes say
+// so: a slow API cannot make a run of many minutes unannounced.
+func TestSearchStopsAtItsTime(t *testing.T) {
+	env := envOf(t, "reference")
+	for _, workers := range []int{1, 4} {
+		cfg := Config{Sequences: 10, Steps: 5, Seed: 3, Crashes: -1, Workers: workers, SearchTime: time.Nanosecond}
+		res, err := Search(context.Background(), env, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Must.Verdict.Status != check.PASS {
+			t.Fatalf("workers %d: P1 %s against the reference", workers, res.Must.Verdict.Status)
+		}
+		notes := strings.Join(res.Must.Evidence.Notes, "\n")
+		if !strings.Contains(notes, "the search stopped at its time") || !strings.Contains(notes, "sequences not started") {
+			t.Errorf("workers %d: the notes do not say the search stopped at its time:\n%s", workers, notes)
+		}
+	}
+}
+
+// The default time follows the API's latency, shared among the workers,
+// and never falls under MinSearchTime.
+func TestSearchTimeFollowsTheLatency(t *testing.T) {
+	cfg := Config{Sequences: 25, Steps: 25, Workers: 4}
+	if got := SearchTimeFor(cfg, 0); got != MinSearchTime {
+		t.Errorf("no latency measured: %s, want %s", got, MinSearchTime)
+	}
+	if got, want := SearchTimeFor(cfg, time.Second), 3*25*25*2*time.Second/4; got != want {
+		t.Errorf("1 s a create, 4 workers: %s, want %s", got, want)
+	}
+	cfg.Workers = 1
+	if got, want := SearchTimeFor(cfg, time.Second), 3*25*25*2*time.Second; got != want {
+		t.Errorf("1 s a create, one worker: %s, want %s", got, want)
+	}
+}
