@@ -243,6 +243,12 @@ func (s *sequence) take(t *rapid.T) string {
 // with the pool's other sequences between their steps.
 func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 	whole := p.action.name == "restart" || p.action.name == "crash"
+	if whole {
+		held, err := s.leftOutInTurn(p)
+		if err != nil || held {
+			return nil, err
+		}
+	}
 	leave, err := s.r.pool.enter(s.r.ctx, whole)
 	if err != nil {
 		return nil, err
@@ -311,25 +317,60 @@ func (s *sequence) markNoted() {
 // whose request does no work (replayed, refused), with nothing else in
 // flight, cost nothing and go anywhere.
 func (s *sequence) hold(p planned) bool {
-	if p.action.name == "restart" {
-		held := s.restarted
-		s.restarted = true
-		return held
+	if s.leftOut(p) {
+		s.heldOpening = s.heldOpening || (p.action.name == "crash" && len(s.steps) == 0)
+		return true
 	}
-	if p.action.name != "crash" || (!s.model.WillCreate(p.key, p.payload) && !s.swallowed) {
+	if p.action.name == "restart" {
+		s.restarted = true
 		return false
 	}
-	// The ledger, shared with the pool's other sequences, may have run
-	// out since this one started.
-	if len(s.steps) > 0 || s.crashes == 0 || (s.r.best == nil && s.r.ledger.crashesLeft() == 0) {
-		s.heldOpening = s.heldOpening || len(s.steps) == 0
-		return true
+	if !s.lands(p) {
+		return false
 	}
 	s.landed, s.crashes = true, s.crashes-1
 	if s.r.best == nil {
 		s.r.ledger.landCrash()
 	}
 	return false
+}
+
+// leftOut says whether hold leaves p out, without taking it: a second
+// restart, or a crash that would land with no room for one. The ledger,
+// shared with the pool's other sequences, may have run out since this
+// one started; it never fills again, so a crash left out stays out.
+func (s *sequence) leftOut(p planned) bool {
+	switch {
+	case p.action.name == "restart":
+		return s.restarted
+	case s.lands(p):
+		return len(s.steps) > 0 || s.crashes == 0 || (s.r.best == nil && s.r.ledger.crashesLeft() == 0)
+	}
+	return false
+}
+
+// lands says whether p is a crash that would land in a request's work.
+func (s *sequence) lands(p planned) bool {
+	return p.action.name == "crash" && (s.model.WillCreate(p.key, p.payload) || s.swallowed)
+}
+
+// leftOutInTurn holds a restart or a crash that hold leaves out, before
+// it waits for the pool's other sequences to be between their steps:
+// left out, it touches nothing of the target, and most restarts and
+// crashes drawn are (a sequence restarts once). The sequence's model is
+// read in a step's turn, since another's restart updates it.
+func (s *sequence) leftOutInTurn(p planned) (bool, error) {
+	leave, err := s.r.pool.enter(s.r.ctx, false)
+	if err != nil {
+		return false, err
+	}
+	defer leave()
+	if !s.leftOut(p) {
+		return false, nil
+	}
+	s.hold(p)
+	s.r.held++
+	return true, nil
 }
 
 // step takes one planned action and records it.
