@@ -56,8 +56,10 @@ type searchPool struct {
 	// alone is how long restarts and crashes held the gate whole: the
 	// part of the search no worker shortens.
 	alone time.Duration
-	// drained is how long they waited for the others' steps to end.
+	// drained is how long they waited for the others' steps to end,
+	// and wholes how many took the gate whole.
 	drained time.Duration
+	wholes  int
 }
 
 // newGate is the pool's gate for n workers: a step takes one place, an
@@ -234,6 +236,7 @@ func (p *searchPool) enter(ctx context.Context, whole bool) (func(), error) {
 	since := time.Now()
 	p.mu.Lock()
 	p.drained += since.Sub(asked)
+	p.wholes++
 	p.mu.Unlock()
 	return func() {
 		p.mu.Lock()
@@ -337,6 +340,7 @@ func (p *searchPool) sum(workers []*pass) *pass {
 			out.begun += r.begun
 			out.unpaid += r.unpaid
 			out.held += r.held
+			out.heldForOthers += r.heldForOthers
 			out.steps += r.steps
 			out.freshBursts += r.freshBursts
 			out.stale += r.stale
@@ -349,7 +353,7 @@ func (p *searchPool) sum(workers []*pass) *pass {
 		}
 	}
 	out.pool = nil // the sum reads as one search
-	out.alone, out.drained = p.alone, p.drained
+	out.alone, out.drained, out.wholes = p.alone, p.drained, p.wholes
 	out.cfg.Seed = p.base
 	return out
 }

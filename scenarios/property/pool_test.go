@@ -162,3 +162,31 @@ func TestSearchTimeFollowsTheLatency(t *testing.T) {
 		t.Errorf("1 s a create, one worker: %s, want %s", got, want)
 	}
 }
+
+// Only the restarts and crashes the target takes wait for the other
+// sequences to be between their steps: one a sequence leaves out (its
+// second restart, a crash with no room to land) touches nothing, and
+// waiting for the whole pool to stop for it made a managed target's
+// search on four workers about as slow as on one. A crash held for
+// another sequence's lost answer is decided with the others stopped,
+// so it takes the gate whole too.
+func TestPoolStopsOnlyForTheRestartsAndCrashesTaken(t *testing.T) {
+	env := envOf(t, "reference")
+	cfg := Config{Sequences: 12, Steps: 25, Seed: 11, Crashes: -1, Workers: 4, Log: io.Discard}.WithDefaults()
+	cfg.SearchTime = time.Hour
+	r, err := runPool(context.Background(), env, cfg, check.MUST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.best != nil {
+		t.Fatalf("the reference failed: %s", r.summary())
+	}
+	taken := r.drawn["restart"] + r.drawn["crash"]
+	if r.held-r.heldForOthers == 0 {
+		t.Fatalf("no restart or crash left out in %d sequences: the search proves nothing here", r.sequences)
+	}
+	if want := taken + r.heldForOthers; r.wholes != want {
+		t.Errorf("%d restarts and crashes took the target alone, want %d (%d taken, %d held for another's lost answer; %d left out in all)",
+			r.wholes, want, taken, r.heldForOthers, r.held)
+	}
+}

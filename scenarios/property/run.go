@@ -37,7 +37,11 @@ type pass struct {
 	drained   time.Duration // how long they waited for the other sequences' steps to end
 	unpaid    int           // actions the budget could not pay for
 	held      int           // restarts and crashes not taken (see hold)
-	steps     int
+	// heldForOthers counts the crashes held because another sequence's
+	// lost answer may still be at work (see unsafeCrash); wholes, the
+	// restarts and crashes that took the pool's target alone.
+	heldForOthers, wholes int
+	steps                 int
 	// ledger holds the creates sent and the crashes left, which the
 	// pool's workers share (see pool).
 	ledger *ledger

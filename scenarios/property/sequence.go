@@ -257,7 +257,12 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 	if s.r.pool.halted(s.r) {
 		return nil, nil
 	}
-	if (whole && s.r.pool.unsafeCrash(s, p)) || s.hold(p) {
+	if whole && s.r.pool.unsafeCrash(s, p) {
+		s.r.held++
+		s.r.heldForOthers++
+		return nil, nil
+	}
+	if s.hold(p) {
 		s.r.held++
 		return nil, nil
 	}

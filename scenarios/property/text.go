@@ -77,8 +77,11 @@ func (r *pass) notes() []string {
 			r.cfg.Budget, r.skipped, r.unpaid))
 	}
 	if pooled(r.cfg) {
-		out = append(out, fmt.Sprintf("%d sequences at once (--search-workers %d), each on keys of its own; restarts and crashes waited %s in all until the others were between steps, and held the target alone for %s",
-			min(r.cfg.Workers, drawnSequences(r.cfg)), r.cfg.Workers, r.drained.Round(time.Millisecond), r.alone.Round(time.Millisecond)))
+		out = append(out, fmt.Sprintf("%d sequences at once (--search-workers %d), each on keys of its own; %d restarts and crashes waited %s in all until the others were between steps, and held the target alone for %s",
+			min(r.cfg.Workers, drawnSequences(r.cfg)), r.cfg.Workers, r.wholes, r.drained.Round(time.Millisecond), r.alone.Round(time.Millisecond)))
+		if r.heldForOthers > 0 {
+			out = append(out, fmt.Sprintf("%d crashes not taken because another sequence's lost answer might still be at work on the server, which a crash would abandon", r.heldForOthers))
+		}
 	}
 	out = append(out, r.stopped())
 	if r.best != nil {
