@@ -210,12 +210,12 @@ func (p *searchPool) halted(r *pass) bool {
 	return p.broke || (p.won != nil && p.won != r)
 }
 
-// enter waits for r's turn at the gate: whole for an action on the
+// enter waits for a turn at the gate: whole for an action on the
 // whole target, which waits until the others are between their steps.
-// It returns the way out.
-func (p *searchPool) enter(ctx context.Context, whole bool) (func(), error) {
+// Outside a pool the turn is nil, and its methods do nothing.
+func (p *searchPool) enter(ctx context.Context, whole bool) (*turn, error) {
 	if p == nil {
-		return func() {}, nil
+		return nil, nil
 	}
 	n := int64(1)
 	if whole {
@@ -230,20 +230,46 @@ func (p *searchPool) enter(ctx context.Context, whole bool) (func(), error) {
 		}
 		return nil, fmt.Errorf("the search's other sequences did not come to a stop between their steps within %s", p.wait)
 	}
-	if !whole {
-		return func() { p.gate.Release(n) }, nil
-	}
-	since := time.Now()
-	p.mu.Lock()
-	p.drained += since.Sub(asked)
-	p.wholes++
-	p.mu.Unlock()
-	return func() {
+	t := &turn{p: p, places: n}
+	if whole {
+		t.since = time.Now()
 		p.mu.Lock()
-		p.alone += time.Since(since)
+		p.drained += t.since.Sub(asked)
+		p.wholes++
 		p.mu.Unlock()
-		p.gate.Release(n)
-	}, nil
+	}
+	return t, nil
+}
+
+// turn is a step's hold on the pool's gate: one place, or every place
+// for an action on the whole target.
+type turn struct {
+	p      *searchPool
+	places int64
+	since  time.Time // when it took the gate whole
+}
+
+// share gives back all but one place once the part of a step that needs
+// the whole target is over (the restart or crash itself): the rest of
+// the step works on the sequence's own keys, beside the others' steps.
+func (t *turn) share() {
+	if t == nil || t.places == 1 {
+		return
+	}
+	t.p.mu.Lock()
+	t.p.alone += time.Since(t.since)
+	t.p.mu.Unlock()
+	t.p.gate.Release(t.places - 1)
+	t.places = 1
+}
+
+// leave gives the turn's places back.
+func (t *turn) leave() {
+	if t == nil {
+		return
+	}
+	t.share()
+	t.p.gate.Release(1)
 }
 
 // enlist makes s r's sequence under way, for the restarts of the others

@@ -24,7 +24,7 @@ func TestPoolGateLetsARestartRunAlone(t *testing.T) {
 	for range 3 {
 		wg.Go(func() {
 			for range 200 {
-				leave, err := p.enter(context.Background(), false)
+				turn, err := p.enter(context.Background(), false)
 				if err != nil {
 					errs <- err.Error()
 					return
@@ -32,13 +32,13 @@ func TestPoolGateLetsARestartRunAlone(t *testing.T) {
 				inStep.Add(1)
 				time.Sleep(time.Microsecond) // a step that takes a while
 				inStep.Add(-1)
-				leave()
+				turn.leave()
 			}
 		})
 	}
 	wg.Go(func() {
 		for range 50 {
-			leave, err := p.enter(context.Background(), true)
+			turn, err := p.enter(context.Background(), true)
 			if err != nil {
 				errs <- err.Error()
 				return
@@ -50,13 +50,44 @@ func TestPoolGateLetsARestartRunAlone(t *testing.T) {
 			if n := inStep.Load(); n != 0 {
 				errs <- "a step began during a restart"
 			}
-			leave()
+			turn.leave()
 		}
 	})
 	wg.Wait()
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
+	}
+}
+
+// Once the restart or crash itself is over, the rest of its step (the
+// request after a restart, the oracle's reads) keeps one place and lets
+// the other sequences' steps in beside it; the next action on the whole
+// target waits until that step ends too.
+func TestPoolTurnSharesTheRestOfTheStep(t *testing.T) {
+	p := &searchPool{workers: 4, wait: time.Minute}
+	p.gate = newGate(4)
+	whole, err := p.enter(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.gate.TryAcquire(1) {
+		t.Fatal("a step began during a restart")
+	}
+	whole.share()
+	if !p.gate.TryAcquire(3) {
+		t.Fatal("after the restart, the other three sequences' steps cannot begin beside the rest of its step")
+	}
+	p.gate.Release(3)
+	if p.gate.TryAcquire(4) {
+		t.Fatal("an action on the whole target began beside the rest of a restart's step")
+	}
+	whole.leave()
+	if !p.gate.TryAcquire(4) {
+		t.Fatal("the restart's step ended without giving its place back")
+	}
+	if p.wholes != 1 {
+		t.Errorf("%d restarts counted, want 1", p.wholes)
 	}
 }
 

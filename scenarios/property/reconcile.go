@@ -56,11 +56,11 @@ func (s *sequence) settleAll(t *rapid.T) string {
 
 // reconcileInTurn reconciles between the pool's restarts and crashes.
 func (s *sequence) reconcileInTurn() ([]model.Finding, error) {
-	leave, err := s.r.pool.enter(s.r.ctx, false)
+	t, err := s.r.pool.enter(s.r.ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	defer leave()
+	defer t.leave()
 	return s.reconcile()
 }
 

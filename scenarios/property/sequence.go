@@ -86,7 +86,9 @@ type sequence struct {
 	// landed, held for want of budget (a replay must not have one).
 	heldOpening bool
 	pending     []model.Finding // the current step's answers broke these
-	failed      []check.Violation
+	// turn is the current step's hold on the pool's gate (nil alone).
+	turn   *turn
+	failed []check.Violation
 	// noted are the findings of the other level, by step number.
 	noted   []check.Violation
 	notedAt map[int][]string
@@ -249,11 +251,12 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 			return nil, err
 		}
 	}
-	leave, err := s.r.pool.enter(s.r.ctx, whole)
+	t, err := s.r.pool.enter(s.r.ctx, whole)
 	if err != nil {
 		return nil, err
 	}
-	defer leave()
+	s.turn = t
+	defer func() { t.leave(); s.turn = nil }()
 	if s.r.pool.halted(s.r) {
 		return nil, nil
 	}
@@ -269,9 +272,6 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 	s.r.ledger.spend(p.cost())
 	if err := s.step(p); err != nil {
 		return nil, err
-	}
-	if whole {
-		s.r.pool.restarted(s)
 	}
 	fs, err := s.check(p)
 	if err != nil {
@@ -365,11 +365,11 @@ func (s *sequence) lands(p planned) bool {
 // crashes drawn are (a sequence restarts once). The sequence's model is
 // read in a step's turn, since another's restart updates it.
 func (s *sequence) leftOutInTurn(p planned) (bool, error) {
-	leave, err := s.r.pool.enter(s.r.ctx, false)
+	t, err := s.r.pool.enter(s.r.ctx, false)
 	if err != nil {
 		return false, err
 	}
-	defer leave()
+	defer t.leave()
 	if !s.leftOut(p) {
 		return false, nil
 	}
