@@ -214,6 +214,7 @@ func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 	var x history.Exchange
 	if _, swallowed := fault.(harness.ResponseLoss); swallowed {
 		s.swallowed = true
+		s.r.pool.swallow(s)
 		committed := make(chan struct{})
 		wait, stop := context.WithCancel(s.r.ctx)
 		go func() {

@@ -47,12 +47,15 @@ type searchPool struct {
 	sequences, oneCheck int
 	faulty              sync.Mutex
 
-	mu      sync.Mutex
-	won     *pass               // the worker whose sequence failed first
-	broke   bool                // a worker's harness went wrong
-	live    map[*pass]*sequence // each worker's sequence under way
-	reports func(Progress)      // Config.Progress, one call at a time
-	steps   map[*pass]int       // steps per worker, for the progress
+	mu    sync.Mutex
+	won   *pass               // the worker whose sequence failed first
+	broke bool                // a worker's harness went wrong
+	live  map[*pass]*sequence // each worker's sequence under way
+	// lost holds the sequences under way that had an answer swallowed
+	// while its work went on (see unsafeCrash).
+	lost    map[*sequence]bool
+	reports func(Progress) // Config.Progress, one call at a time
+	steps   map[*pass]int  // steps per worker, for the progress
 	// alone is how long restarts and crashes held the gate whole: the
 	// part of the search no worker shortens.
 	alone time.Duration
@@ -98,7 +101,7 @@ func newPool(e *harness.Env, cfg Config) *searchPool {
 		workers: cfg.Workers, base: base, gate: newGate(cfg.Workers),
 		wait:     2*(e.Target.InProgressTimeout+e.Settings.RequestTimeout+harness.SettleMargin) + time.Minute,
 		deadline: time.Now().Add(cfg.SearchTime),
-		live:     map[*pass]*sequence{}, reports: cfg.Progress, steps: map[*pass]int{},
+		live:     map[*pass]*sequence{}, lost: map[*sequence]bool{}, reports: cfg.Progress, steps: map[*pass]int{},
 	}
 }
 
@@ -285,7 +288,19 @@ func (p *searchPool) enlist(r *pass, s *sequence) func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		delete(p.live, r)
+		delete(p.lost, s)
 	}
+}
+
+// swallow notes that s had an answer swallowed while its work went on:
+// until s ends, no other sequence's crash may land.
+func (p *searchPool) swallow(s *sequence) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lost[s] = true
 }
 
 // restarted tells every other sequence under way that the target
@@ -308,16 +323,18 @@ func (p *searchPool) restarted(by *sequence) {
 // unsafeCrash says whether a crash would abandon another sequence's
 // work: an answer it lost may still be finishing on the server (the
 // harness gave up once the oracle showed the commit), and a sequence
-// holds such a crash of its own (see hold). The caller holds the gate
-// whole.
+// holds such a crash of its own (see hold). A sequence that lost one
+// stays unsafe until it ends, so the answer may be given in any step's
+// turn; one that may lose one before the crash lands is asked again with
+// the gate whole.
 func (p *searchPool) unsafeCrash(by *sequence, pl planned) bool {
 	if p == nil || pl.action.name != "crash" {
 		return false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, s := range p.live {
-		if s != by && s.swallowed {
+	for s := range p.lost {
+		if s != by {
 			return true
 		}
 	}

@@ -196,11 +196,12 @@ func TestSearchTimeFollowsTheLatency(t *testing.T) {
 
 // Only the restarts and crashes the target takes wait for the other
 // sequences to be between their steps: one a sequence leaves out (its
-// second restart, a crash with no room to land) touches nothing, and
-// waiting for the whole pool to stop for it made a managed target's
-// search on four workers about as slow as on one. A crash held for
-// another sequence's lost answer is decided with the others stopped,
-// so it takes the gate whole too.
+// second restart, a crash with no room to land, or one while another
+// sequence's lost answer may be at work) touches nothing, and waiting
+// for the whole pool to stop for it made a managed target's search on
+// four workers about as slow as on one. A crash is held for another's
+// lost answer in a step's turn when the answer was lost before, and with
+// the gate whole when it is lost while the crash waits there.
 func TestPoolStopsOnlyForTheRestartsAndCrashesTaken(t *testing.T) {
 	env := envOf(t, "reference")
 	cfg := Config{Sequences: 12, Steps: 25, Seed: 11, Crashes: -1, Workers: 4, Log: io.Discard}.WithDefaults()
@@ -216,8 +217,8 @@ func TestPoolStopsOnlyForTheRestartsAndCrashesTaken(t *testing.T) {
 	if r.held-r.heldForOthers == 0 {
 		t.Fatalf("no restart or crash left out in %d sequences: the search proves nothing here", r.sequences)
 	}
-	if want := taken + r.heldForOthers; r.wholes != want {
-		t.Errorf("%d restarts and crashes took the target alone, want %d (%d taken, %d held for another's lost answer; %d left out in all)",
-			r.wholes, want, taken, r.heldForOthers, r.held)
+	if most := taken + r.heldForOthers; r.wholes < taken || r.wholes > most {
+		t.Errorf("%d restarts and crashes took the target alone, want %d to %d (%d taken, %d held for another's lost answer; %d held in all)",
+			r.wholes, taken, most, taken, r.heldForOthers, r.held)
 	}
 }

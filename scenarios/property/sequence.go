@@ -359,17 +359,23 @@ func (s *sequence) lands(p planned) bool {
 	return p.action.name == "crash" && (s.model.WillCreate(p.key, p.payload) || s.swallowed)
 }
 
-// leftOutInTurn holds a restart or a crash that hold leaves out, before
-// it waits for the pool's other sequences to be between their steps:
-// left out, it touches nothing of the target, and most restarts and
-// crashes drawn are (a sequence restarts once). The sequence's model is
-// read in a step's turn, since another's restart updates it.
+// leftOutInTurn holds a restart or a crash that hold leaves out, or a
+// crash that another sequence's lost answer makes unsafe, before it
+// waits for the pool's other sequences to be between their steps: left
+// out, it touches nothing of the target, and most restarts and crashes
+// drawn are (a sequence restarts once). The sequence's model is read in
+// a step's turn, since another's restart updates it.
 func (s *sequence) leftOutInTurn(p planned) (bool, error) {
 	t, err := s.r.pool.enter(s.r.ctx, false)
 	if err != nil {
 		return false, err
 	}
 	defer t.leave()
+	if s.r.pool.unsafeCrash(s, p) {
+		s.r.held++
+		s.r.heldForOthers++
+		return true, nil
+	}
 	if !s.leftOut(p) {
 		return false, nil
 	}
