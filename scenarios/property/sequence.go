@@ -371,17 +371,17 @@ func (s *sequence) leftOutInTurn(p planned) (bool, error) {
 		return false, err
 	}
 	defer t.leave()
+	if s.leftOut(p) {
+		s.hold(p)
+		s.r.held++
+		return true, nil
+	}
 	if s.r.pool.unsafeCrash(s, p) {
 		s.r.held++
 		s.r.heldForOthers++
 		return true, nil
 	}
-	if !s.leftOut(p) {
-		return false, nil
-	}
-	s.hold(p)
-	s.r.held++
-	return true, nil
+	return false, nil
 }
 
 // step takes one planned action and records it.
