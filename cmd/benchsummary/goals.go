@@ -52,6 +52,7 @@ var Goals = []Goal{
 	// 200 ms; and the share of runs catching each race mutant.
 	{"property search, 200 ms API served: one worker / four (ratio)", "SearchWorkers/target=served", "speedup", ">=", 3},
 	{"property search, 200 ms API managed (restarts, crashes): one worker / four (ratio)", "SearchWorkers/target=process", "speedup", ">=", 3},
+	{"full default suite, 200 ms API managed: one worker / four (ratio)", "SearchWorkers/target=suite", "speedup", ">=", 2},
 	{"property search, 200 ms API: one worker (s)", "SearchWorkers/target=*", "one-worker-s", "", 0},
 	{"property search, 200 ms API: four workers (s)", "SearchWorkers/target=*", "four-workers-s", "", 0},
 	{"property search: runs caught with four workers (%)", "SearchDetection/*", "four-workers-caught-%", "", 0},
