@@ -224,3 +224,22 @@ func TestPoolStopsOnlyForTheRestartsAndCrashesTaken(t *testing.T) {
 			r.wholes, taken, most, taken, r.heldForOthers, r.held)
 	}
 }
+
+// A sequence's markers are made in a step's turn: on a target whose
+// create acts on a parent, each marker's setup sends a create of its
+// own, which another sequence's crash cut when it went outside the gate
+// (the setup's retry then met its key still in flight, and the search
+// stopped with an error).
+func TestPoolMakesMarkersBetweenRestarts(t *testing.T) {
+	env := envOf(t, "reference?action=events")
+	for _, seed := range []uint64{1, 2} {
+		cfg := Config{Sequences: 25, Steps: 25, Seed: seed, Workers: 4, SearchTime: time.Hour}
+		res, err := Search(context.Background(), env, cfg)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if res.Must.Verdict.Status != check.PASS {
+			t.Fatalf("seed %d: P1 %s against the reference: %v", seed, res.Must.Verdict.Status, res.Must.Evidence.Notes)
+		}
+	}
+}

@@ -111,7 +111,7 @@ func (r *pass) sequence(t *rapid.T) {
 		r.skipped++
 		return
 	}
-	s, err := r.newSequence()
+	s, err := r.newSequenceInTurn()
 	if err != nil {
 		r.fail(t, err)
 	}
@@ -137,6 +137,18 @@ func (r *pass) sequence(t *rapid.T) {
 	}
 	t.Repeat(acts)
 	s.conclude(t)
+}
+
+// newSequenceInTurn makes a sequence in a step's turn: its markers'
+// bodies may send the target's setup requests (a parent for an action),
+// which a restart or crash must not cut.
+func (r *pass) newSequenceInTurn() (*sequence, error) {
+	t, err := r.pool.enter(r.ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.leave()
+	return r.newSequence()
 }
 
 func (r *pass) newSequence() (*sequence, error) {
