@@ -75,6 +75,8 @@ type Env struct {
 // run is what the Envs of one run's operations share.
 type run struct {
 	markers atomic.Int64
+	// createLatency is how long the preflight's create took (0: none ran).
+	createLatency atomic.Int64
 
 	mu   sync.Mutex
 	made []string // every marker handed out, for the cleanup
@@ -188,6 +190,10 @@ func (e *Env) ClearFaults() { e.proxies.resetAll() }
 // carrying the run id where the format allows (so a shared environment's
 // operators can tell this run's keys apart).
 func (e *Env) NewKey() string { return e.Target.Key.NewRunKey(e.RunID) }
+
+// CreateLatency is how long the target took to answer the preflight's
+// create (0: no preflight ran): what a search expects a create to cost.
+func (e *Env) CreateLatency() time.Duration { return time.Duration(e.createLatency.Load()) }
 
 // NewMarker makes a marker unique to this run and scenario, so the oracle
 // counts only the resources this scenario created.

@@ -24,6 +24,7 @@ func (e *Env) PreflightCreate(ctx context.Context) error {
 		return err
 	}
 	x := e.Send(ctx, &history.History{}, Attempt{Step: "preflight create", Lane: e.Clean, Key: e.NewKey(), Body: body, Variant: "1"})
+	e.createLatency.Store(int64(x.Duration))
 	switch {
 	case x.Outcome != history.OK:
 		return fmt.Errorf("the target did not answer the harness's first create (%s %s): %s", e.Target.Create.Method, e.Target.Create.Path, x.Error)

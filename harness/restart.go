@@ -111,6 +111,12 @@ func (e *Env) RestartOnAnswer(ctx context.Context, h *history.History, a Attempt
 }
 
 func (e *Env) cycle(ctx context.Context, rec history.Restart, do func(context.Context) error) (history.Restart, error) {
+	// A connection the harness dialed and never sent a request on (the
+	// transport dials when no connection is free, and keeps the dial
+	// when one frees up first) holds a graceful stop: Go's Shutdown, for
+	// one, waits up to 5 s for a connection's first request. Requests in
+	// flight are not idle, and keep theirs.
+	e.closeIdle()
 	rec.At = time.Now()
 	err := do(ctx)
 	rec.Down = time.Since(rec.At)

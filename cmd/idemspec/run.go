@@ -102,6 +102,8 @@ func runCommand(fs *pflag.FlagSet) body {
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
 	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
+	intFlag(fs, &f.property.Workers, "search-workers", 1, 64, "property sequences run at once, each on keys of its own (1..64; a restart or crash waits for the others to be between steps)")
+	fs.DurationVar(&f.property.SearchTime, "search-time", 0, "stop starting property sequences after this long (0: derived from the preflight create's latency, at least "+property.MinSearchTime.String()+")")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if fs.Changed("checks") {
 			fmt.Fprintln(stderr, "idemspec: --checks is deprecated: use --sequences (the same number, of random sequences)")
@@ -132,6 +134,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.property.Sequences < 1 || f.property.Steps < 1 || f.property.Budget < 0 || f.property.Crashes < 0 {
 		return fmt.Errorf("--sequences and --steps must be at least 1, --property-budget and --crashes at least 0")
+	}
+	if f.property.SearchTime < 0 {
+		return fmt.Errorf("--search-time %s: must not be negative (0: derived from the API's latency)", f.property.SearchTime)
 	}
 	if f.property.Crashes == 0 {
 		f.property.Crashes = -1 // none: 0 in PropertyConfig means the default

@@ -202,6 +202,8 @@ func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 		fault = harness.ResponseLoss{}
 	}
 	st.Action, st.Fault, st.Expected = "submit, answer lost", fault.Name(), s.model.Expect(k.name, p.payload)
+	// A fault is the whole lane's: one lost answer at a time.
+	defer s.r.pool.holdFaulty()()
 	remove, err := e.Faulty.Apply(fault)
 	if err != nil {
 		return err
@@ -212,6 +214,7 @@ func (s *sequence) submitLost(st *history.Step, k *poolKey, p planned) error {
 	var x history.Exchange
 	if _, swallowed := fault.(harness.ResponseLoss); swallowed {
 		s.swallowed = true
+		s.r.pool.swallow(s)
 		committed := make(chan struct{})
 		wait, stop := context.WithCancel(s.r.ctx)
 		go func() {

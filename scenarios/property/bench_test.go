@@ -26,7 +26,7 @@ func BenchmarkFirstCounterexample(b *testing.B) {
 			name, catches = m.Name+"?instances=2", m.Multi
 		}
 		b.Run(m.Name, func(b *testing.B) {
-			env := envOf(b, name)
+			env := property.EnvOf(b, name)
 			cfg := property.DefaultConfig()
 			cfg.ShrinkTime = time.Millisecond
 			var found time.Duration

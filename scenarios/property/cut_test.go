@@ -15,7 +15,7 @@ import (
 // are never PASS then, wherever the cut lands. The reference keeps
 // every rule, so a whole search would pass both.
 func TestSearchCutShortNeverPasses(t *testing.T) {
-	env := envOf(t, "reference")
+	env := property.EnvOf(t, "reference")
 	for _, at := range []int{1, 2, 7, 30} {
 		t.Run(fmt.Sprintf("cut at report %d", at), func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())

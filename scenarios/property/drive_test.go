@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,36 +29,41 @@ func TestDriveSetsEveryKnob(t *testing.T) {
 	}
 }
 
-// Searches with other seeds at once each run under their own seed, the
-// whole run long.
+// Searches with other seeds at once each draw the sequences of their
+// own seed: the seed rapid reads as it starts is the search's, though
+// the next search sets its own as soon as rapid has read it.
 func TestDriveHoldsEachSearchsSeed(t *testing.T) {
-	var (
-		wg  sync.WaitGroup
-		ran atomic.Int32
-	)
-	errs := make(chan string, 40)
+	draws := func(name string, seed uint64) ([]uint64, error) {
+		var got []uint64
+		err := Drive(NewTB(name, io.Discard), Knobs{Checks: 10, Seed: seed, ShrinkTime: time.Second}, func(rt *rapid.T) {
+			got = append(got, rapid.Uint64().Draw(rt, "n"))
+		})
+		return got, err
+	}
+	alone := map[uint64][]uint64{}
+	for _, seed := range []uint64{1, 2} {
+		got, err := draws(fmt.Sprintf("drive-alone-%d", seed), seed)
+		if err != nil || len(got) == 0 {
+			t.Fatalf("seed %d alone: %v, %d sequences", seed, err, len(got))
+		}
+		alone[seed] = got
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
 	for i := range 4 {
 		seed := uint64(i%2 + 1) // two searches share each seed
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := Drive(NewTB(fmt.Sprintf("drive-seed-%d", i), io.Discard), Knobs{Checks: 10, Seed: seed, ShrinkTime: time.Second}, func(*rapid.T) {
-				ran.Add(1)
-				if got := flag.Lookup("rapid.seed").Value.String(); got != fmt.Sprint(seed) {
-					errs <- fmt.Sprintf("a search of seed %d ran under seed %s", seed, got)
-				}
-			})
+		wg.Go(func() {
+			got, err := draws(fmt.Sprintf("drive-seed-%d", i), seed)
 			if err != nil {
 				errs <- err.Error()
+			} else if fmt.Sprint(got) != fmt.Sprint(alone[seed]) {
+				errs <- fmt.Sprintf("a search of seed %d drew %v, alone it draws %v", seed, got, alone[seed])
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
 	for e := range errs {
 		t.Error(e)
-	}
-	if ran.Load() == 0 {
-		t.Error("no search drew a sequence")
 	}
 }

@@ -1,4 +1,4 @@
-package property_test
+package property
 
 import (
 	"testing"
@@ -23,3 +23,6 @@ func envOf(tb testing.TB, name string) *harness.Env {
 	tb.Cleanup(func() { env.Close() })
 	return env
 }
+
+// EnvOf is envOf for the package's outside tests.
+var EnvOf = envOf

@@ -44,7 +44,7 @@ func (r *pass) report() {
 	}
 	p := Progress{Level: r.level, Sequences: r.sequences, Of: r.cfg.Sequences, Steps: r.steps}
 	if r.best != nil {
-		p.Shrinking, p.Shrinks, p.Shortest = true, r.sequences-r.firstSequence, len(r.best.steps)
+		p.Shrinking, p.Shrinks, p.Shortest = true, r.sequences-r.firstCalls, len(r.best.steps)
 	}
 	r.cfg.Progress(p)
 }

@@ -16,16 +16,16 @@ import (
 // on the counterexample the result holds. nodedup executes every
 // request, so the first resubmission breaks a MUST rule.
 func TestSearchReportsItsProgress(t *testing.T) {
-	env := envOf(t, "nodedup")
+	env := property.EnvOf(t, "nodedup")
 	var seen []property.Progress
-	cfg := property.Config{Sequences: 10, Steps: 10, Seed: 7, ShrinkTime: 2 * time.Second, Crashes: -1,
+	cfg := property.Config{Sequences: 10, Steps: 10, Seed: 7, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 1,
 		Progress: func(p property.Progress) { seen = append(seen, p) }}
 	res, err := property.Search(context.Background(), env, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Must.Verdict.Status != check.FAIL || len(seen) == 0 {
-		t.Fatalf("P1 %s with %d progress reports: want a FAIL, reported", res.Must.Verdict.Status, len(seen))
+		t.Fatalf("P1 %s with %d progress reports: want a FAIL, reported %v", res.Must.Verdict.Status, len(seen), res.Must.Evidence.Notes)
 	}
 	shrinking := 0
 	for i, p := range seen {

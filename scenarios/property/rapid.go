@@ -28,34 +28,43 @@ type Knobs struct {
 	ShrinkTime time.Duration
 }
 
-// knobs are the flags as Drive last set them; searches with the same
-// knobs share them (the MCP detection matrix runs several at once), one
-// with others holds them alone while it sets them.
+// knobs are the flags rapid reads while a search runs (steps at each
+// sequence, the shrink time when shrinking), as Drive last set them:
+// searches with the same ones share them (the MCP detection matrix and
+// the pool run several at once), one with others holds them alone while
+// it sets them.
 var knobs struct {
 	sync.RWMutex
 	set bool
-	cur Knobs
+	cur Knobs // Checks and Seed zero: see starting
 }
+
+// starting is held while a search sets the flags rapid reads only as it
+// starts (checks, seed) and until rapid has read them, which it has by
+// the time it draws the first sequence: searches of other seeds then
+// run side by side.
+var starting sync.Mutex
 
 // maxRetunes bounds how often a search sets its knobs only to find
 // another search's set before it could start; past it, it runs alone.
 const maxRetunes = 8
 
 // Drive runs rapid over sequence with k, reporting to tb: P1 and P2's
-// search and the MCP audit's M9 are driven alike. rapid reads its flags
-// as it starts, and again for each sequence's seed, so the flags hold
-// still for the whole run.
+// search and the MCP audit's M9 are driven alike. rapid reads the steps
+// and the shrink time while it runs, so those hold still for the whole
+// run; checks and seed it reads as it starts.
 func Drive(tb *TB, k Knobs, sequence func(*rapid.T)) error {
+	run := k
+	run.Checks, run.Seed = 0, 0
 	for range maxRetunes {
 		knobs.RLock()
-		if knobs.set && knobs.cur == k {
+		if knobs.set && knobs.cur == run {
 			defer knobs.RUnlock()
-			rapid.Check(tb, sequence)
-			return nil
+			return start(tb, k, sequence)
 		}
 		knobs.RUnlock()
 		knobs.Lock()
-		err := setKnobs(k)
+		err := setKnobs(run)
 		knobs.Unlock()
 		if err != nil {
 			return err
@@ -63,25 +72,46 @@ func Drive(tb *TB, k Knobs, sequence func(*rapid.T)) error {
 	}
 	knobs.Lock()
 	defer knobs.Unlock()
-	if err := setKnobs(k); err != nil {
+	if err := setKnobs(run); err != nil {
 		return err
 	}
-	rapid.Check(tb, sequence)
+	return start(tb, k, sequence)
+}
+
+// start sets the checks and the seed, runs rapid and, once rapid has
+// read them, lets the next search set its own.
+func start(tb *TB, k Knobs, sequence func(*rapid.T)) error {
+	starting.Lock()
+	unlock := sync.OnceFunc(starting.Unlock)
+	defer unlock()
+	for _, f := range [][2]string{
+		{"rapid.checks", flagOr("rapid.checks", k.Checks)},
+		{"rapid.seed", strconv.FormatUint(k.Seed, 10)},
+	} {
+		if err := flag.Set(f[0], f[1]); err != nil {
+			return fmt.Errorf("rapid: -%s=%s: %w", f[0], f[1], err)
+		}
+	}
+	rapid.Check(tb, func(t *rapid.T) {
+		unlock()
+		sequence(t)
+	})
 	return nil
 }
 
-// setKnobs sets rapid's flags to k; the caller holds knobs alone.
-func setKnobs(k Knobs) error {
-	orDefault := func(name string, n int) string {
-		if n == 0 {
-			return flag.Lookup(name).DefValue
-		}
-		return strconv.Itoa(n)
+// flagOr is n for rapid's flag name, or the flag's default when n is 0.
+func flagOr(name string, n int) string {
+	if n == 0 {
+		return flag.Lookup(name).DefValue
 	}
+	return strconv.Itoa(n)
+}
+
+// setKnobs sets rapid's flags read while it runs to k; the caller holds
+// knobs alone.
+func setKnobs(k Knobs) error {
 	for _, f := range [][2]string{
-		{"rapid.checks", orDefault("rapid.checks", k.Checks)},
-		{"rapid.steps", orDefault("rapid.steps", k.Steps)},
-		{"rapid.seed", strconv.FormatUint(k.Seed, 10)},
+		{"rapid.steps", flagOr("rapid.steps", k.Steps)},
 		{"rapid.shrinktime", k.ShrinkTime.String()},
 		{"rapid.nofailfile", "true"},
 	} {

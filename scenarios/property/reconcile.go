@@ -38,7 +38,10 @@ func (s *sequence) settleAll(t *rapid.T) string {
 	if len(s.steps) == 0 {
 		return ""
 	}
-	fs, err := s.reconcile()
+	if s.r.pool.halted(s.r) {
+		return ""
+	}
+	fs, err := s.reconcileInTurn()
 	if err != nil {
 		s.r.fail(t, err)
 	}
@@ -49,6 +52,16 @@ func (s *sequence) settleAll(t *rapid.T) string {
 		s.r.memo.pass(s.plan)
 	}
 	return ""
+}
+
+// reconcileInTurn reconciles between the pool's restarts and crashes.
+func (s *sequence) reconcileInTurn() ([]model.Finding, error) {
+	t, err := s.r.pool.enter(s.r.ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.leave()
+	return s.reconcile()
 }
 
 // reconciled says whether the sequence got as far as the reconciliation.

@@ -30,11 +30,21 @@ func (s *sequence) restart(st *history.Step, k *poolKey, p planned) error {
 		return err
 	}
 	s.model.Restarted()
+	s.backAlongside()
 	xs = append(xs, s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s (after the restart)", st.N, k.name, p.payload))...)
 	finish(st, xs)
 	st.Observed += fmt.Sprintf("; restarted %s after the answer, down for %s",
 		rec.At.Sub(answered(xs[0])).Round(time.Microsecond), rec.Down.Round(time.Millisecond))
 	return nil
+}
+
+// backAlongside ends the part of a restart or crash step that needs the
+// whole target: the pool's other sequences learn that it restarted, and
+// take their steps again beside the rest of this one (its requests and
+// oracle reads touch its own keys only).
+func (s *sequence) backAlongside() {
+	s.r.pool.restarted(s)
+	s.turn.share()
 }
 
 // answered is when an exchange's answer arrived.
@@ -58,6 +68,7 @@ func (s *sequence) crash(st *history.Step, k *poolKey, p planned) error {
 	s.crashedAt[k.name], s.crashed[k.name] = rec.At, p.payload
 	s.judge(k, p.payload, x, false, false)
 	s.model.Restarted()
+	s.backAlongside()
 	finish(st, []history.Exchange{x})
 	st.Observed += "; crashed " + rec.Point
 	return nil

@@ -2,6 +2,7 @@ package property
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -27,14 +28,27 @@ type pass struct {
 	// others are noted and the sequence goes on.
 	level check.Level
 
-	sequences   int // sequences rapid asked for
-	replayed    int // of which the memo answered without the target
-	skipped     int // sequences the budget left no request for
-	unpaid      int // actions the budget could not pay for
-	crashes     int // crashes the search may still land in a request's work
-	held        int // restarts and crashes not taken (see hold)
-	spent       int // create requests sent
-	steps       int
+	sequences int           // sequences rapid asked for
+	replayed  int           // of which the memo answered without the target
+	skipped   int           // sequences the budget left no request for
+	late      int           // sequences the search's time left no room for
+	begun     int           // sequences the pool started (0 alone: see sequences)
+	alone     time.Duration // how long restarts and crashes held the pool's target alone
+	drained   time.Duration // how long they waited for the other sequences' steps to end
+	unpaid    int           // actions the budget could not pay for
+	held      int           // restarts and crashes not taken (see hold)
+	// heldForOthers counts the crashes held because another sequence's
+	// lost answer may still be at work (see unsafeCrash); wholes, the
+	// restarts and crashes that took the pool's target alone.
+	heldForOthers, wholes int
+	steps                 int
+	// ledger holds the creates sent and the crashes left, which the
+	// pool's workers share (see pool).
+	ledger *ledger
+	// pool runs this pass's sequences beside others' (nil: alone); index
+	// is then the sequence rapid is drawing, counted over the whole pool.
+	pool        *searchPool
+	index       int
 	drawn       map[string]int
 	freshBursts int // bursts on a key no request had bound yet: the race window
 	err         error
@@ -46,6 +60,7 @@ type pass struct {
 	failingSeed   uint64
 	first         time.Duration
 	firstSequence int
+	firstCalls    int // the sequences rapid had asked for by then
 	firstSteps    int
 
 	// shouldSeen is the first sequence, while searching, that broke a
@@ -98,7 +113,7 @@ func (r *pass) fail(t *rapid.T, err error) {
 
 // exhausted says whether cost more create requests would break the budget.
 func (r *pass) exhausted(cost int) bool {
-	return r.cfg.Budget > 0 && r.spent+cost > r.cfg.Budget
+	return r.cfg.Budget > 0 && r.ledger.sent()+cost > r.cfg.Budget
 }
 
 // afford reserves cost create requests, or says the budget is spent.
@@ -106,7 +121,7 @@ func (r *pass) afford(cost int) bool {
 	if r.exhausted(cost) {
 		return false
 	}
-	r.spent += cost
+	r.ledger.spend(cost)
 	return true
 }
 
@@ -119,7 +134,9 @@ func (r *pass) maxSteps() int { return 4 * r.cfg.Steps }
 func (r *pass) keep(s *sequence, msg string) {
 	r.memo.fail(s.plan[:s.done], s.reconciled(), msg)
 	if r.first == 0 {
-		r.first, r.firstSequence, r.firstSteps = time.Since(r.start), r.sequences, len(s.steps)
+		r.first, r.firstSequence, r.firstSteps = time.Since(r.start), r.number(), len(s.steps)
+		r.firstCalls = r.sequences
+		r.pool.claim(r)
 	}
 	if r.best == nil || len(s.steps) <= len(r.best.steps) {
 		if r.best == nil || planKey(s.plan[:s.done]) != planKey(r.best.plan[:r.best.done]) {
@@ -127,4 +144,47 @@ func (r *pass) keep(s *sequence, msg string) {
 		}
 		r.best = s
 	}
+}
+
+// number is the sequence under way, counted from 1: over the whole pool
+// when there is one, so that the same number names the same seed.
+func (r *pass) number() int {
+	if r.pool != nil {
+		return r.index + 1
+	}
+	return r.sequences
+}
+
+// ledger is what a search spends from its budgets: create requests
+// (Config.Budget) and crashes that land in a request's work
+// (Config.Crashes). The pool's workers share one.
+type ledger struct {
+	mu      sync.Mutex
+	spent   int
+	crashes int
+}
+
+func (l *ledger) spend(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.spent += n
+}
+
+func (l *ledger) sent() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.spent
+}
+
+func (l *ledger) crashesLeft() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.crashes
+}
+
+// landCrash takes one crash from the budget.
+func (l *ledger) landCrash() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.crashes--
 }

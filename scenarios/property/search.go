@@ -38,6 +38,15 @@ type Config struct {
 	// the operation the search drove ("": the target's only one); nil:
 	// the report gives the seed alone.
 	Replay func(seed int64, c Config, operation string) string
+	// Workers is how many sequences run at once (1: one after another).
+	// Each works on keys of its own; a restart or a crash waits until the
+	// others are between their steps. A search of one sequence (a
+	// replay) runs alone whatever it says.
+	Workers int
+	// SearchTime bounds the search: past it, no new sequence starts
+	// (shrinking has ShrinkTime of its own). 0: derived from the API's
+	// latency (SearchTimeFor).
+	SearchTime time.Duration
 	// Log gets rapid's own output (nil: discarded).
 	Log io.Writer
 	// Progress is told where the search is at each sequence and step
@@ -48,7 +57,7 @@ type Config struct {
 
 // DefaultConfig is tuned to catch every mutant in seconds.
 func DefaultConfig() Config {
-	return Config{Sequences: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1}
+	return Config{Sequences: 25, Steps: 25, ShrinkTime: 20 * time.Second, Crashes: 1, Workers: 4}
 }
 
 // WithDefaults fills the fields left zero.
@@ -67,6 +76,9 @@ func (c Config) WithDefaults() Config {
 		c.Crashes = d.Crashes
 	}
 	c.Crashes = max(c.Crashes, 0)
+	if c.Workers == 0 {
+		c.Workers = d.Workers
+	}
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
@@ -144,8 +156,15 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 	return out, nil
 }
 
-// runPass runs rapid once with the rules of level failing a sequence.
+// runPass runs the search's sequences with the rules of level failing a
+// sequence: on a pool of workers, or rapid once over them all.
 func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
+	if cfg.SearchTime == 0 {
+		cfg.SearchTime = SearchTimeFor(cfg, e.CreateLatency())
+	}
+	if pooled(cfg) {
+		return runPool(ctx, e, cfg, level)
+	}
 	r := newPass(ctx, e, cfg, level)
 	if err := r.drive(); err != nil {
 		return nil, err
@@ -153,23 +172,7 @@ func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level)
 	return r, nil
 }
 
-// newPass is a search of e's target with the actions it supports, not
-// yet run.
-func newPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) *pass {
-	return &pass{
-		ctx: ctx, env: e, cfg: cfg, level: level, start: time.Now(),
-		model: model.Convention{
-			Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight,
-			MissingKey: e.Target.Profile.MissingKey, Volatile: e.Target.Volatile,
-		},
-		actions:    availableActions(e),
-		twinTenant: twinTenant(e.Target),
-		drawn:      map[string]int{},
-		crashes:    cfg.Crashes,
-	}
-}
-
-// drive runs rapid over the pass's sequences.
+// drive runs rapid over the pass's sequences, one after another.
 func (r *pass) drive() error {
 	tb := &rapidTB{name: "idemspec-property-" + string(r.level) + "-" + r.env.RunID, log: r.cfg.Log}
 	k := Knobs{Checks: r.cfg.Sequences, Steps: r.cfg.Steps, Seed: r.cfg.Seed, ShrinkTime: r.cfg.ShrinkTime}
@@ -186,6 +189,42 @@ func (r *pass) drive() error {
 	}
 	r.failingSeed = failingSeed(tb.message())
 	return nil
+}
+
+// SearchTimeFor is the search's time when none is given: three times
+// what its sequences' steps take one after another at the API's latency
+// for a create (about two of those a step), shared among the workers,
+// and never under MinSearchTime (latency 0: not measured).
+func SearchTimeFor(cfg Config, latency time.Duration) time.Duration {
+	steps := time.Duration(cfg.Sequences * cfg.Steps)
+	return max(MinSearchTime, 3*steps*2*latency/time.Duration(max(cfg.Workers, 1)))
+}
+
+// MinSearchTime is the least time a search is given by default: a
+// loaded machine slows even a fast API's search by some multiple.
+const MinSearchTime = 3 * time.Minute
+
+// overdue says whether the search's time is up for new sequences; a
+// counterexample being shrunk has its own time.
+func (r *pass) overdue() bool {
+	return r.best == nil && r.cfg.SearchTime > 0 && time.Since(r.start) > r.cfg.SearchTime
+}
+
+// newPass is a pass of the search with the rules of level failing a
+// sequence, with the actions e's target supports and budgets of its own
+// (a pool's workers share one ledger instead).
+func newPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) *pass {
+	return &pass{
+		ctx: ctx, env: e, cfg: cfg, level: level, start: time.Now(),
+		model: model.Convention{
+			Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight,
+			MissingKey: e.Target.Profile.MissingKey, Volatile: e.Target.Volatile,
+		},
+		actions:    availableActions(e),
+		twinTenant: twinTenant(e.Target),
+		drawn:      map[string]int{},
+		ledger:     &ledger{crashes: cfg.Crashes},
+	}
 }
 
 // result is the verdict and evidence of check c from this search.

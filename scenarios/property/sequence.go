@@ -86,7 +86,9 @@ type sequence struct {
 	// landed, held for want of budget (a replay must not have one).
 	heldOpening bool
 	pending     []model.Finding // the current step's answers broke these
-	failed      []check.Violation
+	// turn is the current step's hold on the pool's gate (nil alone).
+	turn   *turn
+	failed []check.Violation
 	// noted are the findings of the other level, by step number.
 	noted   []check.Violation
 	notedAt map[int][]string
@@ -98,22 +100,27 @@ type sequence struct {
 func (r *pass) sequence(t *rapid.T) {
 	r.sequences++
 	r.report()
-	if r.err != nil || r.shrunk() {
+	if r.err != nil || r.shrunk() || r.pool.halted(r) {
+		return
+	}
+	if r.overdue() {
+		r.late++
 		return
 	}
 	if r.exhausted(1) {
 		r.skipped++
 		return
 	}
-	s, err := r.newSequence()
+	s, err := r.newSequenceInTurn()
 	if err != nil {
 		r.fail(t, err)
 	}
+	defer r.pool.enlist(r, s)()
 	// While searching, the sequence may land the search's next crash.
 	// While shrinking, a sequence lands one if the counterexample did:
 	// shrinking keeps to what failed, and a crash that lands costs the
 	// target's in-progress timeout.
-	s.crashes = r.crashes
+	s.crashes = r.ledger.crashesLeft()
 	if r.best != nil {
 		s.crashes = 0
 		if r.best.landed {
@@ -130,6 +137,18 @@ func (r *pass) sequence(t *rapid.T) {
 	}
 	t.Repeat(acts)
 	s.conclude(t)
+}
+
+// newSequenceInTurn makes a sequence in a step's turn: its markers'
+// bodies may send the target's setup requests (a parent for an action),
+// which a restart or crash must not cut.
+func (r *pass) newSequenceInTurn() (*sequence, error) {
+	t, err := r.pool.enter(r.ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.leave()
+	return r.newSequence()
 }
 
 func (r *pass) newSequence() (*sequence, error) {
@@ -216,19 +235,14 @@ func (s *sequence) take(t *rapid.T) string {
 			s.r.unpaid++
 			continue
 		}
-		if s.hold(p) {
-			s.r.held++
-			continue
-		}
-		s.r.spent += p.cost()
-		if err := s.step(p); err != nil {
-			s.r.fail(t, err)
-		}
-		fs, err := s.check(p)
+		vs, err := s.takeOne(p)
 		if err != nil {
 			s.r.fail(t, err)
 		}
-		if vs := s.sort(fs); len(vs) > 0 {
+		if vs == nil && s.r.pool.halted(s.r) {
+			return "" // another sequence failed: the pool stops
+		}
+		if len(vs) > 0 {
 			return s.stop(vs)
 		}
 		if s.r.best != nil {
@@ -236,6 +250,46 @@ func (s *sequence) take(t *rapid.T) string {
 		}
 	}
 	return ""
+}
+
+// takeOne takes one planned action, unless hold leaves it out, and
+// judges it: an action on the whole target (a restart, a crash) alone,
+// with the pool's other sequences between their steps.
+func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
+	whole := p.action.name == "restart" || p.action.name == "crash"
+	if whole {
+		held, err := s.leftOutInTurn(p)
+		if err != nil || held {
+			return nil, err
+		}
+	}
+	t, err := s.r.pool.enter(s.r.ctx, whole)
+	if err != nil {
+		return nil, err
+	}
+	s.turn = t
+	defer func() { t.leave(); s.turn = nil }()
+	if s.r.pool.halted(s.r) {
+		return nil, nil
+	}
+	if whole && s.r.pool.unsafeCrash(s, p) {
+		s.r.held++
+		s.r.heldForOthers++
+		return nil, nil
+	}
+	if s.hold(p) {
+		s.r.held++
+		return nil, nil
+	}
+	s.r.ledger.spend(p.cost())
+	if err := s.step(p); err != nil {
+		return nil, err
+	}
+	fs, err := s.check(p)
+	if err != nil {
+		return nil, err
+	}
+	return s.sort(fs), nil
 }
 
 // sort keeps the findings of the run's level and notes the others; the
@@ -251,7 +305,7 @@ func (s *sequence) sort(fs []model.Finding) []check.Violation {
 		n := s.steps[len(s.steps)-1].N
 		s.notedAt[n] = append(s.notedAt[n], f.What)
 		if f.Level == check.SHOULD && s.r.shouldSeen == nil && s.r.best == nil {
-			s.r.shouldSeen, s.r.shouldIndex, s.r.shouldAt = s, s.r.sequences-1, time.Since(s.r.start)
+			s.r.shouldSeen, s.r.shouldIndex, s.r.shouldAt = s, s.r.number()-1, time.Since(s.r.start)
 		}
 	}
 	return out
@@ -280,23 +334,66 @@ func (s *sequence) markNoted() {
 // whose request does no work (replayed, refused), with nothing else in
 // flight, cost nothing and go anywhere.
 func (s *sequence) hold(p planned) bool {
-	if p.action.name == "restart" {
-		held := s.restarted
-		s.restarted = true
-		return held
+	if s.leftOut(p) {
+		s.heldOpening = s.heldOpening || (p.action.name == "crash" && len(s.steps) == 0)
+		return true
 	}
-	if p.action.name != "crash" || (!s.model.WillCreate(p.key, p.payload) && !s.swallowed) {
+	if p.action.name == "restart" {
+		s.restarted = true
 		return false
 	}
-	if len(s.steps) > 0 || s.crashes == 0 {
-		s.heldOpening = s.heldOpening || len(s.steps) == 0
-		return true
+	if !s.lands(p) {
+		return false
 	}
 	s.landed, s.crashes = true, s.crashes-1
 	if s.r.best == nil {
-		s.r.crashes--
+		s.r.ledger.landCrash()
 	}
 	return false
+}
+
+// leftOut says whether hold leaves p out, without taking it: a second
+// restart, or a crash that would land with no room for one. The ledger,
+// shared with the pool's other sequences, may have run out since this
+// one started; it never fills again, so a crash left out stays out.
+func (s *sequence) leftOut(p planned) bool {
+	switch {
+	case p.action.name == "restart":
+		return s.restarted
+	case s.lands(p):
+		return len(s.steps) > 0 || s.crashes == 0 || (s.r.best == nil && s.r.ledger.crashesLeft() == 0)
+	}
+	return false
+}
+
+// lands says whether p is a crash that would land in a request's work.
+func (s *sequence) lands(p planned) bool {
+	return p.action.name == "crash" && (s.model.WillCreate(p.key, p.payload) || s.swallowed)
+}
+
+// leftOutInTurn holds a restart or a crash that hold leaves out, or a
+// crash that another sequence's lost answer makes unsafe, before it
+// waits for the pool's other sequences to be between their steps: left
+// out, it touches nothing of the target, and most restarts and crashes
+// drawn are (a sequence restarts once). The sequence's model is read in
+// a step's turn, since another's restart updates it.
+func (s *sequence) leftOutInTurn(p planned) (bool, error) {
+	t, err := s.r.pool.enter(s.r.ctx, false)
+	if err != nil {
+		return false, err
+	}
+	defer t.leave()
+	if s.leftOut(p) {
+		s.hold(p)
+		s.r.held++
+		return true, nil
+	}
+	if s.r.pool.unsafeCrash(s, p) {
+		s.r.held++
+		s.r.heldForOthers++
+		return true, nil
+	}
+	return false, nil
 }
 
 // step takes one planned action and records it.
@@ -385,7 +482,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	xs := e.SendUntil(k.in(s.r.ctx), s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
 	}, wait, busy)
-	s.r.spent += len(xs) - 1 // the first was paid for by afford
+	s.r.ledger.spend(len(xs) - 1) // the first was paid for by afford
 	for i, x := range xs {
 		s.judge(k, payload, x, i == len(xs)-1, false)
 	}

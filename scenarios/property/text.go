@@ -64,7 +64,7 @@ func (r *pass) notes() []string {
 		fmt.Sprintf("rapid: %d sequences (--sequences %d) of about %d steps (--steps %d) from seed %d",
 			r.sequences, r.cfg.Sequences, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
 		fmt.Sprintf("%d steps taken, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
-			r.steps, r.spent, strings.Join(drawn, ", "), r.freshBursts),
+			r.steps, r.ledger.sent(), strings.Join(drawn, ", "), r.freshBursts),
 	}
 	if missing := unsupportedActions(r.env); len(missing) > 0 {
 		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, "; "))
@@ -76,10 +76,30 @@ func (r *pass) notes() []string {
 		out = append(out, fmt.Sprintf("the request budget (%d) ran out: %d sequences skipped, %d actions not taken",
 			r.cfg.Budget, r.skipped, r.unpaid))
 	}
+	if pooled(r.cfg) {
+		out = append(out, fmt.Sprintf("%d sequences at once (--search-workers %d), each on keys of its own; %d restarts and crashes waited %s in all until the others were between steps, and held the target alone for %s",
+			min(r.cfg.Workers, drawnSequences(r.cfg)), r.cfg.Workers, r.wholes, r.drained.Round(time.Millisecond), r.alone.Round(time.Millisecond)))
+		if r.heldForOthers > 0 {
+			out = append(out, fmt.Sprintf("%d crashes not taken because another sequence's lost answer might still be at work on the server, which a crash would abandon", r.heldForOthers))
+		}
+	}
+	out = append(out, r.stopped())
 	if r.best != nil {
 		out = append(out, r.summary())
 	}
 	return out
+}
+
+// stopped says why the search stopped drawing sequences.
+func (r *pass) stopped() string {
+	switch {
+	case r.late > 0:
+		return fmt.Sprintf("the search stopped at its time (%s, --search-time): %d of %d sequences not started",
+			r.cfg.SearchTime.Round(time.Second), r.late, r.cfg.Sequences)
+	case r.best != nil:
+		return fmt.Sprintf("the search stopped at its first counterexample, in sequence %d of %d", r.firstSequence, r.cfg.Sequences)
+	}
+	return fmt.Sprintf("the search ran its %d sequences within its time (%s, --search-time)", r.cfg.Sequences, r.cfg.SearchTime.Round(time.Second))
 }
 
 // ShrinkTimeRanOut is what the notes say when shrinking was cut by its

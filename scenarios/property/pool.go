@@ -1,0 +1,402 @@
+package property
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// searchPool runs a pass's sequences on several workers at once: against an
+// API whose creates take a while, the search waits mostly for answers,
+// and sequences work on keys and markers of their own. Sequence i is
+// drawn from the seed rapid would give it in a search one at a time
+// (seedOf), each as a rapid check of its own, so the pool draws the
+// same sequences, in another order and interleaved. The first sequence
+// to break a rule stops the others (each at its next step) and is
+// shrunk by its own worker alone; its seed replays it as a search's
+// first sequence.
+//
+// The actions on the whole target (a restart, a crash) take the gate
+// whole: they wait until every other sequence is between its steps, and
+// the others wait until they are done. A fault on the faulty lane is the
+// lane's, so lost answers go one at a time.
+type searchPool struct {
+	workers int
+	base    uint64 // the seed sequence 0 is drawn from
+	gate    *semaphore.Weighted
+	// wait bounds a wait at the gate: the longest step another sequence
+	// may be taking.
+	wait time.Duration
+	// deadline is when the search stops drawing new sequences
+	// (Config.SearchTime).
+	deadline time.Time
+	next     atomic.Int64 // the next sequence to draw
+	// sequences is how many the pool draws, and oneCheck the checks that
+	// make rapid run one: under go test -short rapid runs a fifth of the
+	// checks it is asked for, and the pool draws a fifth of the
+	// sequences, as a search one at a time would.
+	sequences, oneCheck int
+	faulty              sync.Mutex
+
+	mu    sync.Mutex
+	won   *pass               // the worker whose sequence failed first
+	broke bool                // a worker's harness went wrong
+	live  map[*pass]*sequence // each worker's sequence under way
+	// lost holds the sequences under way that had an answer swallowed
+	// while its work went on (see unsafeCrash).
+	lost    map[*sequence]bool
+	reports func(Progress) // Config.Progress, one call at a time
+	steps   map[*pass]int  // steps per worker, for the progress
+	// alone is how long restarts and crashes held the gate whole: the
+	// part of the search no worker shortens.
+	alone time.Duration
+	// drained is how long they waited for the others' steps to end,
+	// and wholes how many took the gate whole.
+	drained time.Duration
+	wholes  int
+}
+
+// newGate is the pool's gate for n workers: a step takes one place, an
+// action on the whole target all n. Waiters are let in in order, so a
+// restart waiting keeps later steps out.
+func newGate(n int) *semaphore.Weighted { return semaphore.NewWeighted(int64(n)) }
+
+// drawnSequences is how many sequences rapid draws for cfg: under go test -short
+// rapid runs a fifth of the checks it is asked for.
+func drawnSequences(cfg Config) int {
+	if testing.Short() {
+		return cfg.Sequences / 5
+	}
+	return cfg.Sequences
+}
+
+// pooled says whether a search runs on a pool: more than one worker,
+// and more than one sequence to draw (a replay draws one).
+func pooled(cfg Config) bool { return min(cfg.Workers, drawnSequences(cfg)) > 1 }
+
+// seedOf is the seed rapid draws sequence i from, starting at base: it
+// adds the sequence's number to the seed before each one.
+func seedOf(base uint64, i int) uint64 { return base + uint64(i)*uint64(i+1)/2 }
+
+func newPool(e *harness.Env, cfg Config) *searchPool {
+	base := cfg.Seed
+	for base == 0 {
+		base = rand.Uint64()
+	}
+	sequences, oneCheck := drawnSequences(cfg), 1
+	if testing.Short() {
+		oneCheck = 5
+	}
+	return &searchPool{
+		sequences: sequences, oneCheck: oneCheck,
+		workers: cfg.Workers, base: base, gate: newGate(cfg.Workers),
+		wait:     2*(e.Target.InProgressTimeout+e.Settings.RequestTimeout+harness.SettleMargin) + time.Minute,
+		deadline: time.Now().Add(cfg.SearchTime),
+		live:     map[*pass]*sequence{}, lost: map[*sequence]bool{}, reports: cfg.Progress, steps: map[*pass]int{},
+	}
+}
+
+// runPool runs a pass on cfg.Workers workers and sums them up as one.
+func runPool(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
+	p, workers, err := runWorkers(ctx, e, cfg, level)
+	if err != nil {
+		return nil, err
+	}
+	return p.sum(workers), nil
+}
+
+// runWorkers runs the pool's workers until each stops, and returns them.
+func runWorkers(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*searchPool, []*pass, error) {
+	p := newPool(e, cfg)
+	l := &ledger{crashes: cfg.Crashes}
+	workers := make([]*pass, min(cfg.Workers, p.sequences))
+	errs := make([]error, len(workers))
+	var wg sync.WaitGroup
+	for w := range workers {
+		r := newPass(ctx, e, cfg, level)
+		r.ledger, r.pool = l, p
+		if cfg.Progress != nil {
+			r.cfg.Progress = p.report(r)
+		}
+		workers[w] = r
+		wg.Go(func() { errs[w] = p.work(r) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return p, workers, nil
+}
+
+// work draws sequences until they are all drawn, one failed, or the
+// search's time is up.
+func (p *searchPool) work(r *pass) error {
+	for {
+		i := int(p.next.Add(1) - 1)
+		if i >= p.sequences || p.halted(r) {
+			return nil
+		}
+		if r.overdue() {
+			r.late++
+			continue
+		}
+		r.index = i
+		r.begun++
+		tb := &rapidTB{name: fmt.Sprintf("idemspec-property-%s-%s-%d", r.level, r.env.RunID, i), log: r.cfg.Log}
+		k := Knobs{Checks: p.oneCheck, Steps: r.cfg.Steps, Seed: seedOf(p.base, i), ShrinkTime: r.cfg.ShrinkTime}
+		if err := Drive(tb, k, r.sequence); err != nil {
+			p.stop()
+			return err
+		}
+		if r.err != nil {
+			p.stop()
+			return fmt.Errorf("property: %w", r.err)
+		}
+		if r.best != nil {
+			if p.winner() == r {
+				r.failingSeed = failingSeed(tb.message())
+			}
+			return nil
+		}
+		if tb.Failed() && !p.halted(r) {
+			p.stop()
+			return fmt.Errorf("property: rapid: %s", tb.message())
+		}
+	}
+}
+
+// claim makes r the worker whose counterexample the search reports, if
+// no other's sequence failed first.
+func (p *searchPool) claim(r *pass) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.won == nil {
+		p.won = r
+	}
+}
+
+func (p *searchPool) winner() *pass {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.won
+}
+
+// stop halts every worker: the harness went wrong.
+func (p *searchPool) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.broke = true
+}
+
+// halted says whether r is to stop: another worker's sequence failed
+// (or the harness did). A search alone never halts here.
+func (p *searchPool) halted(r *pass) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.broke || (p.won != nil && p.won != r)
+}
+
+// enter waits for a turn at the gate: whole for an action on the
+// whole target, which waits until the others are between their steps.
+// Outside a pool the turn is nil, and its methods do nothing.
+func (p *searchPool) enter(ctx context.Context, whole bool) (*turn, error) {
+	if p == nil {
+		return nil, nil
+	}
+	n := int64(1)
+	if whole {
+		n = int64(p.workers)
+	}
+	asked := time.Now()
+	wait, cancel := context.WithTimeout(ctx, p.wait)
+	defer cancel()
+	if err := p.gate.Acquire(wait, n); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the search's other sequences did not come to a stop between their steps within %s", p.wait)
+	}
+	t := &turn{p: p, places: n}
+	if whole {
+		t.since = time.Now()
+		p.mu.Lock()
+		p.drained += t.since.Sub(asked)
+		p.wholes++
+		p.mu.Unlock()
+	}
+	return t, nil
+}
+
+// turn is a step's hold on the pool's gate: one place, or every place
+// for an action on the whole target.
+type turn struct {
+	p      *searchPool
+	places int64
+	since  time.Time // when it took the gate whole
+}
+
+// share gives back all but one place once the part of a step that needs
+// the whole target is over (the restart or crash itself): the rest of
+// the step works on the sequence's own keys, beside the others' steps.
+func (t *turn) share() {
+	if t == nil || t.places == 1 {
+		return
+	}
+	t.p.mu.Lock()
+	t.p.alone += time.Since(t.since)
+	t.p.mu.Unlock()
+	t.p.gate.Release(t.places - 1)
+	t.places = 1
+}
+
+// leave gives the turn's places back.
+func (t *turn) leave() {
+	if t == nil {
+		return
+	}
+	t.share()
+	t.p.gate.Release(1)
+}
+
+// enlist makes s r's sequence under way, for the restarts of the others
+// to reach; the returned func strikes it off.
+func (p *searchPool) enlist(r *pass, s *sequence) func() {
+	if p == nil {
+		return func() {}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live[r] = s
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.live, r)
+		delete(p.lost, s)
+	}
+}
+
+// swallow notes that s had an answer swallowed while its work went on:
+// until s ends, no other sequence's crash may land.
+func (p *searchPool) swallow(s *sequence) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lost[s] = true
+}
+
+// restarted tells every other sequence under way that the target
+// restarted: their keys answered before it are durable from now on, as
+// their own restart would have made them. The caller holds the gate
+// whole, so none of them is in a step.
+func (p *searchPool) restarted(by *sequence) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.live {
+		if s != by {
+			s.model.Restarted()
+		}
+	}
+}
+
+// unsafeCrash says whether a crash would abandon another sequence's
+// work: an answer it lost may still be finishing on the server (the
+// harness gave up once the oracle showed the commit), and a sequence
+// holds such a crash of its own (see hold). A sequence that lost one
+// stays unsafe until it ends, so the answer may be given in any step's
+// turn; one that may lose one before the crash lands is asked again with
+// the gate whole.
+func (p *searchPool) unsafeCrash(by *sequence, pl planned) bool {
+	if p == nil || pl.action.name != "crash" {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for s := range p.lost {
+		if s != by {
+			return true
+		}
+	}
+	return false
+}
+
+// holdFaulty holds the faulty lane for one lost answer; the returned
+// func lets it go.
+func (p *searchPool) holdFaulty() func() {
+	if p == nil {
+		return func() {}
+	}
+	p.faulty.Lock()
+	return p.faulty.Unlock
+}
+
+// report is worker r's Progress: the pool's, one call at a time.
+func (p *searchPool) report(r *pass) func(Progress) {
+	return func(pr Progress) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.steps[r] = pr.Steps
+		pr.Steps = 0
+		for _, n := range p.steps {
+			pr.Steps += n
+		}
+		pr.Sequences = min(int(p.next.Load()), pr.Of)
+		p.reports(pr)
+	}
+}
+
+// sum folds the workers' passes into one: the winner's counterexample
+// (if a sequence failed), every worker's counts, and the first sequence
+// to break a SHOULD rule.
+func (p *searchPool) sum(workers []*pass) *pass {
+	out := p.won
+	if out == nil {
+		out = workers[0]
+	}
+	for _, r := range workers {
+		if r != out {
+			out.sequences += r.sequences
+			out.replayed += r.replayed
+			out.skipped += r.skipped
+			out.late += r.late
+			out.begun += r.begun
+			out.unpaid += r.unpaid
+			out.held += r.held
+			out.heldForOthers += r.heldForOthers
+			out.steps += r.steps
+			out.freshBursts += r.freshBursts
+			out.stale += r.stale
+			for name, n := range r.drawn {
+				out.drawn[name] += n
+			}
+		}
+		if r.shouldSeen != nil && (out.shouldSeen == nil || r.shouldIndex < out.shouldIndex) {
+			out.shouldSeen, out.shouldIndex, out.shouldAt = r.shouldSeen, r.shouldIndex, r.shouldAt
+		}
+	}
+	out.pool = nil // the sum reads as one search
+	out.alone, out.drained, out.wholes = p.alone, p.drained, p.wholes
+	out.cfg.Seed = p.base
+	return out
+}

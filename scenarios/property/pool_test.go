@@ -1,0 +1,245 @@
+package property
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// An action on the whole target runs with no other sequence in a step:
+// it waits for the steps under way to end, and no step starts until it
+// is done.
+func TestPoolGateLetsARestartRunAlone(t *testing.T) {
+	p := &searchPool{workers: 4, wait: time.Minute}
+	p.gate = newGate(4)
+	var inStep atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan string, 100)
+	for range 3 {
+		wg.Go(func() {
+			for range 200 {
+				turn, err := p.enter(context.Background(), false)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				inStep.Add(1)
+				time.Sleep(time.Microsecond) // a step that takes a while
+				inStep.Add(-1)
+				turn.leave()
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 50 {
+			turn, err := p.enter(context.Background(), true)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			if n := inStep.Load(); n != 0 {
+				errs <- "a restart began with another sequence's step under way"
+			}
+			time.Sleep(time.Microsecond) // the restart
+			if n := inStep.Load(); n != 0 {
+				errs <- "a step began during a restart"
+			}
+			turn.leave()
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+}
+
+// Once the restart or crash itself is over, the rest of its step (the
+// request after a restart, the oracle's reads) keeps one place and lets
+// the other sequences' steps in beside it; the next action on the whole
+// target waits until that step ends too.
+func TestPoolTurnSharesTheRestOfTheStep(t *testing.T) {
+	p := &searchPool{workers: 4, wait: time.Minute}
+	p.gate = newGate(4)
+	whole, err := p.enter(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.gate.TryAcquire(1) {
+		t.Fatal("a step began during a restart")
+	}
+	whole.share()
+	if !p.gate.TryAcquire(3) {
+		t.Fatal("after the restart, the other three sequences' steps cannot begin beside the rest of its step")
+	}
+	p.gate.Release(3)
+	if p.gate.TryAcquire(4) {
+		t.Fatal("an action on the whole target began beside the rest of a restart's step")
+	}
+	whole.leave()
+	if !p.gate.TryAcquire(4) {
+		t.Fatal("the restart's step ended without giving its place back")
+	}
+	if p.wholes != 1 {
+		t.Errorf("%d restarts counted, want 1", p.wholes)
+	}
+}
+
+// The first sequence to fail stops the others: the pool starts no more
+// sequences, the others stop at their next step, and the
+// counterexample is one worker's, shrunk alone. nodedup executes every
+// request, so most sequences fail in a few steps, on every worker.
+func TestPoolStopsAtTheFirstFailure(t *testing.T) {
+	env := envOf(t, "nodedup")
+	cfg := Config{Sequences: 200, Steps: 10, Seed: 5, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 4, Log: io.Discard}.WithDefaults()
+	cfg.SearchTime = time.Hour
+	p, workers, err := runWorkers(context.Background(), env, cfg, check.MUST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	won := p.winner()
+	if won == nil || won.best == nil || won.failingSeed == 0 {
+		t.Fatal("no counterexample with a seed against nodedup")
+	}
+	begun := 0
+	for i, r := range workers {
+		begun += r.begun
+		if r == won || r.best == nil {
+			continue
+		}
+		// A sequence that failed as the winner's did is not shrunk: rapid
+		// runs it again to see it fail again, and once more to print the
+		// failure, and each run passes at once, halted (shrinking would
+		// run it many times).
+		if n := r.sequences - r.firstCalls; n > 2 {
+			t.Errorf("worker %d ran %d sequences after its own failure: it shrank beside the winner", i, n)
+		}
+	}
+	if begun >= cfg.Sequences/5 {
+		t.Errorf("the pool began %d sequences of %d: want it stopped at the first failure", begun, cfg.Sequences)
+	}
+}
+
+// A failing sequence's seed replays it as a search's only sequence,
+// which runs alone (no pool) whatever Workers says: the replay line.
+func TestPoolCounterexampleReplaysAlone(t *testing.T) {
+	env := envOf(t, "nodedup")
+	cfg := Config{Sequences: 20, Steps: 10, Seed: 9, ShrinkTime: 2 * time.Second, Crashes: -1, Workers: 4}
+	res, err := Search(context.Background(), env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Must.Verdict.Status != check.FAIL || res.Must.FailingSeed == 0 {
+		t.Fatalf("P1 %s, seed %d: want a FAIL with a seed", res.Must.Verdict.Status, res.Must.FailingSeed)
+	}
+	replay := cfg
+	replay.Seed, replay.Sequences = res.Must.FailingSeed, 1
+	if testing.Short() {
+		replay.Sequences = 5 // rapid draws a fifth: the failing one
+	}
+	again, err := Search(context.Background(), env, replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Must.Verdict.Status != check.FAIL || again.Must.FailingSeed != res.Must.FailingSeed {
+		t.Fatalf("replay: P1 %s, seed %d: want the FAIL of seed %d", again.Must.Verdict.Status, again.Must.FailingSeed, res.Must.FailingSeed)
+	}
+	if a, b := again.Must.Verdict.Violations[0].What, res.Must.Verdict.Violations[0].What; a != b {
+		t.Errorf("replay broke %q, the search %q", a, b)
+	}
+	for _, n := range again.Must.Evidence.Notes {
+		if strings.Contains(n, "at once") {
+			t.Errorf("the replay ran on a pool: %s", n)
+		}
+	}
+}
+
+// Past its time the search starts no more sequences, and its notes say
+// so: a slow API cannot make a run of many minutes unannounced.
+func TestSearchStopsAtItsTime(t *testing.T) {
+	env := envOf(t, "reference")
+	for _, workers := range []int{1, 4} {
+		cfg := Config{Sequences: 10, Steps: 5, Seed: 3, Crashes: -1, Workers: workers, SearchTime: time.Nanosecond}
+		res, err := Search(context.Background(), env, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Must.Verdict.Status != check.PASS {
+			t.Fatalf("workers %d: P1 %s against the reference", workers, res.Must.Verdict.Status)
+		}
+		notes := strings.Join(res.Must.Evidence.Notes, "\n")
+		if !strings.Contains(notes, "the search stopped at its time") || !strings.Contains(notes, "sequences not started") {
+			t.Errorf("workers %d: the notes do not say the search stopped at its time:\n%s", workers, notes)
+		}
+	}
+}
+
+// The default time follows the API's latency, shared among the workers,
+// and never falls under MinSearchTime.
+func TestSearchTimeFollowsTheLatency(t *testing.T) {
+	cfg := Config{Sequences: 25, Steps: 25, Workers: 4}
+	if got := SearchTimeFor(cfg, 0); got != MinSearchTime {
+		t.Errorf("no latency measured: %s, want %s", got, MinSearchTime)
+	}
+	if got, want := SearchTimeFor(cfg, time.Second), 3*25*25*2*time.Second/4; got != want {
+		t.Errorf("1 s a create, 4 workers: %s, want %s", got, want)
+	}
+	cfg.Workers = 1
+	if got, want := SearchTimeFor(cfg, time.Second), 3*25*25*2*time.Second; got != want {
+		t.Errorf("1 s a create, one worker: %s, want %s", got, want)
+	}
+}
+
+// Only the restarts and crashes the target takes wait for the other
+// sequences to be between their steps: one a sequence leaves out (its
+// second restart, a crash with no room to land, or one while another
+// sequence's lost answer may be at work) touches nothing, and waiting
+// for the whole pool to stop for it made a managed target's search on
+// four workers about as slow as on one. A crash is held for another's
+// lost answer in a step's turn when the answer was lost before, and with
+// the gate whole when it is lost while the crash waits there.
+func TestPoolStopsOnlyForTheRestartsAndCrashesTaken(t *testing.T) {
+	env := envOf(t, "reference")
+	cfg := Config{Sequences: 12, Steps: 25, Seed: 11, Crashes: -1, Workers: 4, Log: io.Discard}.WithDefaults()
+	cfg.SearchTime = time.Hour
+	r, err := runPool(context.Background(), env, cfg, check.MUST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.best != nil {
+		t.Fatalf("the reference failed: %s", r.summary())
+	}
+	taken := r.drawn["restart"] + r.drawn["crash"]
+	if r.held-r.heldForOthers == 0 {
+		t.Fatalf("no restart or crash left out in %d sequences: the search proves nothing here", r.sequences)
+	}
+	if most := taken + r.heldForOthers; r.wholes < taken || r.wholes > most {
+		t.Errorf("%d restarts and crashes took the target alone, want %d to %d (%d taken, %d held for another's lost answer; %d held in all)",
+			r.wholes, taken, most, taken, r.heldForOthers, r.held)
+	}
+}
+
+// A sequence's markers are made in a step's turn: on a target whose
+// create acts on a parent, each marker's setup sends a create of its
+// own, which another sequence's crash cut when it went outside the gate
+// (the setup's retry then met its key still in flight, and the search
+// stopped with an error).
+func TestPoolMakesMarkersBetweenRestarts(t *testing.T) {
+	env := envOf(t, "reference?action=events")
+	for _, seed := range []uint64{1, 2} {
+		cfg := Config{Sequences: 25, Steps: 25, Seed: seed, Workers: 4, SearchTime: time.Hour}
+		res, err := Search(context.Background(), env, cfg)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if res.Must.Verdict.Status != check.PASS {
+			t.Fatalf("seed %d: P1 %s against the reference: %v", seed, res.Must.Verdict.Status, res.Must.Evidence.Notes)
+		}
+	}
+}
