@@ -1,6 +1,8 @@
 package property
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
@@ -95,5 +97,30 @@ func TestReplayNotesExplainAHeldCrash(t *testing.T) {
 		if notes := p.replayNotes(Config{Crashes: s.replayCrashes()}); len(notes) != 0 {
 			t.Errorf("%+v: notes %q, want none", *s, notes)
 		}
+	}
+}
+
+// A pool's workers share one ledger: however many reserve at once, the
+// creates reserved never pass the budget, and every one that fits is
+// granted.
+func TestLedgerReservesWithinTheBudget(t *testing.T) {
+	const budget, workers, tries = 100, 8, 1000
+	r := &pass{cfg: Config{Budget: budget}, ledger: &ledger{}}
+	var granted atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range tries {
+				if r.afford(1) {
+					granted.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := r.ledger.sent(); n != budget || granted.Load() != budget {
+		t.Errorf("%d creates reserved, %d granted, under a budget of %d", n, granted.Load(), budget)
 	}
 }

@@ -117,12 +117,11 @@ func (r *pass) exhausted(cost int) bool {
 }
 
 // afford reserves cost create requests, or says the budget is spent.
+// The check and the reservation are one step of the ledger's: a pool's
+// workers share it, and two that each saw room for their action would
+// otherwise both take it past the budget.
 func (r *pass) afford(cost int) bool {
-	if r.exhausted(cost) {
-		return false
-	}
-	r.ledger.spend(cost)
-	return true
+	return r.ledger.reserve(r.cfg.Budget, cost)
 }
 
 // maxSteps bounds a sequence: rapid draws its length with no upper bound.
@@ -168,6 +167,18 @@ func (l *ledger) spend(n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.spent += n
+}
+
+// reserve spends n if that keeps the creates sent within budget (0: no
+// budget), and says whether it did.
+func (l *ledger) reserve(budget, n int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if budget > 0 && l.spent+n > budget {
+		return false
+	}
+	l.spent += n
+	return true
 }
 
 func (l *ledger) sent() int {

@@ -231,7 +231,7 @@ func (s *sequence) take(t *rapid.T) string {
 		if s.landed {
 			continue
 		}
-		if s.r.exhausted(p.cost()) {
+		if !s.r.afford(p.cost()) {
 			s.r.unpaid++
 			continue
 		}
@@ -256,6 +256,13 @@ func (s *sequence) take(t *rapid.T) string {
 // judges it: an action on the whole target (a restart, a crash) alone,
 // with the pool's other sequences between their steps.
 func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
+	// take reserved the action's creates; one not taken gives them back.
+	taken := false
+	defer func() {
+		if !taken {
+			s.r.ledger.spend(-p.cost())
+		}
+	}()
 	whole := p.action.name == "restart" || p.action.name == "crash"
 	if whole {
 		held, err := s.leftOutInTurn(p)
@@ -281,7 +288,7 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 		s.r.held++
 		return nil, nil
 	}
-	s.r.ledger.spend(p.cost())
+	taken = true
 	if err := s.step(p); err != nil {
 		return nil, err
 	}
