@@ -329,6 +329,12 @@ class Server(ThreadingHTTPServer):
     # would leave the rest to the kernel's SYN retry, a second later.
     request_queue_size = 128
 
+    def handle_error(self, request, client_address):
+        # A client that hung up (idemspec's lost answers, a cut burst) is
+        # no fault of the server's; anything else is logged.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
