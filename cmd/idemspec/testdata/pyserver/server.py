@@ -91,6 +91,10 @@ class Store:
             self.db.execute("COMMIT")
             return result
 
+    def changes_one_row(self, sql, args):
+        """Runs one statement in its own transaction: did it change a row?"""
+        return self.transaction(lambda db: db.execute(sql, args).rowcount == 1)
+
     def query(self, sql, args):
         with self.lock:
             return self.db.execute(sql, args).fetchall()
@@ -152,23 +156,17 @@ class Api:
         return self.execute(tenant, key, payload, body, locked_at, fail_status)
 
     def claim(self, tenant, key, digest, locked_at):
-        def insert(db):
-            cur = db.execute(
-                "INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, key) DO NOTHING",
-                (tenant, key, digest, IN_FLIGHT, locked_at))
-            return cur.rowcount == 1
-        return self.store.transaction(insert)
+        return self.store.changes_one_row(
+            "INSERT INTO idempotency_keys (tenant, key, request_hash, state, locked_at)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, key) DO NOTHING",
+            (tenant, key, digest, IN_FLIGHT, locked_at))
 
     def take_over(self, tenant, key, old, locked_at):
         """Takes over a claim whose request died, unless another did first."""
-        def update(db):
-            cur = db.execute(
-                "UPDATE idempotency_keys SET locked_at = ?"
-                " WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?",
-                (locked_at, tenant, key, IN_FLIGHT, old))
-            return cur.rowcount == 1
-        return self.store.transaction(update)
+        return self.store.changes_one_row(
+            "UPDATE idempotency_keys SET locked_at = ?"
+            " WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?",
+            (locked_at, tenant, key, IN_FLIGHT, old))
 
     def execute(self, tenant, key, payload, body, locked_at, fail_status):
         """Does the work for a key this request owns: the resource and the
@@ -202,9 +200,9 @@ class Api:
             self.store.transaction(commit)
         except InjectedFailure as failed:
             # The work rolled back; release the claim so a retry runs afresh.
-            self.store.transaction(lambda db: db.execute(
+            self.store.changes_one_row(
                 "DELETE FROM idempotency_keys WHERE tenant = ? AND key = ? AND state = ? AND locked_at = ?",
-                (tenant, key, IN_FLIGHT, locked_at)))
+                (tenant, key, IN_FLIGHT, locked_at))
             raise Refused(failed.status, str(failed))
         return 201, answer, location, False
 
