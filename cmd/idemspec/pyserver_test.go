@@ -1,0 +1,56 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/idemspec/idemspec/harness/check"
+)
+
+// pythonServer is a target file that runs an idempotent create API
+// written in Python's standard library (http.server and SQLite) as a
+// managed process: the shape of `idemspec serve`, in another language
+// and HTTP stack. Its paths are relative to this package's directory.
+var pythonServer = filepath.Join("testdata", "pyserver", "target.yaml")
+
+// TestPythonServerPassesEverything runs the whole default suite, the
+// property search included, against the Python server: a correct server
+// built the way a small service is (a thread per connection, one SQLite
+// connection, the key claimed by its primary key before a 200 ms work
+// and stored with the resource) passes every check, restarts and
+// crashes included, and idemspec leaves no process of it behind.
+func TestPythonServerPassesEverything(t *testing.T) {
+	long(t)
+	t.Parallel()
+	requireTool(t, "python3", "python3")
+	dir := t.TempDir()
+	r := runEnv(t, nil, "--target", pythonServer, "--report-dir", dir)
+	for _, c := range r.report.Checks {
+		// The file declares everything a check needs (tenants, a
+		// look-up, a fail trigger, a process to restart and crash), so
+		// not even a SKIP is acceptable.
+		if c.Verdict != check.PASS {
+			t.Errorf("%s: %s: %s", c.ID, c.Verdict, c.Reason)
+		}
+	}
+	if len(r.report.Checks) != len(serverChecks()) {
+		t.Errorf("%d checks ran, want the %d server checks", len(r.report.Checks), len(serverChecks()))
+	}
+	if r.code != 0 {
+		t.Errorf("exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, pid := range startedPids(t, dir) {
+		if alive(pid) {
+			t.Errorf("target process %d (started by idemspec) is still running", pid)
+		}
+	}
+	if left := processesUsing(t, dir); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+	if t.Failed() {
+		// The server's log goes with the temporary directory: show its end.
+		log, _ := os.ReadFile(filepath.Join(dir, "target.log"))
+		t.Logf("target.log, last %d bytes:\n%s", min(len(log), 8000), log[max(0, len(log)-8000):])
+	}
+}
