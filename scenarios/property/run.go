@@ -161,6 +161,24 @@ type ledger struct {
 	mu      sync.Mutex
 	spent   int
 	crashes int
+	// resent counts the creates resent to a key still in flight while
+	// an action settled it: the budget is checked before each action,
+	// and an action under way finishes.
+	resent int
+}
+
+// resend counts n creates resent to a key still in flight.
+func (l *ledger) resend(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.spent += n
+	l.resent += n
+}
+
+func (l *ledger) resends() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.resent
 }
 
 func (l *ledger) spend(n int) {

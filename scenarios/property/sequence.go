@@ -489,7 +489,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	xs := e.SendUntil(k.in(s.r.ctx), s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
 	}, wait, busy)
-	s.r.ledger.spend(len(xs) - 1) // the first was paid for by afford
+	s.r.ledger.resend(len(xs) - 1) // the first was paid for by afford
 	for i, x := range xs {
 		s.judge(k, payload, x, i == len(xs)-1, false)
 	}

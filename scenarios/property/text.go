@@ -63,8 +63,8 @@ func (r *pass) notes() []string {
 	out := []string{
 		fmt.Sprintf("rapid: %d sequences (--sequences %d) of about %d steps (--steps %d) from seed %d",
 			r.sequences, r.cfg.Sequences, r.cfg.Steps, r.cfg.Steps, r.cfg.Seed),
-		fmt.Sprintf("%d steps taken, %d create requests; steps by action: %s; %d bursts on a key not yet bound",
-			r.steps, r.ledger.sent(), strings.Join(drawn, ", "), r.freshBursts),
+		fmt.Sprintf("%d steps taken, %d create requests%s; steps by action: %s; %d bursts on a key not yet bound",
+			r.steps, r.ledger.sent(), r.resentNote(), strings.Join(drawn, ", "), r.freshBursts),
 	}
 	if missing := unsupportedActions(r.env); len(missing) > 0 {
 		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, "; "))
@@ -101,6 +101,21 @@ func (r *pass) stopped() string {
 	}
 	return fmt.Sprintf("the search ran its %d sequences within its time (%s, --search-time)", r.cfg.Sequences, r.cfg.SearchTime.Round(time.Second))
 }
+
+// resentNote says how many of the creates sent were resends to a key
+// still in flight ("" for none): an action under way finishes, so with
+// a budget (--property-budget) they may take the count past it.
+func (r *pass) resentNote() string {
+	n := r.ledger.resends()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them %s)", n, ResentInFlight)
+}
+
+// ResentInFlight is how the notes name the creates resent to a key still
+// in flight, which a budget does not stop once their action is under way.
+const ResentInFlight = "resent to a key still in flight"
 
 // ShrinkTimeRanOut is what the notes say when shrinking was cut by its
 // time limit rather than ending because no shorter sequence failed.
