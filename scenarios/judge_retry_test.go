@@ -29,7 +29,6 @@ func retryRun() scenarios.RetryRecord {
 	return scenarios.RetryRecord{
 		History:   h,
 		Reconcile: "lookup",
-		Slack:     500 * time.Millisecond,
 		Ops: []scenarios.RetryOp{{
 			Name: "blackhole", Fault: "blackhole", Key: key,
 			Faulted: scenarios.ClientRun{Phase: "under the fault", State: "UNKNOWN_RESULT", Reason: "attempt budget (3) spent",
@@ -82,12 +81,11 @@ func TestBoundedRetries(t *testing.T) {
 			change: func(r *scenarios.RetryRecord) { r.Ops[0].Faulted.Budget = 2 },
 		},
 		{
-			name: "past the deadline: a busy machine, not the target", want: check.ERROR, reason: "under the fault idemspec's own client ran 6s, past its deadline",
+			// A busy machine, not the target: S6 judges the effects,
+			// and the evidence's table shows the time against the
+			// deadline.
+			name: "past the deadline", want: check.PASS,
 			change: func(r *scenarios.RetryRecord) { r.Ops[0].Faulted.Elapsed = 6 * time.Second },
-		},
-		{
-			name: "within the slack", want: check.PASS,
-			change: func(r *scenarios.RetryRecord) { r.Ops[0].Faulted.Elapsed = 5*time.Second + 400*time.Millisecond },
 		},
 		{
 			name: "a fresh key on a retry", want: check.FAIL, reason: "create 2: an attempt carried another key",

@@ -35,10 +35,6 @@ var S6 = check.Define(Check{
 	Run: serverRun(boundedRetries),
 })
 
-// deadlineSlack is the scheduling delay S6 allows past a client's
-// deadline: the client bounds itself, the machine may be busy.
-const deadlineSlack = 500 * time.Millisecond
-
 // persistentFault is one fault S6 holds on the faulty lane while the
 // client works.
 type persistentFault struct {
@@ -57,7 +53,7 @@ func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev 
 		return check.Verdict{}, fmt.Errorf("journal directory: %w", err)
 	}
 	DeferCleanup(os.RemoveAll, dir)
-	rec := RetryRecord{Reconcile: e.Target.Reconcile, Slack: deadlineSlack}
+	rec := RetryRecord{Reconcile: e.Target.Reconcile}
 	faults := []persistentFault{
 		// Creates are swallowed; the client can still read, finds nothing
 		// each time, and resubmits with its one key until the budget.
@@ -255,8 +251,6 @@ type RetryRecord struct {
 	// Reconcile is how the target lets a client reconcile: "lookup",
 	// "oracle" or "none".
 	Reconcile string
-	// Slack is the scheduling delay allowed past a client's deadline.
-	Slack time.Duration
 }
 
 // BoundedRetries judges S6. With no violation, a target that offers no
@@ -298,18 +292,16 @@ func BoundedRetries(rec RetryRecord) check.Verdict {
 }
 
 // ownClientBounds is an error when idemspec's own client broke its
-// budget or ran past its deadline: the client is idemspec's, so neither
-// says anything of the target (a budget broken is idemspec's bug; a
-// deadline overrun, a machine too busy to keep time), and S6 cannot be
-// judged.
+// budget: the client is idemspec's, so that is idemspec's bug, says
+// nothing of the target, and S6 cannot be judged. A run past the
+// client's deadline is neither: on a busy machine the client's last
+// attempt ends late, the effects it left are judged all the same, and
+// the evidence's table shows its time against the deadline.
 func ownClientBounds(rec RetryRecord) error {
 	for _, op := range rec.Ops {
 		for _, c := range []ClientRun{op.Faulted, op.Resumed} {
 			if len(c.Creates) > c.Budget {
 				return fmt.Errorf("%s: %s idemspec's own client sent %d create requests, more than its budget of %d", op.Name, c.Phase, len(c.Creates), c.Budget)
-			}
-			if c.Elapsed > c.Deadline+rec.Slack {
-				return fmt.Errorf("%s: %s idemspec's own client ran %v, past its deadline of %v (+%v): the machine was too busy to judge", op.Name, c.Phase, c.Elapsed.Round(time.Millisecond), c.Deadline, rec.Slack)
 			}
 		}
 	}
