@@ -181,10 +181,11 @@ func (l *ledger) resends() int {
 	return l.resent
 }
 
-func (l *ledger) spend(n int) {
+// refund gives back n creates reserved for an action not taken.
+func (l *ledger) refund(n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.spent += n
+	l.spent -= n
 }
 
 // reserve spends n if that keeps the creates sent within budget (0: no

@@ -260,7 +260,7 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 	taken := false
 	defer func() {
 		if !taken {
-			s.r.ledger.spend(-p.cost())
+			s.r.ledger.refund(p.cost())
 		}
 	}()
 	whole := p.action.name == "restart" || p.action.name == "crash"
