@@ -44,6 +44,11 @@ type Attempt struct {
 	// Answered, when set, is called (from the transport's goroutine) the
 	// instant the answer's first byte arrives, before the rest is read.
 	Answered func()
+	// Pause, when set, spends SendUntil's wait between two attempts, when
+	// none of them is in flight (the property search's pool lets a
+	// restart in meanwhile). It returns false when the wait was cut
+	// short.
+	Pause func(ctx context.Context, d time.Duration) bool
 }
 
 // headersKept are the answer headers checks read.

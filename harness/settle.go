@@ -51,13 +51,31 @@ func (e *Env) SendUntil(ctx context.Context, h *history.History, a Attempt, wait
 		if time.Now().Add(pause).After(until) {
 			return out
 		}
-		select {
-		case <-ctx.Done():
+		if !a.pauseFor(ctx, pause) {
 			return out
-		case <-time.After(pause):
 		}
 	}
 	return out
+}
+
+// pauseFor waits d between two attempts, or until ctx is done (false).
+func (a Attempt) pauseFor(ctx context.Context, d time.Duration) bool {
+	if a.Pause != nil {
+		return a.Pause(ctx, d)
+	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d, or until ctx is done (false).
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // SettleMargin is how long past a crashed request's in-progress timeout

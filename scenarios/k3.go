@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
@@ -29,10 +30,16 @@ var K3 = check.Define(Check{
 	Run: serverRun(fingerprintScope),
 })
 
-// K3: variations of a request under its key.
+// K3: variations of a request under its key. Each variation has a key
+// and a marker of its own, so the five are sent side by side: against
+// an API whose creates take a while, one after another would wait out
+// five creates.
 func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	var vars []Variation
-	for _, v := range harness.RequestVariations {
+	vars := make([]Variation, len(harness.RequestVariations))
+	readings := make([]check.Reading, len(vars))
+	errs := make([]error, len(vars))
+	var wg sync.WaitGroup
+	for i, v := range harness.RequestVariations {
 		key, marker := e.NewKey(), e.NewMarker("K3")
 		body, err := e.Body(marker, "100")
 		if err != nil {
@@ -45,15 +52,25 @@ func fingerprintScope(ctx context.Context, e *harness.Env, h *history.History, e
 		if err != nil {
 			return check.Verdict{}, err
 		}
-		probe := Variation{Name: v.Name, Changed: v.Changed, NotApplicable: na}
-		if na == "" {
-			probe.Original = e.Send(ctx, h, original)
-			probe.Variant = e.Send(ctx, h, variant)
-			if probe.Reading, err = reading(ctx, e, ev, marker, "after "+v.Name); err != nil {
-				return check.Verdict{}, err
-			}
+		vars[i] = Variation{Name: v.Name, Changed: v.Changed, NotApplicable: na}
+		if na != "" {
+			continue
 		}
-		vars = append(vars, probe)
+		wg.Go(func() {
+			vars[i].Original = e.Send(ctx, h, original)
+			vars[i].Variant = e.Send(ctx, h, variant)
+			readings[i], errs[i] = observe(ctx, e, marker, "after "+v.Name)
+		})
+	}
+	wg.Wait()
+	for i := range vars {
+		if errs[i] != nil {
+			return check.Verdict{}, errs[i]
+		}
+		if vars[i].NotApplicable == "" {
+			vars[i].Reading = readings[i]
+			ev.Readings = append(ev.Readings, readings[i])
+		}
 	}
 	v, table := FingerprintScope(vars, e.Target.Profile.Mismatch)
 	ev.Tables = append(ev.Tables, table)

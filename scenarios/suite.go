@@ -176,11 +176,18 @@ func serverSpec(c *Check, e *harness.Env) func(SpecContext) check.Result {
 
 // reading asks the oracle about marker and records what it said.
 func reading(ctx context.Context, e *harness.Env, ev *check.Evidence, marker, when string) (check.Reading, error) {
+	r, err := observe(ctx, e, marker, when)
+	if err == nil {
+		ev.Readings = append(ev.Readings, r)
+	}
+	return r, err
+}
+
+// observe asks the oracle about marker.
+func observe(ctx context.Context, e *harness.Env, marker, when string) (check.Reading, error) {
 	obs, err := e.Observe(ctx, marker)
 	if err != nil {
 		return check.Reading{}, fmt.Errorf("oracle: %w", err)
 	}
-	r := e.Reading(marker, when, obs)
-	ev.Readings = append(ev.Readings, r)
-	return r, nil
+	return e.Reading(marker, when, obs), nil
 }

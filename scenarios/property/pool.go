@@ -46,6 +46,11 @@ type searchPool struct {
 	// sequences, as a search one at a time would.
 	sequences, oneCheck int
 	faulty              sync.Mutex
+	// gathering lets the actions on the whole target gather the gate one
+	// at a time (see gather).
+	gathering *semaphore.Weighted
+	// sleep spends a pause off the gate (harness.Sleep; a test's own).
+	sleep func(context.Context, time.Duration) bool
 
 	mu    sync.Mutex
 	won   *pass               // the worker whose sequence failed first
@@ -65,10 +70,13 @@ type searchPool struct {
 	wholes  int
 }
 
-// newGate is the pool's gate for n workers: a step takes one place, an
-// action on the whole target all n. Waiters are let in in order, so a
-// restart waiting keeps later steps out.
-func newGate(n int) *semaphore.Weighted { return semaphore.NewWeighted(int64(n)) }
+// newGates are the pool's gate for n workers (a step takes one place, an
+// action on the whole target all n; waiters are let in in order, so a
+// restart waiting keeps later steps out) and its gathering (the actions
+// on the whole target one at a time: see gather).
+func newGates(n int) (gate, gathering *semaphore.Weighted) {
+	return semaphore.NewWeighted(int64(n)), semaphore.NewWeighted(1)
+}
 
 // drawnSequences is how many sequences rapid draws for cfg: under go test -short
 // rapid runs a fifth of the checks it is asked for.
@@ -96,9 +104,10 @@ func newPool(e *harness.Env, cfg Config) *searchPool {
 	if testing.Short() {
 		oneCheck = 5
 	}
+	gate, gathering := newGates(cfg.Workers)
 	return &searchPool{
-		sequences: sequences, oneCheck: oneCheck,
-		workers: cfg.Workers, base: base, gate: newGate(cfg.Workers),
+		sequences: sequences, oneCheck: oneCheck, gate: gate, gathering: gathering, sleep: harness.Sleep,
+		workers: cfg.Workers, base: base,
 		wait:     2*(e.Target.InProgressTimeout+e.Settings.RequestTimeout+harness.SettleMargin) + time.Minute,
 		deadline: time.Now().Add(cfg.SearchTime),
 		live:     map[*pass]*sequence{}, lost: map[*sequence]bool{}, reports: cfg.Progress, steps: map[*pass]int{},
@@ -220,28 +229,58 @@ func (p *searchPool) enter(ctx context.Context, whole bool) (*turn, error) {
 	if p == nil {
 		return nil, nil
 	}
-	n := int64(1)
 	if whole {
-		n = int64(p.workers)
+		t, err := p.gather(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.whole(); err != nil {
+			t.leave()
+			return nil, err
+		}
+		return t, nil
 	}
-	asked := time.Now()
+	if err := p.acquire(ctx, p.gate, 1); err != nil {
+		return nil, err
+	}
+	return &turn{p: p, places: 1}, nil
+}
+
+// gather begins a turn on the whole target that takes one place at once
+// and asks for the others' beside it: new steps wait from now, while the
+// steps under way end. A restart sends its request meanwhile and waits
+// for the rest (whole) only when the answer is in, so that the others'
+// steps end during the target's work instead of before it. The actions
+// on the whole target gather one at a time (two, each holding one place
+// and waiting for the rest, would wait for each other).
+func (p *searchPool) gather(ctx context.Context) (*turn, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if err := p.acquire(ctx, p.gathering, 1); err != nil {
+		return nil, err
+	}
+	if err := p.acquire(ctx, p.gate, 1); err != nil {
+		p.gathering.Release(1)
+		return nil, err
+	}
+	rest, cancel := context.WithCancel(ctx)
+	t := &turn{p: p, places: 1, gathers: true, rest: make(chan error, 1), cancel: cancel}
+	go func() { t.rest <- p.acquire(rest, p.gate, int64(p.workers-1)) }()
+	return t, nil
+}
+
+// acquire takes n places of sem, waiting at most p.wait.
+func (p *searchPool) acquire(ctx context.Context, sem *semaphore.Weighted, n int64) error {
 	wait, cancel := context.WithTimeout(ctx, p.wait)
 	defer cancel()
-	if err := p.gate.Acquire(wait, n); err != nil {
+	if err := sem.Acquire(wait, n); err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		return nil, fmt.Errorf("the search's other sequences did not come to a stop between their steps within %s", p.wait)
+		return fmt.Errorf("the search's other sequences did not come to a stop between their steps within %s", p.wait)
 	}
-	t := &turn{p: p, places: n}
-	if whole {
-		t.since = time.Now()
-		p.mu.Lock()
-		p.drained += t.since.Sub(asked)
-		p.wholes++
-		p.mu.Unlock()
-	}
-	return t, nil
+	return nil
 }
 
 // turn is a step's hold on the pool's gate: one place, or every place
@@ -250,20 +289,61 @@ type turn struct {
 	p      *searchPool
 	places int64
 	since  time.Time // when it took the gate whole
+	err    error     // see lost
+	// gathers: the turn holds the pool's gathering (see gather); rest
+	// brings the places it asked for, and cancel gives up asking.
+	gathers bool
+	rest    chan error
+	cancel  context.CancelFunc
+}
+
+// whole waits for the places gather asked for: the turn then holds the
+// whole target.
+func (t *turn) whole() error {
+	if t == nil || t.rest == nil {
+		return nil
+	}
+	asked := time.Now()
+	err := <-t.rest
+	t.rest = nil
+	t.cancel()
+	if err != nil {
+		return err
+	}
+	t.places = int64(t.p.workers)
+	t.since = time.Now()
+	t.p.mu.Lock()
+	t.p.drained += t.since.Sub(asked)
+	t.p.wholes++
+	t.p.mu.Unlock()
+	return nil
 }
 
 // share gives back all but one place once the part of a step that needs
 // the whole target is over (the restart or crash itself): the rest of
 // the step works on the sequence's own keys, beside the others' steps.
 func (t *turn) share() {
-	if t == nil || t.places == 1 {
+	if t == nil {
 		return
 	}
-	t.p.mu.Lock()
-	t.p.alone += time.Since(t.since)
-	t.p.mu.Unlock()
-	t.p.gate.Release(t.places - 1)
-	t.places = 1
+	if t.rest != nil { // the rest never came to be needed
+		t.cancel()
+		if <-t.rest == nil {
+			t.p.gate.Release(int64(t.p.workers - 1))
+		}
+		t.rest = nil
+	}
+	if t.places > 1 {
+		t.p.mu.Lock()
+		t.p.alone += time.Since(t.since)
+		t.p.mu.Unlock()
+		t.p.gate.Release(t.places - 1)
+		t.places = 1
+	}
+	if t.gathers {
+		t.p.gathering.Release(1)
+		t.gathers = false
+	}
 }
 
 // leave gives the turn's places back.
@@ -272,7 +352,43 @@ func (t *turn) leave() {
 		return
 	}
 	t.share()
+	if t.places == 1 {
+		t.p.gate.Release(1)
+	}
+	t.places = 0
+}
+
+// pause spends a settle's wait between two attempts (harness.Attempt's
+// Pause) off the gate: none of the step's requests is in flight, so a
+// restart or crash the others asked for may land meanwhile, as between
+// two steps, instead of waiting out a key's in-progress timeout (seconds,
+// after a crash) with every other sequence. The sequence's model is not
+// read until the place is back. A turn on the whole target, or
+// gathering it, keeps its places.
+func (t *turn) pause(ctx context.Context, d time.Duration) bool {
+	if t == nil || t.places != 1 || t.gathers {
+		return harness.Sleep(ctx, d)
+	}
 	t.p.gate.Release(1)
+	t.places = 0
+	if !t.p.sleep(ctx, d) {
+		return false
+	}
+	if err := t.p.acquire(ctx, t.p.gate, 1); err != nil {
+		t.err = fmt.Errorf("a settle's wait for its place back: %w", err)
+		return false
+	}
+	t.places = 1
+	return true
+}
+
+// lost says why the turn's step went on without its place (a pause
+// that could not get it back), or nil.
+func (t *turn) lost() error {
+	if t == nil {
+		return nil
+	}
+	return t.err
 }
 
 // enlist makes s r's sequence under way, for the restarts of the others

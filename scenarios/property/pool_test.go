@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 )
 
@@ -16,8 +17,7 @@ import (
 // it waits for the steps under way to end, and no step starts until it
 // is done.
 func TestPoolGateLetsARestartRunAlone(t *testing.T) {
-	p := &searchPool{workers: 4, wait: time.Minute}
-	p.gate = newGate(4)
+	p := gatedPool()
 	var inStep atomic.Int32
 	var wg sync.WaitGroup
 	errs := make(chan string, 100)
@@ -65,8 +65,7 @@ func TestPoolGateLetsARestartRunAlone(t *testing.T) {
 // the other sequences' steps in beside it; the next action on the whole
 // target waits until that step ends too.
 func TestPoolTurnSharesTheRestOfTheStep(t *testing.T) {
-	p := &searchPool{workers: 4, wait: time.Minute}
-	p.gate = newGate(4)
+	p := gatedPool()
 	whole, err := p.enter(context.Background(), true)
 	if err != nil {
 		t.Fatal(err)
@@ -242,4 +241,129 @@ func TestPoolMakesMarkersBetweenRestarts(t *testing.T) {
 			t.Fatalf("seed %d: P1 %s against the reference: %v", seed, res.Must.Verdict.Status, res.Must.Evidence.Notes)
 		}
 	}
+}
+
+// A settle's wait between two attempts (a key in flight, or blocked by
+// a crash until the in-progress timeout) is spent off the gate: a
+// restart another sequence asked for lands meanwhile, and the settle
+// gets its place back only once the restart is done.
+func TestPoolSettlesPauseOffTheGate(t *testing.T) {
+	p := gatedPool()
+	// The pause lasts until the restart below has the whole target.
+	released := make(chan struct{})
+	p.sleep = func(context.Context, time.Duration) bool { <-released; return true }
+	step, err := p.enter(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := make(chan bool, 1)
+	go func() {
+		// A pause that holds the place would leave the restart below
+		// waiting for the step: p.wait, then an error.
+		resumed <- step.pause(context.Background(), time.Second)
+	}()
+	whole, err := p.enter(context.Background(), true)
+	if err != nil {
+		t.Fatalf("a restart waited for a step that was only pausing between two attempts: %v", err)
+	}
+	close(released)
+	select {
+	case <-resumed:
+		t.Fatal("the pausing step took its place back during the restart")
+	default:
+	}
+	whole.leave()
+	if !<-resumed {
+		t.Fatal("the pause did not get its place back after the restart")
+	}
+	if p.gate.TryAcquire(4) {
+		t.Fatal("the pausing step went on without its place")
+	}
+	step.leave()
+	if !p.gate.TryAcquire(4) {
+		t.Fatal("a place was not given back")
+	}
+}
+
+// A restart gathers the gate while its request is under way: it takes a
+// place at once, beside a step under way; no new step begins from then;
+// it holds the whole target (whole) once the step under way ends. A
+// second action on the whole target waits for the first, rather than
+// each holding a place and waiting for the other's.
+func TestPoolRestartGathersDuringItsRequest(t *testing.T) {
+	p := gatedPool()
+	ctx := context.Background()
+	under, restart := stepAndGather(t, p, "the restart's request waited for another sequence's step")
+	other := make(chan *turn, 1)
+	go func() {
+		tu, err := p.enter(ctx, true) // a crash asked for meanwhile
+		if err != nil {
+			t.Error(err)
+		}
+		other <- tu
+	}()
+	wholeDone := make(chan error, 1)
+	go func() { wholeDone <- restart.whole() }()
+	select {
+	case err := <-wholeDone:
+		t.Fatalf("the restart took the whole target with a step under way (%v)", err)
+	default:
+	}
+	under.leave()
+	if err := <-wholeDone; err != nil {
+		t.Fatal(err)
+	}
+	if restart.places != 4 {
+		t.Fatalf("the restart holds %d places, want 4", restart.places)
+	}
+	select {
+	case <-other:
+		t.Fatal("a crash took the gate during the restart")
+	default:
+	}
+	restart.share()
+	restart.leave()
+	crash := <-other
+	if crash == nil || crash.places != 4 {
+		t.Fatal("the crash did not get the whole target after the restart")
+	}
+	crash.leave()
+	if !p.gate.TryAcquire(4) {
+		t.Fatal("a place was not given back")
+	}
+}
+
+// A restart left out after it gathered (the sequence has no room for
+// it) gives back the places it asked for, whether they came or not.
+func TestPoolGatherLeftOutGivesItAllBack(t *testing.T) {
+	p := gatedPool()
+	under, restart := stepAndGather(t, p, "gather")
+	restart.leave() // the rest never came: the step under way holds a place
+	under.leave()
+	if !p.gate.TryAcquire(4) || !p.gathering.TryAcquire(1) {
+		t.Fatal("a place, or the gathering, was not given back")
+	}
+}
+
+// gatedPool is a pool's gate for 4 workers, whose waits end in an error
+// after 10 s.
+func gatedPool() *searchPool {
+	p := &searchPool{workers: 4, wait: 10 * time.Second, sleep: harness.Sleep}
+	p.gate, p.gathering = newGates(4)
+	return p
+}
+
+// stepAndGather begins a step, then gathers the gate for a restart
+// beside it.
+func stepAndGather(t *testing.T, p *searchPool, what string) (under, restart *turn) {
+	t.Helper()
+	under, err := p.enter(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart, err = p.gather(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return under, restart
 }

@@ -60,8 +60,13 @@ func (s *sequence) reconcileInTurn() ([]model.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer t.leave()
-	return s.reconcile()
+	s.turn = t
+	defer func() { t.leave(); s.turn = nil }()
+	fs, err := s.reconcile()
+	if err == nil {
+		err = t.lost()
+	}
+	return fs, err
 }
 
 // reconciled says whether the sequence got as far as the reconciliation.

@@ -24,6 +24,11 @@ func (s *sequence) restart(st *history.Step, k *poolKey, p planned) error {
 	st.Action = "submit, restart right after the answer, submit again"
 	st.Expected = s.model.Expect(k.name, p.payload) + "; the same again after the restart"
 	xs := s.settle(k, p.payload, fmt.Sprintf("#%d submit %s %s (then restart)", st.N, k.name, p.payload))
+	// The pool's other sequences ended their steps during the request
+	// (see searchPool.gather); the restart waits for any still under way.
+	if err := s.turn.whole(); err != nil {
+		return err
+	}
 	rec, err := s.r.env.Restart(s.r.ctx)
 	s.restarts = append(s.restarts, rec)
 	if err != nil {

@@ -270,7 +270,13 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 			return nil, err
 		}
 	}
-	t, err := s.r.pool.enter(s.r.ctx, whole)
+	enter := s.r.pool.enter
+	if p.action.name == "restart" {
+		// The restart gathers the gate while its request is under way,
+		// and takes it whole once the answer is in (see restart).
+		enter = func(ctx context.Context, _ bool) (*turn, error) { return s.r.pool.gather(ctx) }
+	}
+	t, err := enter(s.r.ctx, whole)
 	if err != nil {
 		return nil, err
 	}
@@ -290,6 +296,9 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 	}
 	taken = true
 	if err := s.step(p); err != nil {
+		return nil, err
+	}
+	if err := t.lost(); err != nil {
 		return nil, err
 	}
 	fs, err := s.check(p)
@@ -488,6 +497,7 @@ func (s *sequence) settle(k *poolKey, payload, step string) []history.Exchange {
 	}
 	xs := e.SendUntil(k.in(s.r.ctx), s.h, harness.Attempt{
 		Step: step, Lane: e.Clean, Key: k.key, Body: k.bodies[payload], Variant: payload,
+		Pause: s.turn.pause,
 	}, wait, busy)
 	s.r.ledger.resend(len(xs) - 1) // the first was paid for by afford
 	for i, x := range xs {
