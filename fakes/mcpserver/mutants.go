@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes/mutant"
+	"github.com/idemspec/idemspec/harness/check"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -119,6 +120,14 @@ var mutants = []mutant.Mutant{
 			}
 		},
 	},
+}
+
+// Design is what the audit must find in the reference and in each of its
+// mutants, given the audit's registry: the checks that concern each tool
+// of the reference, and each check's level. The list of mutants opens
+// with the reference's entry.
+func Design(concerned map[string][]string, levels map[string]check.Level) mutant.Design {
+	return mutant.Design{Reference: mutants[0], Concerned: concerned, Levels: levels}
 }
 
 // Mutants lists the reference MCP server's entry, then its mutants'.

@@ -16,6 +16,9 @@ func TestEveryMutantChangesOneStep(t *testing.T) {
 			t.Errorf("%s: change %T, bug %q, catches %v", m.Name, m.Change, m.Bug, m.Catches)
 		}
 	}
+	if d := Design(nil, nil); d.Reference.Name != Reference {
+		t.Errorf("the design's reference is %q", d.Reference.Name)
+	}
 	if m, err := LookupMutant(""); err != nil || m.Name != Reference {
 		t.Errorf(`LookupMutant(""): %+v, %v`, m, err)
 	}

@@ -122,15 +122,7 @@ func design(t *testing.T) mutant.Design {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reference, err := mcpserver.LookupMutant(mcpserver.Reference)
-	if err != nil {
-		t.Fatal(err)
-	}
-	levels := map[string]check.Level{}
-	for _, c := range mcptools.Checks() {
-		levels[c.ID] = c.Level
-	}
-	return mutant.Design{Reference: reference, Concerned: mcptools.Concerning(audited), Levels: levels}
+	return mcpserver.Design(mcptools.Concerning(audited), mcptools.Levels())
 }
 
 func checkVerdicts(t *testing.T, d mutant.Design, m mutant.Mutant, results map[mutant.Catch]mcptools.Result) {
