@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
@@ -63,14 +64,14 @@ func referenceClient(in agent.Inputs, hc *http.Client) clientSteps {
 // and prints its Result. With a token, every request it sends carries
 // `Authorization: Bearer token`, as an SDK's do. Exit codes: 0
 // SUCCEEDED, 1 FAILED, 3 UNKNOWN_RESULT, 2 bad inputs (ExitCode).
-func RunClient(ctx context.Context, in agent.Inputs, m Mutant, token string, stdout, stderr io.Writer) int {
+func RunClient(ctx context.Context, in agent.Inputs, m mutant.Mutant, token string, stdout, stderr io.Writer) int {
 	return runClient(ctx, in, referenceClient(in, clientHTTP(token)), m, stdout, stderr)
 }
 
 // runClient runs the client made of st, or the mutant m of it.
-func runClient(ctx context.Context, in agent.Inputs, st clientSteps, m Mutant, stdout, stderr io.Writer) int {
-	if m.client != nil {
-		m.client(&st)
+func runClient(ctx context.Context, in agent.Inputs, st clientSteps, m mutant.Mutant, stdout, stderr io.Writer) int {
+	if bug, ok := m.Change.(func(*clientSteps)); ok {
+		bug(&st)
 	}
 	j, err := retry.OpenJournal(st.journal)
 	if err != nil {

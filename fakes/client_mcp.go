@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/retry"
 )
@@ -54,7 +55,7 @@ func mcpClient(in agent.Inputs, tools *mcpTools) clientSteps {
 // RunMCPClient is the reference client over MCP, or the mutant m of it:
 // it creates one record through the create tool as the contract says
 // (harness/agent's MCP) and prints its Result, like RunClient.
-func RunMCPClient(ctx context.Context, m agent.MCP, in agent.Inputs, mut Mutant, stdout, stderr io.Writer) int {
+func RunMCPClient(ctx context.Context, m agent.MCP, in agent.Inputs, mut mutant.Mutant, stdout, stderr io.Writer) int {
 	tools := &mcpTools{m: m}
 	defer tools.close()
 	return runClient(ctx, in, mcpClient(in, tools), mut, stdout, stderr)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/internal/freeport"
 )
 
@@ -273,7 +274,7 @@ func (in *Instance) CrashPoint(key string) <-chan struct{} {
 }
 
 // Mutant says which server this is.
-func (in *Instance) Mutant() Mutant {
+func (in *Instance) Mutant() mutant.Mutant {
 	m, _ := LookupMutant(OfServer, in.opts.Mutant)
 	return m
 }

@@ -11,17 +11,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/retry"
 )
 
 // The client's mutants: the reference client with one of its steps
 // replaced or wrapped, each caught by one client check.
-var clientMutants = asMutantsOf(OfClient, []Mutant{
+var clientMutants = asMutantsOf(OfClient, []mutant.Mutant{
 	{
 		Name:    "new-key-per-retry",
 		Bug:     "sends every retry in this process with a fresh key",
-		Catches: []string{"C1"},
-		client: func(st *clientSteps) {
+		Catches: mutant.Checks("C1"),
+		Change: func(st *clientSteps) {
 			st.create = onRetries(st.create, func(key string, payload []byte, _ int) (string, []byte) {
 				return retry.NewUUID(), payload
 			})
@@ -30,8 +31,8 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 	{
 		Name:    "new-payload-per-retry",
 		Bug:     "adds the attempt number to the payload of every retry (the bytes change)",
-		Catches: []string{"C2"},
-		client: func(st *clientSteps) {
+		Catches: mutant.Checks("C2"),
+		Change: func(st *clientSteps) {
 			st.create = onRetries(st.create, func(key string, payload []byte, attempt int) (string, []byte) {
 				return key, withAttempt(payload, attempt)
 			})
@@ -40,8 +41,8 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 	{
 		Name:    "unbounded-retry",
 		Bug:     "starts over with a fresh budget until it succeeds or is killed, ignoring its budget and deadline",
-		Catches: []string{"C3"},
-		client: func(st *clientSteps) {
+		Catches: mutant.Checks("C3"),
+		Change: func(st *clientSteps) {
 			submit := st.submit
 			st.submit = func(ctx context.Context, c *retry.Client, id string, payload []byte) (retry.Result, error) {
 				res, err := submit(ctx, c, id, payload)
@@ -55,8 +56,8 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 	{
 		Name:    "failed-on-timeout",
 		Bug:     "takes a create that got no answer for a refusal and reports FAILED",
-		Catches: []string{"C4"},
-		client: func(st *clientSteps) {
+		Catches: mutant.Checks("C4"),
+		Change: func(st *clientSteps) {
 			st.doer = misread{st.doer, func(req *http.Request, resp *http.Response, err error) (*http.Response, error) {
 				if err != nil {
 					return &http.Response{StatusCode: http.StatusBadRequest, Body: io.NopCloser(strings.NewReader("{}")), Header: http.Header{}, Request: req}, nil
@@ -68,14 +69,14 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 	{
 		Name:    "no-reconcile",
 		Bug:     "resubmits after an unknown outcome without looking the operation up",
-		Catches: []string{"C5"},
-		client:  func(st *clientSteps) { st.reconciler = nil },
+		Catches: mutant.Checks("C5"),
+		Change:  func(st *clientSteps) { st.reconciler = nil },
 	},
 	{
 		Name:    "memory-state",
 		Bug:     "keeps its key in memory only, so a restarted client starts a new operation",
-		Catches: []string{"C6"},
-		client: func(st *clientSteps) {
+		Catches: mutant.Checks("C6"),
+		Change: func(st *clientSteps) {
 			// A journal nobody will find again, as good as memory.
 			st.journal = filepath.Join(filepath.Dir(st.journal), fmt.Sprintf("memory-%d-%d.db", os.Getpid(), time.Now().UnixNano()))
 		},
@@ -83,8 +84,8 @@ var clientMutants = asMutantsOf(OfClient, []Mutant{
 	{
 		Name:    "retry-final-4xx",
 		Bug:     "retries a create refused with 400 or 422 as if it were a 503",
-		Catches: []string{"C7"},
-		client: func(st *clientSteps) {
+		Catches: mutant.Checks("C7"),
+		Change: func(st *clientSteps) {
 			st.doer = misread{st.doer, func(_ *http.Request, resp *http.Response, err error) (*http.Response, error) {
 				if err == nil && (resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity) {
 					resp.StatusCode = http.StatusServiceUnavailable

@@ -9,27 +9,29 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/idemspec/idemspec/fakes/mutant"
 )
 
 // The server's mutants: the reference server with one step of s.steps
 // (or one code of its convention) replaced or wrapped. The larger ones
 // live in files of their own: check_then_insert.go, split_commit.go,
 // record_after_answer.go.
-var serverMutants = asMutantsOf(OfServer, []Mutant{
+var serverMutants = asMutantsOf(OfServer, []mutant.Mutant{
 	{
 		Name: "per-process-lock",
 		Bug:  "deduplicates under an in-process mutex with no unique constraint: right on one instance, two instances sharing a database race",
 		// One instance serializes every create, so it passes; the
 		// multi-instance test runs two and S4 must fail there.
-		Catches: []string{},
+		Catches: mutant.Checks(),
 		Multi:   []string{"S4", "P1"},
-		server:  perProcessLock,
+		Change:  perProcessLock,
 	},
 	{
 		Name:    "global-keys",
 		Bug:     "does not scope keys by tenant: a second tenant reusing a key gets the first tenant's stored answer",
-		Catches: []string{"T1", "P1"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("T1", "P1"),
+		Change: func(s *Server) {
 			s.steps.tenant = func(*http.Request) string { return public }
 		},
 	},
@@ -41,36 +43,36 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		// again: two resources. Nothing is refused or replayed, so the
 		// checks of refusals' statuses and of replays have nothing to
 		// judge.
-		Catches: []string{"S1", "S2", "S3", "S4", "S5a", "S6", "K1", "K2a", "K3", "K6", "P1"},
+		Catches: mutant.Checks("S1", "S2", "S3", "S4", "S5a", "S6", "K1", "K2a", "K3", "K6", "P1"),
 		Skips:   []string{"S3a", "K1a", "K4", "K5"},
-		server:  func(s *Server) { s.steps.create = s.unprotected },
+		Change:  func(s *Server) { s.steps.create = s.unprotected },
 	},
 	{
 		Name:    "check-then-insert",
 		Bug:     "looks the key up, then inserts without a unique constraint: concurrent requests race through the gap",
-		Catches: []string{"S4", "P1"},
-		server:  checkThenInsert,
+		Catches: mutant.Checks("S4", "P1"),
+		Change:  checkThenInsert,
 	},
 	{
 		Name:    "ignore-payload",
 		Bug:     "never compares the payload hash: a reused key with another payload replays the first answer",
-		Catches: []string{"S3", "K3", "P1"},
+		Catches: mutant.Checks("S3", "K3", "P1"),
 		Skips:   []string{"S3a"}, // the mismatch is replayed, never refused
-		server: func(s *Server) {
+		Change: func(s *Server) {
 			s.steps.samePayload = func(record, string) bool { return true }
 		},
 	},
 	{
 		Name:    "memory-records",
 		Bug:     "keeps the idempotency records in memory (resources in SQLite): a restart forgets every key",
-		Catches: []string{"S5a", "P1"},
+		Catches: mutant.Checks("S5a", "P1"),
 		// The crash point of the built-in fake is inside the work, before
 		// anything is written, so nothing is lost; a managed process is
 		// killed at a drawn delay that may fall after its commit, and then
 		// the retry creates a second resource.
 		MayCatch: []string{"S5b"},
 		Why:      "S5b fails too when the crash falls after the resource was committed (a managed process is killed at a drawn delay)",
-		server: func(s *Server) {
+		Change: func(s *Server) {
 			// A TEMP table lives in the connection's memory, not in the
 			// file, and dies with the process; the resources stay.
 			s.steps.schema = editSchema(s.steps.schema, "CREATE TABLE IF NOT EXISTS idempotency_keys", "CREATE TEMP TABLE IF NOT EXISTS idempotency_keys")
@@ -79,35 +81,35 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 	{
 		Name:    "split-commit",
 		Bug:     "commits the resource, then completes the key record in a second transaction: a crash between the two leaves a resource behind an in-flight key",
-		Catches: []string{"S5b", "P1"},
-		server:  func(s *Server) { s.steps.execute = s.splitCommit },
+		Catches: mutant.Checks("S5b", "P1"),
+		Change:  func(s *Server) { s.steps.execute = s.splitCommit },
 	},
 	{
 		Name:    "stuck-inflight",
 		Bug:     "never expires an in-flight record: after a crash mid-request the key answers 409 forever",
-		Catches: []string{"S5b", "P1"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("S5b", "P1"),
+		Change: func(s *Server) {
 			s.steps.abandoned = func(record) bool { return false }
 		},
 	},
 	{
 		Name:    "key-optional",
 		Bug:     "runs a create without the key, unprotected, although the key is declared required",
-		Catches: []string{"K1", "P1"},
+		Catches: mutant.Checks("K1", "P1"),
 		Skips:   []string{"K1a"}, // the keyless create is accepted, never refused
-		server:  func(s *Server) { s.conv.KeyOptional = true },
+		Change:  func(s *Server) { s.conv.KeyOptional = true },
 	},
 	{
 		Name:    "missing-key-422",
 		Bug:     "refuses a create without the key, but with 422 instead of the draft's 400",
-		Catches: []string{"K1a", "P2"},
-		server:  func(s *Server) { s.conv.MissingKey = http.StatusUnprocessableEntity },
+		Catches: mutant.Checks("K1a", "P2"),
+		Change:  func(s *Server) { s.conv.MissingKey = http.StatusUnprocessableEntity },
 	},
 	{
 		Name:    "uuid-only-500",
 		Bug:     "parses every key as a UUID and answers 500 when that fails, instead of validating it",
-		Catches: []string{"K2", "P1"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("K2", "P1"),
+		Change: func(s *Server) {
 			s.steps.refuseKey = func(key string) (answer, bool) {
 				if !uuidRE.MatchString(key) {
 					return serverError(fmt.Errorf("invalid UUID %q", key)), true
@@ -119,8 +121,8 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 	{
 		Name:    "first-of-duplicate-keys",
 		Bug:     "takes the first of two Idempotency-Key headers instead of refusing the request",
-		Catches: []string{"K2a", "P2"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("K2a", "P2"),
+		Change: func(s *Server) {
 			count := s.steps.keyCount
 			s.steps.keyCount = func(r *http.Request, body []byte) int { return min(count(r, body), 1) }
 		},
@@ -128,8 +130,8 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 	{
 		Name:    "query-scoped-keys",
 		Bug:     "scopes the key by the request's query string: the same key with another query parameter executes again",
-		Catches: []string{"K3", "P1"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("K3", "P1"),
+		Change: func(s *Server) {
 			key := s.steps.key
 			s.steps.key = func(r *http.Request, body []byte) string {
 				if r.URL.RawQuery != "" {
@@ -142,8 +144,8 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 	{
 		Name:    "replay-drops-location",
 		Bug:     "stores the status and body for replay but not the Location header",
-		Catches: []string{"K4", "P2"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("K4", "P2"),
+		Change: func(s *Server) {
 			replay := s.steps.replay
 			s.steps.replay = func(rec record) answer {
 				a := replay(rec)
@@ -155,14 +157,14 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 	{
 		Name:    "in-flight-429",
 		Bug:     "answers a duplicate of a request still in flight with 429 Too Many Requests instead of 409",
-		Catches: []string{"K5", "P2"},
-		server:  func(s *Server) { s.conv.InFlight = http.StatusTooManyRequests },
+		Catches: mutant.Checks("K5", "P2"),
+		Change:  func(s *Server) { s.conv.InFlight = http.StatusTooManyRequests },
 	},
 	{
 		Name:    "commit-before-fail",
 		Bug:     "commits the work before the step that fails, then answers the failure: the failed attempt leaves a resource behind",
-		Catches: []string{"K6", "P1"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("K6", "P1"),
+		Change: func(s *Server) {
 			commit := s.steps.commit
 			s.steps.commit = func(ctx context.Context, work func(tx *sql.Tx) error) error {
 				var failed error
@@ -184,16 +186,16 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		Name: "mismatch-417",
 		Bug:  "refuses a reused key with another payload, but with 417 Expectation Failed instead of the profile's 422",
 		// The refusal holds (S3); only its status is off, a SHOULD.
-		Catches: []string{"S3a", "P2"},
-		server:  func(s *Server) { s.conv.Mismatch = http.StatusExpectationFailed },
+		Catches: mutant.Checks("S3a", "P2"),
+		Change:  func(s *Server) { s.conv.Mismatch = http.StatusExpectationFailed },
 	},
 	{
 		Name: "replay-200-reduced",
 		Bug:  "replays the original resource's id with status 200 and a reduced body instead of the original 201 answer",
 		// The same resource, unfaithfully replayed: replay fidelity is
 		// K4's alone, so S2, S3 and S5a pass.
-		Catches: []string{"K4", "P2"},
-		server: func(s *Server) {
+		Catches: mutant.Checks("K4", "P2"),
+		Change: func(s *Server) {
 			replay := s.steps.replay
 			s.steps.replay = func(rec record) answer {
 				if rec.Status != http.StatusCreated {
@@ -209,16 +211,16 @@ var serverMutants = asMutantsOf(OfServer, []Mutant{
 		Bug:  "answers first and completes the key's record afterwards, in the background (a hook on the send): a restart right after an answer leaves the key in flight, and the retry is refused, then executed again",
 		// Live requests see the answer from memory, so only a restart
 		// aimed right after an answer shows the bug.
-		Catches: []string{"S5a", "P1"},
-		server:  recordAfterAnswer(recordDelay),
+		Catches: mutant.Checks("S5a", "P1"),
+		Change:  recordAfterAnswer(recordDelay),
 	},
 	{
 		Name: "record-after-answer-quick",
 		Bug:  "answers first and writes the key's record about 100 µs after the send (as quick as a Redis on loopback): a restart right after an answer still loses it",
 		// The window is narrow: S5a's rounds each aim a restart at it
 		// (docs/RESTARTS.md gives the timing).
-		Catches: []string{"S5a", "P1"},
-		server:  recordAfterAnswer(quickRecordDelay),
+		Catches: mutant.Checks("S5a", "P1"),
+		Change:  recordAfterAnswer(quickRecordDelay),
 	},
 })
 

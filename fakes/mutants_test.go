@@ -78,7 +78,7 @@ func TestMutantClientsCoverTheClientChecks(t *testing.T) {
 		if len(m.Catches) != 1 || m.Bug == "" {
 			t.Errorf("%s: catches %v, bug %q", m.Name, m.Catches, m.Bug)
 		}
-		for _, id := range m.Catches {
+		for _, id := range m.CaughtBy() {
 			if c, ok := check.Get(id); !ok || c.Group != "client" {
 				t.Errorf("%s: %s is not a client check", m.Name, id)
 			}
@@ -104,7 +104,7 @@ func TestMutantAgentsCoverTheWorkflowChecks(t *testing.T) {
 		if len(m.Catches) == 0 || m.Bug == "" {
 			t.Errorf("%s: catches %v, bug %q", m.Name, m.Catches, m.Bug)
 		}
-		for _, id := range m.Catches {
+		for _, id := range m.CaughtBy() {
 			if c, ok := check.Get(id); !ok || c.Group != "workflow" {
 				t.Errorf("%s: %s is not a workflow check", m.Name, id)
 			}

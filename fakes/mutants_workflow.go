@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
 )
@@ -18,12 +19,12 @@ import (
 // The workflow agent's mutants: the reference agent (workflow.go) with
 // one of its steps replaced or wrapped, each caught by the W checks its
 // entry lists.
-var workflowMutants = asMutantsOf(OfWorkflow, []Mutant{
+var workflowMutants = asMutantsOf(OfWorkflow, []mutant.Mutant{
 	{
 		Name:    "redo-finished-steps",
 		Bug:     "after a restart, sends every step again, the finished ones too (with their journaled keys)",
-		Catches: []string{"W2"},
-		workflow: func(st *jobSteps) {
+		Catches: mutant.Checks("W2"),
+		Change: func(st *jobSteps) {
 			open, began := st.journal, time.Now()
 			st.journal = func(path string) (retry.Journal, io.Closer, error) {
 				j, c, err := open(path)
@@ -34,8 +35,8 @@ var workflowMutants = asMutantsOf(OfWorkflow, []Mutant{
 	{
 		Name:    "new-key-on-resume",
 		Bug:     "after a restart, resends an unfinished step with a fresh key (its look-ups still use the journaled one)",
-		Catches: []string{"W2"},
-		workflow: func(st *jobSteps) {
+		Catches: mutant.Checks("W2"),
+		Change: func(st *jobSteps) {
 			var mu sync.Mutex
 			fresh := map[string]string{}
 			st.sendKey = func(resumed bool, key string) string {
@@ -57,16 +58,16 @@ var workflowMutants = asMutantsOf(OfWorkflow, []Mutant{
 		// within a job's run.
 		Name:    "abandon-unfinished",
 		Bug:     "after a restart, leaves the step it was killed in as it was (neither looks it up nor resends it) and ends the job there",
-		Catches: []string{"W2"},
+		Catches: mutant.Checks("W2"),
 		// W5 sees no later request of the step, so nothing of its key.
-		Skips:    []string{"W5"},
-		workflow: func(st *jobSteps) { st.resume = func(string) bool { return false } },
+		Skips:  []string{"W5"},
+		Change: func(st *jobSteps) { st.resume = func(string) bool { return false } },
 	},
 	{
 		Name:    "timeout-restarts-job",
 		Bug:     "takes a request that got no answer for a failure of the job and starts the job over with fresh keys, until its deadline",
-		Catches: []string{"W1", "W3", "W4"},
-		workflow: func(st *jobSteps) {
+		Catches: mutant.Checks("W1", "W3", "W4"),
+		Change: func(st *jobSteps) {
 			st.doer = misread{st.doer, func(req *http.Request, resp *http.Response, err error) (*http.Response, error) {
 				if err != nil {
 					return &http.Response{StatusCode: http.StatusBadRequest, Body: io.NopCloser(strings.NewReader("{}")), Header: http.Header{}, Request: req}, nil
@@ -79,16 +80,16 @@ var workflowMutants = asMutantsOf(OfWorkflow, []Mutant{
 	{
 		Name:    "job-state-in-memory",
 		Bug:     "keeps its job in memory only, so a restarted agent starts the job from scratch",
-		Catches: []string{"W1", "W2", "W5"},
-		workflow: func(st *jobSteps) {
+		Catches: mutant.Checks("W1", "W2", "W5"),
+		Change: func(st *jobSteps) {
 			st.journalPath = filepath.Join(filepath.Dir(st.journalPath), fmt.Sprintf("memory-%d-%d.db", os.Getpid(), time.Now().UnixNano()))
 		},
 	},
 	{
 		Name:    "state-after-send",
 		Bug:     "journals a step's key and state after its send instead of before",
-		Catches: []string{"W2", "W5"},
-		workflow: func(st *jobSteps) {
+		Catches: mutant.Checks("W2", "W5"),
+		Change: func(st *jobSteps) {
 			open := st.journal
 			st.journal = func(path string) (retry.Journal, io.Closer, error) {
 				j, c, err := open(path)

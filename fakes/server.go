@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idemspec/idemspec/fakes/mutant"
 )
 
 // Options configures a fake server.
@@ -83,7 +85,7 @@ const (
 // Server is the reference idempotent server, or a mutant of it.
 type Server struct {
 	opts   Options
-	mutant Mutant
+	mutant mutant.Mutant
 	conv   Convention
 	steps  steps // the reference's, or a mutant's
 	db     *sql.DB
@@ -159,8 +161,8 @@ func Open(opts Options) (*Server, error) {
 		s.conv = *opts.Convention
 	}
 	s.steps = s.referenceSteps()
-	if m.server != nil {
-		m.server(s)
+	if bug, ok := m.Change.(func(*Server)); ok {
+		bug(s)
 	}
 	if opts.DBPath == "" {
 		s.tmpDir, err = os.MkdirTemp("", "idemspec-fake-")
@@ -193,7 +195,7 @@ func (s *Server) removeTemp() {
 }
 
 // Mutant says which server this is.
-func (s *Server) Mutant() Mutant { return s.mutant }
+func (s *Server) Mutant() mutant.Mutant { return s.mutant }
 
 // Arrivals returns every create request received so far.
 func (s *Server) Arrivals() []Arrival {

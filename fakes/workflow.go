@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
@@ -65,10 +66,10 @@ func referenceJob(j agent.Job, hc *http.Client) jobSteps {
 // RunJob is the reference agent of the workflow shape, or the workflow
 // mutant m of it: it runs the job's steps in order, and prints its
 // JobResult. Exit codes: 0 SUCCEEDED, 1 another end, 2 bad inputs.
-func RunJob(ctx context.Context, j agent.Job, m Mutant, token string, stdout, stderr io.Writer) int {
+func RunJob(ctx context.Context, j agent.Job, m mutant.Mutant, token string, stdout, stderr io.Writer) int {
 	st := referenceJob(j, clientHTTP(token))
-	if m.workflow != nil {
-		m.workflow(&st)
+	if bug, ok := m.Change.(func(*jobSteps)); ok {
+		bug(&st)
 	}
 	jr, closer, err := st.journal(st.journalPath)
 	if err != nil {

@@ -36,11 +36,11 @@ It prints its result as JSON on its last stdout line and exits 0 SUCCEEDED, 1 FA
 Mutant clients (--bug NAME; with --base-url-env, their twins fail the same checks):
 `
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
-		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
+		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.CaughtBy())
 	}
 	long += "\nMutant agents of the workflow shape (idemspec client --workflow):\n"
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
-		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.Catches)
+		long += fmt.Sprintf("  %-22s %s (caught by %v)\n", m.Name, m.Bug, m.CaughtBy())
 	}
 	register(command{use: "agent", summary: "the reference client for idemspec client (reads its inputs from the environment)", long: long, define: agentCommand, envFlag: agentEnvFlag})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/internal/proc/proctest"
 	"github.com/idemspec/idemspec/reports"
@@ -26,7 +27,7 @@ type clientEntry struct {
 	// args are further flags of `idemspec client` (the key's place).
 	args    []string
 	catches []string
-	// skips must be SKIP: the check they rest on fails (fakes.Mutant).
+	// skips must be SKIP: the check they rest on fails (mutant.Mutant).
 	skips []string
 	// slack covers an interpreter's start-up and its state file's fsync
 	// on a busy machine: with two test suites running at once, the Python
@@ -58,7 +59,7 @@ func twinEntries(dir string) []clientEntry {
 		{name: "twin/python-agent --new-key-per-attempt", command: pythonAgent + " --new-key-per-attempt", args: twin, catches: []string{"C1", "C6"}, slack: pythonSlack, runs: 1},
 	}
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
-		entries = append(entries, clientEntry{name: "twin/" + m.Name, command: agent + " --bug " + m.Name, args: twin, catches: m.Catches, slack: agentSlack, runs: 2})
+		entries = append(entries, clientEntry{name: "twin/" + m.Name, command: agent + " --bug " + m.Name, args: twin, catches: m.CaughtBy(), slack: agentSlack, runs: 2})
 	}
 	return entries
 }
@@ -75,7 +76,7 @@ func clientEntries(t *testing.T) []clientEntry {
 		{name: "python", command: "python3 " + python, slack: pythonSlack},
 	}
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
-		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.Catches, slack: agentSlack})
+		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.CaughtBy(), slack: agentSlack})
 	}
 	entries = append(entries, twinEntries(filepath.Dir(file))...)
 	// The key in the body or a query parameter: the clients still pass
@@ -90,7 +91,7 @@ func clientEntries(t *testing.T) []clientEntry {
 			if err != nil {
 				t.Fatal(err)
 			}
-			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.Catches, slack: agentSlack})
+			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.CaughtBy(), slack: agentSlack})
 		}
 	}
 	// A bearer token on every request: judged as without one. The
@@ -101,7 +102,7 @@ func clientEntries(t *testing.T) []clientEntry {
 		clientEntry{name: "reference?bearer", command: binary + " agent --bearer " + token, slack: agentSlack, runs: 2},
 		clientEntry{name: "python?bearer", command: "API_TOKEN=" + token + " python3 " + python, slack: pythonSlack, runs: 2})
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
-		entries = append(entries, clientEntry{name: m.Name + "?bearer", command: binary + " agent --bearer " + token + " --bug " + m.Name, catches: m.Catches, slack: agentSlack, runs: 2})
+		entries = append(entries, clientEntry{name: m.Name + "?bearer", command: binary + " agent --bearer " + token + " --bug " + m.Name, catches: m.CaughtBy(), slack: agentSlack, runs: 2})
 	}
 	// The workflow shape: the reference agent and the Python example
 	// pass W1-W5 (with the key in a header, in the body, and with a
@@ -117,7 +118,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	// A workflow mutant's fault lands on its step through a hold, not a
 	// race: three runs each are enough.
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
-		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.Catches, skips: m.Skips, slack: agentSlack, workflow: true, runs: 3})
+		entries = append(entries, clientEntry{name: "workflow/" + m.Name, command: binary + " agent --bug " + m.Name, args: wf, catches: m.CaughtBy(), skips: m.Skips, slack: agentSlack, workflow: true, runs: 3})
 	}
 	return append(entries, mcpClientEntries()...)
 }
@@ -179,7 +180,7 @@ func TestClientDetectionMatrix(t *testing.T) {
 		}
 		// A mutant caught by SHOULD checks alone warns and exits 0
 		// (TestClientStrictTurnsWarnIntoFailure shows --strict's 1).
-		wantCode := wantExit(t, fakes.Mutant{Name: e.name, Catches: e.catches})
+		wantCode := wantExit(t, mutant.Mutant{Name: e.name, Catches: mutant.Checks(e.catches...)})
 		runs := matrixRuns(t, cmp.Or(e.runs, 5))
 		for i := 0; i < runs; i++ {
 			// The deadline leaves a program room to retry on a busy

@@ -42,7 +42,7 @@ func mcpClientEntries() []clientEntry {
 			// false alarm; a mutant's verdict was the same in 10 of 10
 			// runs of each under load (make test's time is CI's).
 			entries = append(entries, clientEntry{name: "mcp-" + transport + "/" + m.Name, command: binary + " agent --mcp --bug " + m.Name,
-				args: args, catches: m.Catches, slack: agentSlack, runs: 3})
+				args: args, catches: m.CaughtBy(), slack: agentSlack, runs: 3})
 		}
 	}
 	return append(entries, mcpTwinEntries()...)
@@ -70,7 +70,7 @@ func mcpTwinEntries() []clientEntry {
 	}
 	entries := []clientEntry{entry(fakes.Reference, "", nil)}
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
-		entries = append(entries, entry(m.Name, " --bug "+m.Name, m.Catches))
+		entries = append(entries, entry(m.Name, " --bug "+m.Name, m.CaughtBy()))
 	}
 	return entries
 }

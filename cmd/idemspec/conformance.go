@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/check"
 )
 
@@ -73,7 +74,7 @@ func writeConformance(w io.Writer) {
 			if m.Why != "" {
 				may += " (" + m.Why + ")"
 			}
-			must := verdicts(m.Catches)
+			must := verdicts(m.CaughtBy())
 			if len(m.Skips) > 0 {
 				must += "; SKIP (the check they rest on fails, nothing to judge): " + strings.Join(m.Skips, ", ")
 			}
@@ -112,10 +113,10 @@ func levelCounts(checks []check.Entry) string {
 }
 
 // catchers names the mutants that must fail a check.
-func catchers(id string, mutants []fakes.Mutant) string {
+func catchers(id string, mutants []mutant.Mutant) string {
 	var names []string
 	for _, m := range mutants {
-		if slices.Contains(m.Catches, id) {
+		if slices.Contains(m.CaughtBy(), id) {
 			names = append(names, "`"+m.Name+"`")
 		}
 	}

@@ -36,7 +36,7 @@ func TestConformanceDocIsUpToDate(t *testing.T) {
 	// Each row names the mutants that must fail its check, the server's
 	// and the client's.
 	for _, m := range fakes.Mutants() {
-		for _, id := range m.Catches {
+		for _, id := range m.CaughtBy() {
 			if row, ok := rows[id]; ok && !strings.Contains(row, "`"+m.Name+"`") {
 				t.Errorf("the row of %s does not name %s, a mutant of the %s that it catches: %s", id, m.Name, m.Of, row)
 			}

@@ -170,7 +170,7 @@ func TestListFakes(t *testing.T) {
 			prefix = "--mcp --mutant " + m.Name
 		}
 		line := find(prefix)
-		for _, id := range append(m.Catches, m.Multi...) {
+		for _, id := range append(m.CaughtBy(), m.Multi...) {
 			if line != "" && !strings.Contains(line, id) {
 				t.Errorf("the line of %s does not name %s: %q", m.Name, id, line)
 			}

@@ -56,7 +56,7 @@ func listFakes(w io.Writer) {
 	fmt.Fprintln(tw, "SERVER\tFAILS\tBUG")
 	fmt.Fprintf(tw, "fake:%s\t-\tnone: the correct server, which passes every check\n", fakes.Reference)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
-		fails := strings.Join(m.Catches, ",")
+		fails := strings.Join(m.CaughtBy(), ",")
 		if len(m.Multi) > 0 {
 			fails = strings.TrimPrefix(fails+" ", " ") + "(instances=2: " + strings.Join(m.Multi, ",") + ")"
 		}
@@ -66,19 +66,19 @@ func listFakes(w io.Writer) {
 	fmt.Fprintln(tw, "CLIENT\tFAILS\tBUG")
 	fmt.Fprintf(tw, "--bug %s\t-\tnone: the correct client, which passes every client check\n", fakes.Reference)
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
-		fmt.Fprintf(tw, "--bug %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
+		fmt.Fprintf(tw, "--bug %s\t%s\t%s\n", m.Name, strings.Join(m.CaughtBy(), ","), m.Bug)
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "WORKFLOW AGENT\tFAILS\tBUG")
 	fmt.Fprintf(tw, "--workflow --bug %s\t-\tnone: the correct job agent, which passes every workflow check\n", fakes.Reference)
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
-		fmt.Fprintf(tw, "--workflow --bug %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
+		fmt.Fprintf(tw, "--workflow --bug %s\t%s\t%s\n", m.Name, strings.Join(m.CaughtBy(), ","), m.Bug)
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "MCP SERVER\tFAILS\tBUG")
 	fmt.Fprintf(tw, "--mcp --mutant %s\t-\tnone: the reference MCP server, which passes or warns exactly as designed\n", fakes.Reference)
 	for _, m := range fakes.MutantsOf(fakes.OfMCP) {
-		fmt.Fprintf(tw, "--mcp --mutant %s\t%s\t%s\n", m.Name, strings.Join(m.Catches, ","), m.Bug)
+		fmt.Fprintf(tw, "--mcp --mutant %s\t%s\t%s\n", m.Name, strings.Join(m.CaughtBy(), ","), m.Bug)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nA server fake takes options: fake:NAME?OPTION=VALUE&... (see docs/REFERENCE-SERVER.md);")

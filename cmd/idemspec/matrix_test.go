@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
@@ -54,7 +55,7 @@ func entryRuns(t *testing.T, m matrixEntry) int {
 		// every run of their own entries (and `make test`'s time is CI's).
 		return matrixRuns(t, 1)
 	}
-	if slices.Contains(m.Catches, "S4") {
+	if slices.Contains(m.CaughtBy(), "S4") {
 		return matrixRuns(t, 10) // races are where misses hide
 	}
 	return matrixRuns(t, 3)
@@ -77,32 +78,32 @@ func matrixRun(t *testing.T, m matrixEntry, args ...string) result {
 // profile's convention) or a mutant.
 type matrixEntry struct {
 	target string
-	fakes.Mutant
+	mutant.Mutant
 }
 
 func matrixEntries() []matrixEntry {
-	entries := []matrixEntry{{target: "fake:" + fakes.Reference, Mutant: fakes.Mutant{Name: fakes.Reference}}}
+	entries := []matrixEntry{{target: "fake:" + fakes.Reference, Mutant: mutant.Mutant{Name: fakes.Reference}}}
 	for _, p := range targets.ProfileNames() {
 		if p != targets.DefaultProfile {
-			entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?profile=" + p, Mutant: fakes.Mutant{Name: fakes.Reference}})
+			entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?profile=" + p, Mutant: mutant.Mutant{Name: fakes.Reference}})
 		}
 	}
 	// Two instances sharing one database: the reference still passes,
 	// and a mutant safe only within one process fails its Multi checks.
-	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?instances=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?instances=2", Mutant: mutant.Mutant{Name: fakes.Reference}})
 	// A list endpoint that ignores the caller's credentials (an admin
 	// view) shows every tenant's resources: the reference still passes,
 	// and keys shared across tenants are still caught (T1, P1).
-	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?list_scope=all", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?list_scope=all", Mutant: mutant.Mutant{Name: fakes.Reference}})
 	// A list that pages (a Link header; a cursor in the answer): the
 	// reference still passes, its oracle reading every page.
-	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=2", Mutant: fakes.Mutant{Name: fakes.Reference}})
-	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=1&page_style=cursor", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=2", Mutant: mutant.Mutant{Name: fakes.Reference}})
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?page_size=1&page_style=cursor", Mutant: mutant.Mutant{Name: fakes.Reference}})
 	// A server that exits on SIGTERM without finishing its requests in
 	// flight cuts the answer S5a's restart is aimed at: the reference
 	// still passes, and a record stored after the answer is still
 	// caught (the mutant's entry below).
-	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?drain=false", Mutant: fakes.Mutant{Name: fakes.Reference}})
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?drain=false", Mutant: mutant.Mutant{Name: fakes.Reference}})
 	entries = append(entries, keyPlaceEntries()...)
 	entries = append(entries, actionEntries()...)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
@@ -130,7 +131,7 @@ func matrixEntries() []matrixEntry {
 		}
 		if len(m.Multi) > 0 {
 			multi := m
-			multi.Catches = append(slices.Clone(m.Catches), m.Multi...)
+			multi.Catches = append(slices.Clone(m.Catches), mutant.Checks(m.Multi...)...)
 			entries = append(entries, matrixEntry{target: "fake:" + m.Name + "?instances=2", Mutant: multi})
 		}
 	}
@@ -150,7 +151,7 @@ func keyPlaceEntries() []matrixEntry {
 	aboutKeys := []string{"nodedup", "global-keys", "key-optional", "missing-key-422", "uuid-only-500", "query-scoped-keys"}
 	var entries []matrixEntry
 	for _, in := range []string{fakes.KeyInBody, fakes.KeyInQuery} {
-		entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?key_in=" + in, Mutant: fakes.Mutant{Name: fakes.Reference}})
+		entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?key_in=" + in, Mutant: mutant.Mutant{Name: fakes.Reference}})
 		for _, m := range fakes.MutantsOf(fakes.OfServer) {
 			if len(m.Catches) == 0 || !slices.Contains(aboutKeys, m.Name) {
 				continue
@@ -170,8 +171,8 @@ func keyPlaceEntries() []matrixEntry {
 // passes and nodedup still fails every check it lists.
 func actionEntries() []matrixEntry {
 	entries := []matrixEntry{
-		{target: "fake:" + fakes.Reference + "?action=events", Mutant: fakes.Mutant{Name: fakes.Reference}},
-		{target: "fake:" + fakes.Reference + "?action=event-count", Mutant: fakes.Mutant{Name: fakes.Reference}},
+		{target: "fake:" + fakes.Reference + "?action=events", Mutant: mutant.Mutant{Name: fakes.Reference}},
+		{target: "fake:" + fakes.Reference + "?action=event-count", Mutant: mutant.Mutant{Name: fakes.Reference}},
 	}
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		if slices.Contains([]string{"nodedup", "ignore-payload", "split-commit", "global-keys"}, m.Name) {
@@ -185,7 +186,7 @@ func actionEntries() []matrixEntry {
 }
 
 // serverMutant is the registry's server fake called name.
-func serverMutant(t *testing.T, name string) fakes.Mutant {
+func serverMutant(t *testing.T, name string) mutant.Mutant {
 	t.Helper()
 	m, err := fakes.LookupMutant(fakes.OfServer, name)
 	if err != nil {
@@ -202,8 +203,8 @@ func entryName(m matrixEntry) string { return strings.TrimPrefix(m.target, "fake
 var properties = []string{scenarios.P1.ID, scenarios.P2.ID}
 
 // withoutProperties is m's entry for a run that filters the properties out.
-func withoutProperties(m fakes.Mutant) fakes.Mutant {
-	m.Catches = slices.DeleteFunc(slices.Clone(m.Catches), func(id string) bool { return slices.Contains(properties, id) })
+func withoutProperties(m mutant.Mutant) mutant.Mutant {
+	m.Catches = slices.DeleteFunc(slices.Clone(m.Catches), func(c mutant.Catch) bool { return slices.Contains(properties, c.Check) })
 	return m
 }
 
@@ -234,10 +235,10 @@ func TestDetectionMatrix(t *testing.T) {
 
 // wantExit is the exit code a run against m must give: 1 only when a
 // MUST is broken (a WARN alone passes without --strict).
-func wantExit(t *testing.T, m fakes.Mutant) int {
+func wantExit(t *testing.T, m mutant.Mutant) int {
 	t.Helper()
 	code := 0
-	for _, id := range m.Catches {
+	for _, id := range m.CaughtBy() {
 		c, ok := check.Get(id)
 		if !ok {
 			t.Fatalf("%s catches unknown check %s", m.Name, id)
@@ -253,7 +254,7 @@ func wantExit(t *testing.T, m fakes.Mutant) int {
 // check caught, every check in Skips SKIP for its failed MUST (never
 // PASS), no other check failing or warning (SKIP allowed), MayCatch
 // either way.
-func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
+func expectDetection(t *testing.T, m mutant.Mutant, r result, which string) {
 	t.Helper()
 	verdicts := map[string]check.Status{}
 	reasons := map[string]string{}
@@ -271,9 +272,9 @@ func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
 			if v != check.SKIP || !strings.Contains(reasons[c.ID], " fail") {
 				missed = append(missed, c.ID+"="+string(v)+" (want SKIP for its failed MUST)")
 			}
-		case slices.Contains(m.Catches, c.ID) && v != caught(c):
+		case slices.Contains(m.CaughtBy(), c.ID) && v != caught(c):
 			missed = append(missed, c.ID+"="+string(v))
-		case !slices.Contains(m.Catches, c.ID) && v != check.PASS && v != check.SKIP:
+		case !slices.Contains(m.CaughtBy(), c.ID) && v != check.PASS && v != check.SKIP:
 			falseAlarms = append(falseAlarms, c.ID+"="+string(v))
 		}
 	}
@@ -290,14 +291,14 @@ func expectDetection(t *testing.T, m fakes.Mutant, r result, which string) {
 func TestPropertiesCatchEveryMutant(t *testing.T) {
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
 		if len(m.Catches) == 0 {
-			m.Catches = m.Multi // right on one instance: caught on two
+			m.Catches = mutant.Checks(m.Multi...) // right on one instance: caught on two
 		}
 		want := scenarios.P2.ID
 		if breaksMust(withoutProperties(m)) {
 			want = scenarios.P1.ID
 		}
 		var listed []string
-		for _, id := range m.Catches {
+		for _, id := range m.CaughtBy() {
 			if slices.Contains(properties, id) {
 				listed = append(listed, id)
 			}
@@ -309,8 +310,8 @@ func TestPropertiesCatchEveryMutant(t *testing.T) {
 }
 
 // breaksMust says whether a mutant breaks a MUST check.
-func breaksMust(m fakes.Mutant) bool {
-	return slices.ContainsFunc(m.Catches, func(id string) bool {
+func breaksMust(m mutant.Mutant) bool {
+	return slices.ContainsFunc(m.CaughtBy(), func(id string) bool {
 		c, _ := check.Get(id)
 		return c.Level == check.MUST
 	})
@@ -321,7 +322,7 @@ func breaksMust(m fakes.Mutant) bool {
 func TestEveryCheckHasAMutant(t *testing.T) {
 	caughtBy := map[string]bool{}
 	for _, m := range fakes.Mutants() {
-		for _, id := range m.Catches {
+		for _, id := range m.CaughtBy() {
 			caughtBy[id] = true
 		}
 	}
@@ -339,7 +340,7 @@ func TestStrictTurnsWarnIntoFailure(t *testing.T) {
 	t.Parallel()
 	const mutant = "fake:first-of-duplicate-keys"
 	m := serverMutant(t, strings.TrimPrefix(mutant, "fake:"))
-	for _, id := range m.Catches {
+	for _, id := range m.CaughtBy() {
 		if c, _ := check.Get(id); c.Level == check.MUST {
 			t.Fatalf("%s breaks the MUST check %s: it cannot show strict mode", mutant, id)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios/mcptools"
@@ -125,10 +126,11 @@ func TestMCPBadInput(t *testing.T) {
 	}
 }
 
-// concernedInReference lists the checks the registry says concern each
-// tool of the reference, as `idemspec serve --mcp` declares them: what
-// it must pass, but for its findings.
-func concernedInReference(t *testing.T) map[string][]string {
+// design is what the audit must find, from the registries alone: the
+// reference's entry, the checks the audit's registry says concern each
+// tool of the reference as `idemspec serve --mcp` declares them (what it
+// must pass, but for its findings), and each check's level.
+func design(t *testing.T) mutant.Design {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -146,26 +148,26 @@ func concernedInReference(t *testing.T) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mcptools.Concerning(audited)
+	return mcpserver.Design(mcptools.Concerning(audited), mcptools.Levels())
 }
 
 // designedVerdicts reads the audit's report.json in dir and holds its
-// verdicts to what the mutant must get.
-func designedVerdicts(t *testing.T, dir, mutant string) reports.Report {
+// verdicts to what the mutant named must get.
+func designedVerdicts(t *testing.T, dir, name string) reports.Report {
 	t.Helper()
 	rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[mcpserver.Catch]check.Status{}
+	got := map[mutant.Catch]check.Status{}
 	for _, ch := range rep.Checks {
-		got[mcpserver.Catch{Check: ch.ID, Tool: ch.Subject}] = ch.Verdict
+		got[mutant.Catch{Check: ch.ID, On: ch.Subject}] = ch.Verdict
 	}
-	m, err := mcpserver.LookupMutant(mutant)
+	m, err := mcpserver.LookupMutant(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, problem := range mcpserver.Mismatches(m, concernedInReference(t), got) {
+	for _, problem := range design(t).Mismatches(m, got) {
 		t.Error(problem)
 	}
 	return rep

@@ -16,6 +16,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/internal/testenv"
 )
 
@@ -104,7 +105,7 @@ func TestTwoPostgresInstances(t *testing.T) {
 	for _, name := range []string{fakes.Reference, "per-process-lock"} {
 		t.Run(name, func(t *testing.T) {
 			m := serverMutant(t, name)
-			m.Catches = append(slices.Clone(m.Catches), m.Multi...)
+			m.Catches = append(slices.Clone(m.Catches), mutant.Checks(m.Multi...)...)
 			store := freshDatabase(t, dsn)
 			first := serveOn(t, store, name)
 			second := serveOn(t, store, name)

@@ -94,10 +94,10 @@ func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 			want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
 			catcher, code := "", 0
 			switch {
-			case slices.Contains(m.Catches, scenarios.P1.ID):
+			case slices.Contains(m.CaughtBy(), scenarios.P1.ID):
 				catcher, code = scenarios.P1.ID, 1
 				want[scenarios.P1.ID], want[scenarios.P2.ID] = check.FAIL, check.SKIP
-			case slices.Contains(m.Catches, scenarios.P2.ID):
+			case slices.Contains(m.CaughtBy(), scenarios.P2.ID):
 				catcher = scenarios.P2.ID
 				want[scenarios.P2.ID] = check.WARN
 			default:

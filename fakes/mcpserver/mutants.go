@@ -2,38 +2,37 @@ package mcpserver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
+	"github.com/idemspec/idemspec/harness/check"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// Mutant is the reference MCP server plus one lie in its annotations:
-// a tool that does not do what it declares. Catches lists the checks of
-// the tool audit (scenarios/mcptools) that must fail against it, each
-// with the tool it must fail on; every other verdict stays as against the
-// reference. The detection matrix holds the audit to it, over stdio and
-// over streamable HTTP.
-type Mutant struct {
-	Name    string
-	Bug     string
-	Catches []Catch
-	change  func(*steps)
-}
-
-// Catch is one verdict a mutant must turn into FAIL: a check on a tool.
-type Catch struct{ Check, Tool string }
 
 // Reference is the name of the correct server.
 const Reference = "reference"
 
-var mutants = []Mutant{
+// mutants are the reference MCP server's entry and its mutants' in one
+// list, each naming what the audit (scenarios/mcptools) must find wanting
+// on which tool: the reference, the one tool an agent cannot retry safely
+// (append_log: M8); each mutant, the reference plus one lie in its
+// annotations, a tool that does not do what it declares. Every other
+// verdict stays as against the reference. Each mutant's Change is a
+// func(*steps), which New applies. The detection matrices hold the audit
+// to this list, over stdio and over streamable HTTP.
+var mutants = []mutant.Mutant{
+	{
+		Name:    Reference,
+		Catches: mutant.On(ToolAppend, "M8"),
+	},
 	{
 		Name:    "idempotent-appends",
 		Bug:     "put_note declares idempotentHint but appends to the log on every call",
-		Catches: []Catch{{"M1", ToolPut}, {"M2", ToolPut}, {"M3", ToolPut}, {"M9", ToolPut}},
-		change: func(s *steps) {
+		Catches: mutant.On(ToolPut, "M1", "M2", "M3", "M9"),
+		Change: func(s *steps) {
 			s.upsert = func(st *State, name, text string) {
 				st.Notes[name] = text
 				st.Log = append(st.Log, "put "+name)
@@ -43,8 +42,8 @@ var mutants = []Mutant{
 	{
 		Name:    "idempotent-torn-replace",
 		Bug:     "put_note replaces an existing note through a temporary note of its own (NAME.N.tmp) that it removes once done: a crash during a repeat leaves that temporary note for good",
-		Catches: []Catch{{"M3", ToolPut}},
-		change: func(s *steps) {
+		Catches: mutant.On(ToolPut, "M3"),
+		Change: func(s *steps) {
 			s.put = func(st *store, upsert func(*State, string, string), name, text string, work time.Duration) error {
 				var exists bool
 				st.read(func(s *State) { _, exists = s.Notes[name] })
@@ -66,16 +65,16 @@ var mutants = []Mutant{
 	{
 		Name:    "idempotent-unannotated",
 		Bug:     "put_note is idempotent but does not say so: an agent that times out cannot know it may call again",
-		Catches: []Catch{{"M8", ToolPut}},
-		change: func(s *steps) {
+		Catches: mutant.On(ToolPut, "M8"),
+		Change: func(s *steps) {
 			s.putHints = func() *sdk.ToolAnnotations { return &sdk.ToolAnnotations{DestructiveHint: yes(), OpenWorldHint: no()} }
 		},
 	},
 	{
 		Name:    "readonly-writes",
 		Bug:     "get_note declares readOnlyHint but records each read in the log",
-		Catches: []Catch{{"M4", ToolGet}},
-		change: func(s *steps) {
+		Catches: mutant.On(ToolGet, "M4"),
+		Change: func(s *steps) {
 			s.get = func(s *store, name string) (text string, ok bool, err error) {
 				err = s.change(func(st *State) {
 					text, ok = st.Notes[name]
@@ -88,8 +87,8 @@ var mutants = []Mutant{
 	{
 		Name:    "keyed-ignores-key",
 		Bug:     "create_note takes a request_id and ignores it: every call makes a note",
-		Catches: []Catch{{"M5", ToolCreate}, {"M6", ToolCreate}, {"M7", ToolCreate}, {"M9", ToolCreate}},
-		change: func(s *steps) {
+		Catches: mutant.On(ToolCreate, "M5", "M6", "M7", "M9"),
+		Change: func(s *steps) {
 			s.create = func(s *store, _ string, text string, work time.Duration) (Created, error) {
 				time.Sleep(work)
 				var c Created
@@ -101,8 +100,8 @@ var mutants = []Mutant{
 	{
 		Name:    "keyed-races",
 		Bug:     "create_note looks its request_id up, works, then stores, in two critical sections: a burst of one id makes several notes",
-		Catches: []Catch{{"M7", ToolCreate}},
-		change: func(s *steps) {
+		Catches: mutant.On(ToolCreate, "M7"),
+		Change: func(s *steps) {
 			meet := &rendezvous{waiting: map[string]chan struct{}{}}
 			s.create = func(s *store, requestID, text string, work time.Duration) (Created, error) {
 				var c Created
@@ -123,23 +122,31 @@ var mutants = []Mutant{
 	},
 }
 
-// Mutants lists every mutant of the reference MCP server.
-func Mutants() []Mutant { return append([]Mutant(nil), mutants...) }
+// Design is what the audit must find in the reference and in each of its
+// mutants, given the audit's registry: the checks that concern each tool
+// of the reference, and each check's level. The list of mutants opens
+// with the reference's entry.
+func Design(concerned map[string][]string, levels map[string]check.Level) mutant.Design {
+	return mutant.Design{Reference: mutants[0], Concerned: concerned, Levels: levels}
+}
 
-// LookupMutant finds a mutant by name; "reference" and "" are the
-// correct server.
-func LookupMutant(name string) (Mutant, error) {
-	if name == "" || name == Reference {
-		return Mutant{Name: Reference}, nil
+// Mutants lists the reference MCP server's entry, then its mutants'.
+func Mutants() []mutant.Mutant { return slices.Clone(mutants) }
+
+// LookupMutant finds a mutant by name, or the reference's entry by
+// "reference" or "".
+func LookupMutant(name string) (mutant.Mutant, error) {
+	if name == "" {
+		name = Reference
 	}
-	names := []string{Reference}
+	var names []string
 	for _, m := range mutants {
 		if m.Name == name {
 			return m, nil
 		}
 		names = append(names, m.Name)
 	}
-	return Mutant{}, fmt.Errorf("unknown mutant of the MCP server %q (known: %s)", name, strings.Join(names, ", "))
+	return mutant.Mutant{}, fmt.Errorf("unknown mutant of the MCP server %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // RaceWait bounds how long the racing mutant holds a call that found its

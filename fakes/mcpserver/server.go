@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/idemspec/idemspec/fakes/mutant"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,7 +37,7 @@ type Options struct {
 // Server is the reference MCP server, or a mutant of it.
 type Server struct {
 	mcp    *sdk.Server
-	mutant Mutant
+	mutant mutant.Mutant
 }
 
 // New builds a server; its state is read from opts.StatePath if that
@@ -55,8 +56,8 @@ func New(opts Options) (*Server, error) {
 		work = DefaultWork
 	}
 	do := reference()
-	if m.change != nil {
-		m.change(&do)
+	if bug, ok := m.Change.(func(*steps)); ok {
+		bug(&do)
 	}
 	s := &Server{mcp: sdk.NewServer(&sdk.Implementation{Name: "idemspec-reference", Version: "1"}, nil), mutant: m}
 	addTools(s.mcp, st, do, work)
@@ -67,7 +68,7 @@ func New(opts Options) (*Server, error) {
 }
 
 // Mutant is the mutant this server runs (Name is Reference for none).
-func (s *Server) Mutant() Mutant { return s.mutant }
+func (s *Server) Mutant() mutant.Mutant { return s.mutant }
 
 // ServeStdio serves one session over stdin and stdout until the client
 // closes it or ctx ends.

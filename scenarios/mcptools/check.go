@@ -43,6 +43,17 @@ type Offered struct {
 // Checks lists the audit's checks in ID order.
 func Checks() []*Check { return check.Checks[*trial, Offered, Settings]() }
 
+// Levels is each of the audit's checks' requirement level, by ID: what
+// a verdict that finds a tool wanting is (a MUST's FAIL, a SHOULD's
+// WARN).
+func Levels() map[string]check.Level {
+	out := map[string]check.Level{}
+	for _, c := range Checks() {
+		out[c.ID] = c.Level
+	}
+	return out
+}
+
 // toolRun is a check's Run: f drives the tool in one trial and judges
 // its trace.
 func toolRun(f func(ctx context.Context, tr *trial) check.Verdict) func(context.Context, *trial) (check.Verdict, error) {

@@ -40,8 +40,8 @@ func startHTTP(t *testing.T, mutant string) *mcptools.HTTP {
 // managed process. Same verdicts as over stdio.
 func TestHTTPMatrix(t *testing.T) {
 	t.Parallel()
-	reference := concernedInReference(t)
-	for _, m := range append([]mcpserver.Mutant{{Name: mcpserver.Reference}}, mcpserver.Mutants()...) {
+	d := design(t)
+	for _, m := range mcpserver.Mutants() {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			srv := startHTTP(t, m.Name)
@@ -51,7 +51,7 @@ func TestHTTPMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkVerdicts(t, m, reference, audit(t, srv, tools, settingsFor(m)))
+			checkVerdicts(t, d, m, audit(t, srv, tools, settingsFor(m)))
 		})
 	}
 }

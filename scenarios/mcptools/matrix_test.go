@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/reports"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 }
 
 // audit runs the whole audit against srv and returns its verdicts.
-func audit(t *testing.T, srv mcptools.Server, tools []mcp.Tool, s mcptools.Settings) map[mcpserver.Catch]mcptools.Result {
+func audit(t *testing.T, srv mcptools.Server, tools []mcp.Tool, s mcptools.Settings) map[mutant.Catch]mcptools.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -39,9 +40,9 @@ func audit(t *testing.T, srv mcptools.Server, tools []mcp.Tool, s mcptools.Setti
 	}
 	results := mcptools.Run(ctx, srv, audited, s)
 	passedOnEvidence(t, mcptools.Report(results, audited, reports.Run{Complete: true}, reports.Meta{}))
-	got := map[mcpserver.Catch]mcptools.Result{}
+	got := map[mutant.Catch]mcptools.Result{}
 	for _, r := range results {
-		got[mcpserver.Catch{Check: r.Check.ID, Tool: r.Tool.Name}] = r
+		got[mutant.Catch{Check: r.Check.ID, On: r.Tool.Name}] = r
 	}
 	return got
 }
@@ -83,17 +84,18 @@ func passedOnEvidence(t *testing.T, r reports.Report) {
 	}
 }
 
-// TestStdioMatrix is the detection matrix over stdio: the reference gets
-// exactly the designed PASS and WARN verdicts, and every mutant fails
-// the checks it names, on the tool it names, and nothing else.
+// TestStdioMatrix is the detection matrix over stdio: the reference is
+// found wanting exactly where its entry says, and every mutant, on top
+// of that, on the checks it names, on the tool it names, and nothing
+// else.
 func TestStdioMatrix(t *testing.T) {
 	t.Parallel()
-	reference := concernedInReference(t)
-	for _, m := range append([]mcpserver.Mutant{{Name: mcpserver.Reference}}, mcpserver.Mutants()...) {
+	d := design(t)
+	for _, m := range mcpserver.Mutants() {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			srv, tools := mcptools.StartStdio(t, m.Name)
-			checkVerdicts(t, m, reference, audit(t, srv, tools, settingsFor(m)))
+			checkVerdicts(t, d, m, audit(t, srv, tools, settingsFor(m)))
 		})
 	}
 }
@@ -102,37 +104,39 @@ func TestStdioMatrix(t *testing.T) {
 // mutants M9 must catch; for the others, whose lie M9 is not meant for
 // (or lies in a tool it does not call), M9 searches one sequence only:
 // its PASS is still judged, and the matrix stays quick.
-func settingsFor(m mcpserver.Mutant) mcptools.Settings {
-	if m.Name == mcpserver.Reference || slices.ContainsFunc(m.Catches, func(c mcpserver.Catch) bool { return c.Check == "M9" }) {
+func settingsFor(m mutant.Mutant) mcptools.Settings {
+	if m.Name == mcpserver.Reference || slices.Contains(m.CaughtBy(), "M9") {
 		return mcptools.Settings{}
 	}
 	return mcptools.Settings{Sequences: 1}
 }
 
-// concernedInReference lists the checks the registry says concern each
-// tool of the reference: what it must pass, but for its findings.
-func concernedInReference(t *testing.T) map[string][]string {
+// design is what the audit must find, from the registries alone: the
+// reference's entry, the checks the audit's registry says concern each
+// of its tools (what it must pass, but for its findings), and each
+// check's level.
+func design(t *testing.T) mutant.Design {
 	t.Helper()
 	_, tools := mcptools.StartStdio(t, mcpserver.Reference)
 	audited, _, err := mcptools.Prepare(tools, mcptools.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mcptools.Concerning(audited)
+	return mcpserver.Design(mcptools.Concerning(audited), mcptools.Levels())
 }
 
-func checkVerdicts(t *testing.T, m mcpserver.Mutant, concerned map[string][]string, results map[mcpserver.Catch]mcptools.Result) {
+func checkVerdicts(t *testing.T, d mutant.Design, m mutant.Mutant, results map[mutant.Catch]mcptools.Result) {
 	t.Helper()
-	got := map[mcpserver.Catch]check.Status{}
+	got := map[mutant.Catch]check.Status{}
 	for c, r := range results {
 		got[c] = r.Verdict.Status
 	}
-	for _, problem := range mcpserver.Mismatches(m, concerned, got) {
+	for _, problem := range d.Mismatches(m, got) {
 		t.Error(problem)
 	}
 	if t.Failed() {
 		for c, r := range results {
-			t.Logf("%s %s: %s %s", c.Check, c.Tool, r.Verdict.Status, r.Verdict.Reason)
+			t.Logf("%s %s: %s %s", c.Check, c.On, r.Verdict.Status, r.Verdict.Reason)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 //	go test ./scenarios -run '^$' -bench FirstCounterexample
 func BenchmarkFirstCounterexample(b *testing.B) {
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
-		name, catches := m.Name, m.Catches
+		name, catches := m.Name, m.CaughtBy()
 		if len(catches) == 0 {
 			// Right on one instance: two sharing a database race.
 			name, catches = m.Name+"?instances=2", m.Multi
