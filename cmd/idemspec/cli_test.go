@@ -360,7 +360,7 @@ func TestBadFlagsExitTwo(t *testing.T) {
 		{"run", "--label-filter", "S1 &&"},
 		{"run", "--retry-attempts", "0"},
 		{"run", "--retry-timeout", "0s"},
-		{"run", "--search-workers", "0"},
+		{"run", "--search-workers", "65"},
 		{"run", "--search-time", "-1s"},
 		{"run", "--target", "fake:no-such-mutant"},
 		{"client", "--workflow", "--cmd", "true", "--deadline", "2m"},

@@ -174,7 +174,7 @@ func longestClientsFirst(t *testing.T, entries []clientEntry) []clientEntry {
 
 func TestClientDetectionMatrix(t *testing.T) {
 	t.Parallel()
-	forEach(t, matrixClientFanOut, clientWeight, longestClientsFirst(t, clientEntries(t)), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
+	forEach(t, matrixClientFanOut, clientWeight, longestClientsFirst(t, fastTier(clientEntries(t), func(e clientEntry) []string { return e.catches })), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
 		if e.requires != nil {
 			e.requires(t)
 		}

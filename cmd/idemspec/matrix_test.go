@@ -219,7 +219,7 @@ func caught(c check.Entry) check.Status {
 
 func TestDetectionMatrix(t *testing.T) {
 	t.Parallel()
-	forEach(t, serverFanOut(t, matrixFanOut), detectionWeight, longestFirst(t, matrixEntries()), entryName, func(t *testing.T, m matrixEntry) {
+	forEach(t, serverFanOut(t, matrixFanOut), detectionWeight, longestFirst(t, fastTier(matrixEntries(), serverCatches)), entryName, func(t *testing.T, m matrixEntry) {
 		runs := entryRuns(t, m)
 		m.Mutant = withoutProperties(m.Mutant)
 		wantCode := wantExit(t, m.Mutant)

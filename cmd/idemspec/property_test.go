@@ -87,7 +87,7 @@ func shrinkHolds(m matrixEntry, ev check.Evidence) error {
 // counterexample and the line that replays it.
 func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 	t.Parallel()
-	forEach(t, serverFanOut(t, propertyFanOut), propertyWeight, longestFirst(t, matrixEntries()), entryName, func(t *testing.T, m matrixEntry) {
+	forEach(t, serverFanOut(t, propertyFanOut), propertyWeight, longestFirst(t, fastTier(matrixEntries(), serverCatches)), entryName, func(t *testing.T, m matrixEntry) {
 		runs := entryRuns(t, m)
 		for i := 0; i < runs; i++ {
 			r := matrixRun(t, m, "--target", m.target, "--label-filter", "property")

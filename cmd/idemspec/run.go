@@ -102,7 +102,7 @@ func runCommand(fs *pflag.FlagSet) body {
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
 	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
-	intFlag(fs, &f.property.Workers, "search-workers", 1, 64, "property sequences run at once, each on keys of its own (1..64; a restart or crash waits for the others to be between steps)")
+	intFlag(fs, &f.property.Workers, "search-workers", 0, 64, fmt.Sprintf("property sequences run at once, each on keys of its own (1..64; 0: sized to the API, %d, or %d when the preflight create took %s or longer); a restart or crash waits for the others to be between steps", property.QuickWorkers, property.SlowWorkers, property.SlowCreate))
 	fs.DurationVar(&f.property.SearchTime, "search-time", 0, "stop starting property sequences after this long (0: derived from the preflight create's latency, at least "+property.MinSearchTime.String()+")")
 	return func(_ []string, stdout, stderr io.Writer) int {
 		if fs.Changed("checks") {

@@ -195,6 +195,22 @@ func TestSearchTimeFollowsTheLatency(t *testing.T) {
 	}
 }
 
+// The pool is sized to the API: more sequences at once against one
+// whose creates are slow, where they mostly wait for answers.
+func TestWorkersFollowTheLatency(t *testing.T) {
+	for latency, want := range map[time.Duration]int{
+		0: QuickWorkers, time.Millisecond: QuickWorkers, SlowCreate - 1: QuickWorkers,
+		SlowCreate: SlowWorkers, 200 * time.Millisecond: SlowWorkers,
+	} {
+		if got := WorkersFor(latency); got != want {
+			t.Errorf("a create of %s: %d workers, want %d", latency, got, want)
+		}
+	}
+	if SlowWorkers <= QuickWorkers {
+		t.Errorf("a slow API gets %d workers, a quick one %d", SlowWorkers, QuickWorkers)
+	}
+}
+
 // Only the restarts and crashes the target takes wait for the other
 // sequences to be between their steps: one a sequence leaves out (its
 // second restart, a crash with no room to land, or one while another
