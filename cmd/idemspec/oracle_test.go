@@ -17,6 +17,7 @@ import (
 // oracle, nodedup must fail S1 with every oracle, and the report must
 // name the oracle and its evidence.
 func TestEveryOracleJudgesTheReferenceAndAMutant(t *testing.T) {
+	t.Parallel()
 	oracles := map[string]string{
 		"sql": `  sql:
     driver: sqlite
@@ -37,6 +38,7 @@ func TestEveryOracleJudgesTheReferenceAndAMutant(t *testing.T) {
 	for kind, spec := range oracles {
 		for _, mutant := range []string{fakes.Reference, "nodedup"} {
 			t.Run(kind+"/"+mutant, func(t *testing.T) {
+				t.Parallel() // each has a server and a database of its own
 				if kind == "command" {
 					requireTool(t, "curl", "curl")
 				}
