@@ -60,7 +60,8 @@ const parallelTests = 8
 // long marks a test the fast tier leaves out: it runs whole suites
 // against a managed process, a browser, a database or many seeds, or
 // waits out timeouts. `make test` runs everything; `go test -short ./...`
-// runs the unit tests, the judges and one pass of each matrix entry.
+// runs the unit tests, the judges and one pass of a sample of each
+// matrix (fastTier).
 func long(t *testing.T) {
 	t.Helper()
 	if testing.Short() {

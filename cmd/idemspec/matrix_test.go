@@ -29,7 +29,7 @@ import (
 // overrides it, e.g. to hunt flakes with 50).
 func matrixRuns(t *testing.T, fallback int) int {
 	if testing.Short() {
-		return 1 // the fast tier: one pass of each entry
+		return 1 // the fast tier: one pass of its sample (fastTier)
 	}
 	if v := os.Getenv("IDEMSPEC_MATRIX_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
