@@ -11,7 +11,6 @@ import (
 
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // An action on the whole target runs with no other sequence in a step:
@@ -206,10 +205,6 @@ func TestWorkersFollowTheLatency(t *testing.T) {
 		if got := WorkersFor(latency); got != want {
 			t.Errorf("a create of %s: %d workers, want %d", latency, got, want)
 		}
-	}
-	// A built-in fake's latency is the machine's load: it stays quick.
-	if got := apiLatency(&harness.Env{Target: &targets.Target{Source: "fake:reference"}}); got != 0 {
-		t.Errorf("a fake's latency as the pool reads it: %s, want 0 (quick)", got)
 	}
 	if SlowWorkers <= QuickWorkers {
 		t.Errorf("a slow API gets %d workers, a quick one %d", SlowWorkers, QuickWorkers)

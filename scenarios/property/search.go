@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/idemspec/idemspec/harness"
@@ -159,7 +158,7 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 // sequence: on a pool of workers, or rapid once over them all.
 func runPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level) (*pass, error) {
 	if cfg.Workers == 0 {
-		cfg.Workers = WorkersFor(apiLatency(e))
+		cfg.Workers = WorkersFor(e.CreateLatency())
 	}
 	if cfg.SearchTime == 0 {
 		cfg.SearchTime = SearchTimeFor(cfg, e.CreateLatency())
@@ -205,18 +204,6 @@ func WorkersFor(latency time.Duration) int {
 		return SlowWorkers
 	}
 	return QuickWorkers
-}
-
-// apiLatency is the preflight create's latency, as WorkersFor reads it:
-// a built-in fake answers in-process at the machine's speed, so its
-// latency says how busy the machine is, not how slow an API is, and it
-// counts as quick (the detection matrices' pool keeps one size under
-// any load).
-func apiLatency(e *harness.Env) time.Duration {
-	if strings.HasPrefix(e.Target.Source, "fake:") { // fakes.TargetPrefix
-		return 0
-	}
-	return e.CreateLatency()
 }
 
 // The sizes of the search's pool (WorkersFor).
