@@ -58,9 +58,14 @@ type searchPool struct {
 	live  map[*pass]*sequence // each worker's sequence under way
 	// lost holds the sequences under way that had an answer swallowed
 	// while its work went on (see unsafeCrash).
-	lost    map[*sequence]bool
-	reports func(Progress) // Config.Progress, one call at a time
-	steps   map[*pass]int  // steps per worker, for the progress
+	lost map[*sequence]bool
+	// lostEnded is closed, and made anew, when a sequence in lost ends;
+	// landing is the sequence whose crash waits for them to (see
+	// awaitSafeCrash).
+	lostEnded chan struct{}
+	landing   *sequence
+	reports   func(Progress) // Config.Progress, one call at a time
+	steps     map[*pass]int  // steps per worker, for the progress
 	// alone is how long restarts and crashes held the gate whole: the
 	// part of the search no worker shortens.
 	alone time.Duration
@@ -110,7 +115,8 @@ func newPool(e *harness.Env, cfg Config) *searchPool {
 		workers: cfg.Workers, base: base,
 		wait:     2*(e.Target.InProgressTimeout+e.Settings.RequestTimeout+harness.SettleMargin) + time.Minute,
 		deadline: time.Now().Add(cfg.SearchTime),
-		live:     map[*pass]*sequence{}, lost: map[*sequence]bool{}, reports: cfg.Progress, steps: map[*pass]int{},
+		live:     map[*pass]*sequence{}, lost: map[*sequence]bool{}, lostEnded: make(chan struct{}),
+		reports: cfg.Progress, steps: map[*pass]int{},
 	}
 }
 
@@ -404,7 +410,11 @@ func (p *searchPool) enlist(r *pass, s *sequence) func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		delete(p.live, r)
-		delete(p.lost, s)
+		if p.lost[s] {
+			delete(p.lost, s)
+			close(p.lostEnded)
+			p.lostEnded = make(chan struct{})
+		}
 	}
 }
 
@@ -449,12 +459,85 @@ func (p *searchPool) unsafeCrash(by *sequence, pl planned) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.othersLost(by)
+}
+
+// othersLost says whether a sequence other than by lost an answer that
+// may still be at work; the caller holds p.mu.
+func (p *searchPool) othersLost(by *sequence) bool {
 	for s := range p.lost {
 		if s != by {
 			return true
 		}
 	}
 	return false
+}
+
+// awaitSafeCrash waits, off the gate, until no other sequence has a lost
+// answer at work, so that s's crash may land in its request's work; it
+// says whether it may. Meanwhile no other sequence loses an answer
+// (holdsLost), so the wait ends once those under way have ended. Without
+// it a crash that would land is left out whenever another sequence lost
+// an answer, and on a pool of four or more that is most of the time: a
+// search could end without its crash landing, and miss the bugs only a
+// crash in a request's work shows (split-commit, stuck-inflight). One
+// crash waits at a time; the wait is bounded by the pool's longest step
+// (p.wait), the search stopping, and ctx.
+func (p *searchPool) awaitSafeCrash(ctx context.Context, r *pass, s *sequence) bool {
+	p.mu.Lock()
+	if p.landing != nil {
+		p.mu.Unlock()
+		return false
+	}
+	p.landing = s
+	p.mu.Unlock()
+	bound := time.NewTimer(p.wait)
+	defer bound.Stop()
+	for {
+		p.mu.Lock()
+		unsafe, ended := p.othersLost(s), p.lostEnded
+		p.mu.Unlock()
+		if !unsafe {
+			return true
+		}
+		select {
+		case <-ended:
+		case <-bound.C:
+			p.landed(s)
+			return false
+		case <-ctx.Done():
+			p.landed(s)
+			return false
+		}
+		if p.halted(r) {
+			p.landed(s)
+			return false
+		}
+	}
+}
+
+// landed ends s's wait to crash (awaitSafeCrash): the others may lose
+// answers again.
+func (p *searchPool) landed(s *sequence) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.landing == s {
+		p.landing = nil
+	}
+}
+
+// holdsLost says whether another sequence's crash waits to land
+// (awaitSafeCrash), so s loses no answer meanwhile.
+func (p *searchPool) holdsLost(s *sequence) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.landing != nil && p.landing != s
 }
 
 // holdFaulty holds the faulty lane for one lost answer; the returned
@@ -500,6 +583,7 @@ func (p *searchPool) sum(workers []*pass) *pass {
 			out.unpaid += r.unpaid
 			out.held += r.held
 			out.heldForOthers += r.heldForOthers
+			out.heldForCrash += r.heldForCrash
 			out.steps += r.steps
 			out.freshBursts += r.freshBursts
 			out.stale += r.stale

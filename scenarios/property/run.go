@@ -41,7 +41,11 @@ type pass struct {
 	// lost answer may still be at work (see unsafeCrash); wholes, the
 	// restarts and crashes that took the pool's target alone.
 	heldForOthers, wholes int
-	steps                 int
+	// heldForCrash counts the lost answers not taken while another
+	// sequence's crash waited for the lost answers under way to end
+	// (see awaitSafeCrash).
+	heldForCrash int
+	steps        int
 	// ledger holds the creates sent and the crashes left, which the
 	// pool's workers share (see pool).
 	ledger *ledger

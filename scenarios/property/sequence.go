@@ -265,6 +265,7 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 	}()
 	whole := p.action.name == "restart" || p.action.name == "crash"
 	if whole {
+		defer s.r.pool.landed(s)
 		held, err := s.leftOutInTurn(p)
 		if err != nil || held {
 			return nil, err
@@ -288,6 +289,10 @@ func (s *sequence) takeOne(p planned) ([]check.Violation, error) {
 	if whole && s.r.pool.unsafeCrash(s, p) {
 		s.r.held++
 		s.r.heldForOthers++
+		return nil, nil
+	}
+	if s.swallows(p) && s.r.pool.holdsLost(s) {
+		s.r.heldForCrash++
 		return nil, nil
 	}
 	if s.hold(p) {
@@ -387,24 +392,40 @@ func (s *sequence) lands(p planned) bool {
 	return p.action.name == "crash" && (s.model.WillCreate(p.key, p.payload) || s.swallowed)
 }
 
+// swallows says whether p loses an answer while the server's work goes
+// on (see submitLost): where the model says a correct server will create
+// the key's resource.
+func (s *sequence) swallows(p planned) bool {
+	if p.action.name != "submit-lost" {
+		return false
+	}
+	_, crashed := s.crashedAt[p.key]
+	return !crashed && s.counts[p.key] == 0 && s.model.WillCreate(p.key, p.payload)
+}
+
 // leftOutInTurn holds a restart or a crash that hold leaves out, or a
 // crash that another sequence's lost answer makes unsafe, before it
 // waits for the pool's other sequences to be between their steps: left
 // out, it touches nothing of the target, and most restarts and crashes
 // drawn are (a sequence restarts once). The sequence's model is read in
-// a step's turn, since another's restart updates it.
+// a step's turn, since another's restart updates it. A crash that would
+// land waits for the others' lost answers to end instead, off the gate
+// (awaitSafeCrash): the search's crashes are few, and each is what
+// catches the bugs of a request's work cut short.
 func (s *sequence) leftOutInTurn(p planned) (bool, error) {
 	t, err := s.r.pool.enter(s.r.ctx, false)
 	if err != nil {
 		return false, err
 	}
-	defer t.leave()
 	if s.leftOut(p) {
+		t.leave()
 		s.hold(p)
 		s.r.held++
 		return true, nil
 	}
-	if s.r.pool.unsafeCrash(s, p) {
+	unsafe, lands := s.r.pool.unsafeCrash(s, p), s.lands(p)
+	t.leave()
+	if unsafe && !(lands && s.r.pool.awaitSafeCrash(s.r.ctx, s.r, s)) {
 		s.r.held++
 		s.r.heldForOthers++
 		return true, nil

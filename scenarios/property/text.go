@@ -82,6 +82,9 @@ func (r *pass) notes() []string {
 		if r.heldForOthers > 0 {
 			out = append(out, fmt.Sprintf("%d crashes not taken because another sequence's lost answer might still be at work on the server, which a crash would abandon", r.heldForOthers))
 		}
+		if r.heldForCrash > 0 {
+			out = append(out, fmt.Sprintf("%d lost answers not taken while a crash waited for those under way to end", r.heldForCrash))
+		}
 	}
 	out = append(out, r.stopped())
 	if r.best != nil {
