@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // TestContainerImage builds the Containerfile's FROM scratch image around
@@ -26,7 +28,7 @@ func TestContainerImage(t *testing.T) {
 	t.Parallel()
 	podman := requirePodman(t)
 	const version = linuxVersion
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := testenv.UntilDeadline(t)
 	defer cancel()
 	p := Platform{"linux", runtime.GOARCH}
 	out := sharedRelease(t, p)

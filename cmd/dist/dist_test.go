@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"debug/macho"
 	"errors"
 	"io"
@@ -15,7 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // root is the module's directory, seen from this package's tests.
@@ -32,7 +32,7 @@ func TestReleaseForeignPlatform(t *testing.T) {
 	t.Parallel()
 	const version = "9.8.7-test"
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := testenv.UntilDeadline(t)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	args := []string{"-version", "v" + version, "-out", out, "-platforms", "darwin/arm64", "-root", root}

@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // linuxVersion is the version the shared linux releases link in.
@@ -42,7 +42,7 @@ func sharedRelease(t *testing.T, p Platform) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := testenv.UntilDeadline(t)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	args := []string{"-version", linuxVersion, "-out", out, "-platforms", p.String(), "-root", root}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/idemspec/idemspec/internal/testenv"
 )
 
 // ciExamples holds the CI files a user copies (docs/CI.md).
@@ -392,8 +394,11 @@ func TestCIExamplesBuildAtThePinnedCommit(t *testing.T) {
 				"IDEMSPEC_COMMIT": commit,
 			})
 			// A build of the whole module on a busy machine: minutes the
-			// first time, seconds once the build cache holds it.
-			code, out := bashFor(t, 10*time.Minute, tmp, filepath.Dir(binary), s)
+			// first time, seconds once the build cache holds it; bounded by
+			// the test binary's deadline, not a guess at the machine's load.
+			ctx, cancel := testenv.UntilDeadline(t)
+			code, out := bashIn(ctx, t, tmp, filepath.Dir(binary), s)
+			cancel()
 			if code != 0 {
 				t.Errorf("%s: exit %d\n%s\n%s", s.where, code, s.script, out)
 				continue
@@ -474,14 +479,14 @@ exec %q "$@"
 // in dir, with bin first on PATH and the files GitHub's runner provides.
 func bash(t *testing.T, dir, bin string, s ciScript) (int, string) {
 	t.Helper()
-	return bashFor(t, 2*time.Minute, dir, bin, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return bashIn(ctx, t, dir, bin, s)
 }
 
-// bashFor is bash with its own deadline.
-func bashFor(t *testing.T, limit time.Duration, dir, bin string, s ciScript) (int, string) {
+// bashIn is bash bounded by ctx.
+func bashIn(ctx context.Context, t *testing.T, dir, bin string, s ciScript) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s.script)
 	cmd.Dir = dir
 	runner := t.TempDir()
