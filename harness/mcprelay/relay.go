@@ -237,8 +237,12 @@ func (r *Relay) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	c.answer(res, err)
 	r.mu.Lock()
 	hold := aimed && r.losing
+	// A held answer is dropped whichever way the hold ends, so the record
+	// says so from the start: a hold cut at its bound ends the agent's
+	// session, and the agent may read the record before this handler
+	// runs again.
+	c.Dropped = hold
 	r.log = append(r.log, c)
-	at := len(r.log) - 1
 	r.mu.Unlock()
 	if !hold {
 		return res, err
@@ -255,9 +259,6 @@ func (r *Relay) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		go r.retire(g)
 		<-g.cut
 	}
-	r.mu.Lock()
-	r.log[at].Dropped = true
-	r.mu.Unlock()
 	return nil, errDropped
 }
 
