@@ -3,6 +3,7 @@ package main_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/idemspec/idemspec/harness/check"
@@ -25,6 +26,13 @@ func TestPythonServerPassesEverything(t *testing.T) {
 	t.Parallel()
 	requireTool(t, "python3", "python3")
 	dir := t.TempDir()
+	// Registered after TempDir, so it runs before the directory goes, and
+	// runs after a Fatal too (a run that did not finish in time).
+	t.Cleanup(func() {
+		if t.Failed() {
+			logTargetTimes(t, filepath.Join(dir, "target.log"))
+		}
+	})
 	// Ten sequences, not 25: what is under test is that every check
 	// passes, restarts and crashes included, and the search's share of
 	// a run against this server is highest (at a load of 50 its 25
@@ -52,9 +60,24 @@ func TestPythonServerPassesEverything(t *testing.T) {
 	if left := processesUsing(t, dir); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}
-	if t.Failed() {
-		// The server's log goes with the temporary directory: show its end.
-		log, _ := os.ReadFile(filepath.Join(dir, "target.log"))
-		t.Logf("target.log, last %d bytes:\n%s", min(len(log), 8000), log[max(0, len(log)-8000):])
+}
+
+// logTargetTimes shows what a failed run's target log says of the
+// server's starts and stops (idemspec's own lines, with their times:
+// where a slow run's time went) and the log's end. The log goes with
+// the temporary directory.
+func logTargetTimes(t *testing.T, path string) {
+	log, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("target log: %v", err)
+		return
 	}
+	var notes []string
+	for line := range strings.Lines(string(log)) {
+		if strings.HasPrefix(line, "idemspec ") {
+			notes = append(notes, line)
+		}
+	}
+	t.Logf("target.log, idemspec's %d lines:\n%s", len(notes), strings.Join(notes, ""))
+	t.Logf("target.log, last %d bytes:\n%s", min(len(log), 8000), log[max(0, len(log)-8000):])
 }
