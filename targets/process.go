@@ -173,12 +173,15 @@ func (p *Process) start(ctx context.Context) error {
 	p.run = r
 	p.starts++
 	p.note("started pid %d (start %d)", r.Pid(), p.starts)
+	began := time.Now()
 	if err := p.Health.await(ctx, p.target, r.Done()); err != nil {
 		pid := r.Pid()
 		p.stop(false) // a process that never came up is not left behind
 		return fmt.Errorf("process (pid %d) not healthy (%s): %w; its output is in %s",
 			pid, p.Health, err, filepath.Join(p.dir, LogName))
 	}
+	// A slow run's time is often its target's starts: the log says each.
+	p.note("pid %d healthy after %s", r.Pid(), time.Since(began).Round(time.Millisecond))
 	return nil
 }
 

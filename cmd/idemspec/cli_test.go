@@ -199,6 +199,12 @@ func idemspecEnv(t *testing.T, env []string, args ...string) result {
 	// minutes.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
+	return idemspecWithin(ctx, t, env, args...)
+}
+
+// idemspecWithin runs the CLI with env added, bounded by ctx.
+func idemspecWithin(ctx context.Context, t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
@@ -227,13 +233,21 @@ func run(t *testing.T, args ...string) result {
 // must include --report-dir.
 func runEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	return runWithin(ctx, t, env, args...)
+}
+
+// runWithin is runEnv bounded by ctx.
+func runWithin(ctx context.Context, t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	dir := ""
 	for i, a := range args {
 		if a == "--report-dir" && i+1 < len(args) {
 			dir = args[i+1]
 		}
 	}
-	r := idemspecEnv(t, env, append([]string{"run"}, args...)...)
+	r := idemspecWithin(ctx, t, env, append([]string{"run"}, args...)...)
 	rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Fatalf("idemspec %v (exit %d): %v\nstdout:\n%s\nstderr:\n%s", args, r.code, err, r.stdout, r.stderr)
