@@ -51,7 +51,7 @@ type clientEntry struct {
 // mutant's checks.
 func twinEntries(dir string) []clientEntry {
 	agent := binary + " agent --base-url-env API_URL --deadline 5s"
-	pythonAgent := "python3 " + filepath.Join(dir, "..", "..", "examples", "clients", "python-agent", "agent.py")
+	pythonAgent := python() + " " + filepath.Join(dir, "..", "..", "examples", "clients", "python-agent", "agent.py")
 	twin := []string{"--target", processExample, "--base-url-env", "API_URL"}
 	entries := []clientEntry{
 		{name: "twin/reference", command: agent, args: twin, slack: agentSlack, runs: 2},
@@ -70,10 +70,10 @@ const token = "sk-test-123"
 
 func clientEntries(t *testing.T) []clientEntry {
 	_, file, _, _ := runtime.Caller(0)
-	python := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "python", "client.py")
+	pythonScript := filepath.Join(filepath.Dir(file), "..", "..", "examples", "clients", "python", "client.py")
 	entries := []clientEntry{
 		{name: "reference", command: binary + " agent", slack: agentSlack},
-		{name: "python", command: "python3 " + python, slack: pythonSlack},
+		{name: "python", command: python() + " " + pythonScript, slack: pythonSlack},
 	}
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name, command: binary + " agent --bug " + m.Name, catches: m.CaughtBy(), slack: agentSlack})
@@ -82,7 +82,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	// The key in the body or a query parameter: the clients still pass
 	// (the Python one, slow to start, with the body key only), and a new
 	// key on a retry is C1's alone, not also a changed payload.
-	entries = append(entries, clientEntry{name: "python?key_in=body", command: "python3 " + python, args: []string{"--key-in", fakes.KeyInBody}, slack: pythonSlack})
+	entries = append(entries, clientEntry{name: "python?key_in=body", command: python() + " " + pythonScript, args: []string{"--key-in", fakes.KeyInBody}, slack: pythonSlack})
 	for _, in := range []string{fakes.KeyInBody, fakes.KeyInQuery} {
 		args := []string{"--key-in", in}
 		entries = append(entries, clientEntry{name: "reference?key_in=" + in, command: binary + " agent", args: args, slack: agentSlack})
@@ -100,7 +100,7 @@ func clientEntries(t *testing.T) []clientEntry {
 	// not the timing).
 	entries = append(entries,
 		clientEntry{name: "reference?bearer", command: binary + " agent --bearer " + token, slack: agentSlack, runs: 2},
-		clientEntry{name: "python?bearer", command: "API_TOKEN=" + token + " python3 " + python, slack: pythonSlack, runs: 2})
+		clientEntry{name: "python?bearer", command: "API_TOKEN=" + token + " " + python() + " " + pythonScript, slack: pythonSlack, runs: 2})
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {
 		entries = append(entries, clientEntry{name: m.Name + "?bearer", command: binary + " agent --bearer " + token + " --bug " + m.Name, catches: m.CaughtBy(), slack: agentSlack, runs: 2})
 	}
@@ -113,8 +113,8 @@ func clientEntries(t *testing.T) []clientEntry {
 		clientEntry{name: "workflow/reference", command: binary + " agent", args: wf, slack: agentSlack, workflow: true},
 		clientEntry{name: "workflow/reference?key_in=body", command: binary + " agent", args: append(wf, "--key-in", fakes.KeyInBody), slack: agentSlack, workflow: true, runs: 2},
 		clientEntry{name: "workflow/reference?bearer", command: binary + " agent --bearer " + token, args: wf, slack: agentSlack, workflow: true, runs: 2},
-		clientEntry{name: "workflow/python", command: "python3 " + workflow, args: wf, slack: pythonSlack, workflow: true, runs: 3},
-		clientEntry{name: "workflow/python?key_in=body", command: "python3 " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: pythonSlack, workflow: true, runs: 2})
+		clientEntry{name: "workflow/python", command: python() + " " + workflow, args: wf, slack: pythonSlack, workflow: true, runs: 3},
+		clientEntry{name: "workflow/python?key_in=body", command: python() + " " + workflow, args: append(wf, "--key-in", fakes.KeyInBody), slack: pythonSlack, workflow: true, runs: 2})
 	// A workflow mutant's fault lands on its step through a hold, not a
 	// race: three runs each are enough.
 	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {

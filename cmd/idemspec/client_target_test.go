@@ -19,7 +19,7 @@ import (
 // mode.
 func unmodifiedAgent(mode string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return "python3 " + filepath.Join(filepath.Dir(file), "testdata", "unmodified_agent.py") + " " + mode
+	return python() + " " + filepath.Join(filepath.Dir(file), "testdata", "unmodified_agent.py") + " " + mode
 }
 
 func processReference() string {

@@ -135,7 +135,7 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 				t.Errorf("exit: %v, want code 2 (interrupted)\n%s%s", err, out.String(), errb.String())
 			}
 			for _, pid := range startedPids(t, dir) {
-				if alive(pid) {
+				if runsIn(pid, dir) {
 					t.Errorf("target process %d (started by idemspec) is still running", pid)
 				}
 			}
@@ -292,6 +292,16 @@ func retryingAfterCrash(t *testing.T, dir string) bool {
 }
 
 // alive: the process exists and is not a zombie waiting to be reaped.
+// runsIn says whether pid is alive and still the process idemspec
+// started for a run in dir (whose command line names its report
+// directory): a busy machine hands a stopped target's pid to another
+// process within a minute (pids wrapped in one run beside a second test
+// suite), and that one is not a target left behind.
+func runsIn(pid int, dir string) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && bytes.Contains(cmdline, []byte(dir)) && alive(pid)
+}
+
 func alive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -43,7 +43,7 @@ func TestPythonServerPassesEverything(t *testing.T) {
 	// six minutes (idemspec bounds its own waits).
 	ctx, cancel := testenv.UntilDeadline(t)
 	defer cancel()
-	r := runWithin(ctx, t, nil, "--target", pythonServer, "--report-dir", dir, "--sequences", "10", "--search-time", "90s")
+	r := runWithin(ctx, t, []string{"PYTHON=" + python()}, "--target", pythonServer, "--report-dir", dir, "--sequences", "10", "--search-time", "90s")
 	for _, c := range r.report.Checks {
 		// The file declares everything a check needs (tenants, a
 		// look-up, a fail trigger, a process to restart and crash), so
@@ -59,7 +59,7 @@ func TestPythonServerPassesEverything(t *testing.T) {
 		t.Errorf("exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, pid := range startedPids(t, dir) {
-		if alive(pid) {
+		if runsIn(pid, dir) {
 			t.Errorf("target process %d (started by idemspec) is still running", pid)
 		}
 	}

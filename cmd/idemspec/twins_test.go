@@ -52,7 +52,7 @@ func pythonTwin(t *testing.T, flags ...string) twinAgent {
 	if len(flags) > 0 {
 		name = "python/" + strings.TrimPrefix(flags[0], "--")
 	}
-	return twinAgent{name: name, argv: append([]string{"python3", abs, "--attempt-timeout", "10", "--deadline", "50"}, flags...)}
+	return twinAgent{name: name, argv: append([]string{python(), abs, "--attempt-timeout", "10", "--deadline", "50"}, flags...)}
 }
 
 // twinTrial is the reference server, a lane in front of it, and the
