@@ -24,8 +24,14 @@ func TestMain(m *testing.M) {
 	// The audits wait on their servers far more than they use CPU (the
 	// package: 18 CPU-seconds in 78 s of wall time at two at once,
 	// GOMAXPROCS on CI): four at once still leave a core idle, and keep
-	// M9's searches far inside their time bound.
-	testenv.Parallel(4)
+	// M9's searches far inside their time bound. The short tier's sample
+	// (5 CPU-seconds in all) runs eight at once: most of its wall time is
+	// two audits waiting out a silent server's 10 s start bound.
+	n := 4
+	if testing.Short() {
+		n = 8
+	}
+	testenv.Parallel(n)
 	os.Exit(m.Run())
 }
 
