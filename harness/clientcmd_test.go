@@ -111,6 +111,7 @@ func TestClientProcessLeavesNothing(t *testing.T) {
 // under way: Wait stops the client then, long before its own limit, and
 // says why, with everything it started.
 func TestClientProcessStopsWhenTheRunIsCutShort(t *testing.T) {
+	t.Parallel() // it waits on kills and sleeps, not on a core
 	for _, h := range proctest.Hostiles() {
 		t.Run(h.Name, func(t *testing.T) {
 			p, err := harness.StartClient(h.Line+"trap '' TERM; sleep 999", nil)
@@ -133,6 +134,7 @@ func TestClientProcessStopsWhenTheRunIsCutShort(t *testing.T) {
 // Clients.Stop ends every program still running, those no check waits
 // for included, and no program starts after it.
 func TestClientsStopEndsEveryProgram(t *testing.T) {
+	t.Parallel() // it waits on kills and sleeps, not on a core
 	var c harness.Clients
 	var sleeps []string
 	for _, h := range proctest.Hostiles() {

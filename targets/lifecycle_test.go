@@ -160,6 +160,7 @@ func TestParseLifecycleErrors(t *testing.T) {
 // refused above), and a process that comes up slowly, here after 3 s,
 // is waited for until it is up, not until the timeout.
 func TestSlowStartUp(t *testing.T) {
+	t.Parallel() // it waits on kills and sleeps, not on a core
 	for _, timeout := range []string{"2m", "10m"} {
 		tg, err := targets.Parse("p.yaml", file("base_url: http://127.0.0.1:1"+sections+"process:\n  command: x\n  health: {timeout: "+timeout+"}\n"))
 		if err != nil {
