@@ -38,7 +38,7 @@ func TestPythonServerPassesEverything(t *testing.T) {
 	// test is that every check passes, restarts and crashes included,
 	// and the search's share of a run against this server is highest.
 	// Its time is the machine's: quiet, the search takes 10 s; in a CI
-	// run whose other packages took 15 times as long as here, 303 s. So
+	// run whose harness tests took 15 times their quiet time, 303 s. So
 	// the run is bounded by the test binary's deadline, not a fixed
 	// six minutes (idemspec bounds its own waits).
 	ctx, cancel := testenv.UntilDeadline(t)

@@ -46,8 +46,8 @@ func runInto(t *testing.T, target string, wantCode int) string {
 // python is the interpreter `python3` names, resolved once: a version
 // manager's shim (pyenv's is a bash script that runs pyenv's before the
 // interpreter) doubles a start's cost on a quiet machine and costs
-// seconds on a busy one, where the Python server's 28 starts in one run
-// each took 4-10 s to be healthy. It falls back to "python3" when the
+// seconds on a busy one, where the Python server's thirty-odd starts in
+// one run each took 4-10 s to be healthy. It falls back to "python3" when the
 // interpreter cannot say where it is (or says a path with a space, which
 // a command line would split).
 var python = sync.OnceValue(func() string {
