@@ -127,15 +127,31 @@ func TestOneResource(t *testing.T) {
 			name:   "no answer on the clean lane",
 			sends:  []history.Exchange{answer(1, "send 1", 201, "r1"), {Seq: 2, Step: "send 2", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}},
 			r:      reading(1, "r1"),
+			want:   check.ERROR,
+			reason: "send 2 got no answer (maybe-applied: EOF), so the check could not see all it judges",
+		},
+		{
+			// A missing answer hides no violation: the count judges.
+			name:   "no answer, and a second resource",
+			sends:  []history.Exchange{answer(1, "send 1", 201, "r1"), {Seq: 2, Step: "send 2", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}},
+			r:      reading(2, "r1", "r2"),
 			want:   check.FAIL,
-			reason: "send 2 got no answer (expected an HTTP response, observed maybe-applied: EOF)",
+			reason: "counts 2 resources for one key",
+		},
+		{
+			// Both worlds: no answer named a resource, and none was made.
+			name:   "every send unanswered, nothing made",
+			sends:  []history.Exchange{{Seq: 1, Step: "send 1", Lane: "clean", Outcome: history.MaybeApplied, Error: "timeout"}, {Seq: 2, Step: "send 2", Lane: "clean", Outcome: history.MaybeApplied, Error: "timeout"}},
+			r:      reading(0),
+			want:   check.ERROR,
+			reason: "send 1, send 2 got no answer (maybe-applied: timeout)",
 		},
 		{
 			name:   "one send refused among answered ones",
 			sends:  []history.Exchange{answer(1, "send 1", 201, "r1"), refused(2, "send 2")},
 			r:      reading(1, "r1"),
-			want:   check.FAIL,
-			reason: "send 2 got no answer",
+			want:   check.ERROR,
+			reason: "send 2 got no answer (failed: connection refused)",
 		},
 		{
 			name:   "a 2xx without an id",
@@ -248,7 +264,7 @@ func TestReplayAfterLoss(t *testing.T) {
 			rec: rec(func(r *scenarios.LossRecord) {
 				r.Retries = []history.Exchange{{Seq: 2, Step: "retry 1", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}, first}
 			}),
-			want:   check.FAIL,
+			want:   check.ERROR,
 			reason: "retry 1 got no answer",
 		},
 		{
@@ -389,7 +405,7 @@ func TestMismatchRejected(t *testing.T) {
 			rec: rec(func(r *scenarios.MismatchRecord) {
 				r.Mismatch = history.Exchange{Seq: 2, Step: "mismatch", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}
 			}),
-			want:   check.FAIL,
+			want:   check.ERROR,
 			reason: "mismatch got no answer",
 		},
 		{
@@ -586,7 +602,7 @@ func TestNoRaceDuplicates(t *testing.T) {
 			runs: []scenarios.BurstRecord{burst(1, "clean", "", func(r *scenarios.BurstRecord) {
 				r.Sends[1] = history.Exchange{Seq: 2, Step: "burst 2/4", Lane: "clean", Outcome: history.MaybeApplied, Error: "EOF"}
 			})},
-			want:   check.FAIL,
+			want:   check.ERROR,
 			reason: "burst 2/4 got no answer",
 		},
 		{

@@ -44,7 +44,12 @@ func TestMissingKey(t *testing.T) {
 		},
 		{
 			name: "no answer", send: lost(1, "create without a key"), r: reading(0),
-			k1: check.FAIL, k1Reason: "create without a key got no answer", k1a: check.SKIP, k1aReason: "K1 fails here: the create without the key got no answer",
+			k1: check.ERROR, k1Reason: "create without a key got no answer", k1a: check.SKIP, k1aReason: "K1 fails here: the create without the key got no answer",
+		},
+		{
+			// Unanswered, yet it made a resource: the effect judges.
+			name: "no answer, and a resource made", send: lost(1, "create without a key"), r: reading(1, "r1"),
+			k1: check.FAIL, k1Reason: "counts 1 resources created without the key", k1a: check.SKIP, k1aReason: "K1 fails here: the create without the key got no answer",
 		},
 		{
 			name: "unreachable", send: refused(1, "create without a key"), r: reading(0),
@@ -217,8 +222,8 @@ func TestFingerprintScope(t *testing.T) {
 			vars: []scenarios.Variation{{
 				Name: "other whitespace", Original: answer(1, "original", 201, "r1"), Variant: lost(2, "variation"), Reading: reading(1, "r1"),
 			}},
-			want:   check.FAIL,
-			reason: "other whitespace: variation got no answer",
+			want:   check.ERROR,
+			reason: "variation got no answer",
 			rows:   [][]string{{"unknown (no answer)", "maybe-applied"}},
 		},
 	}
@@ -296,7 +301,7 @@ func TestReplayFidelity(t *testing.T) {
 			name: "the original was refused", original: answer(1, "original", 400, ""), replay: answer(2, "replay", 400, ""),
 			want: check.ERROR, reason: "the original request was not accepted (status 400)",
 		},
-		{name: "the replay got no answer", original: orig, replay: lost(2, "replay"), want: check.WARN, reason: "replay got no answer"},
+		{name: "the replay got no answer", original: orig, replay: lost(2, "replay"), want: check.ERROR, reason: "replay got no answer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -484,7 +489,7 @@ func TestFailedFirstAttempt(t *testing.T) {
 		{
 			name: "a retry got no answer",
 			rec:  scenarios.FailedFirstRecord{First: failed, Retries: []history.Exchange{lost(2, "retry")}, Again: stored(3, "second retry"), Reading: reading(0)},
-			want: check.FAIL, reason: "retry got no answer",
+			want: check.ERROR, reason: "retry got no answer",
 		},
 	}
 	for _, tc := range tests {

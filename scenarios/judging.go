@@ -14,21 +14,44 @@ import (
 // readings: they never send, sleep or read a clock, and they are tested
 // on hand-made histories.
 
-// unanswered reports exchanges that got no HTTP answer on a lane that had
-// no fault: the target dropped or hung up on a request it should answer.
-func unanswered(xs []history.Exchange) []check.Violation {
-	var out []check.Violation
+// unanswered lists the exchanges that got no HTTP answer on a lane that
+// had no fault (the target dropped the request, hung up, or answered
+// after --request-timeout).
+func unanswered(xs []history.Exchange) []history.Exchange {
+	var out []history.Exchange
 	for _, x := range xs {
 		if x.Outcome != history.OK {
-			out = append(out, check.Violation{
-				What:     fmt.Sprintf("%s got no answer", x.Step),
-				Expected: "an HTTP response",
-				Observed: fmt.Sprintf("%s: %s", x.Outcome, x.Error),
-				Seqs:     []int{x.Seq},
-			})
+			out = append(out, x)
 		}
 	}
 	return out
+}
+
+// judged is a judge's verdict from the violations it found and the
+// exchanges that got no answer. A request that got no answer may or may
+// not have been applied, and breaks no clause by itself: the judges
+// accept both worlds for it, and the oracle's count and the other answers
+// still judge the effects. So the violations found are the verdict,
+// FAIL or WARN at the check's level. With none, a missing answer is
+// ERROR, not PASS: the check could not see all it judges (and a target
+// that answers after --request-timeout, on a slow machine, is not
+// charged with breaking the clause).
+func judged(id string, vs []check.Violation, missing []history.Exchange) check.Verdict {
+	if len(vs) > 0 || len(missing) == 0 {
+		return check.Judge(id, vs...)
+	}
+	return check.Errored(id, noAnswer(missing))
+}
+
+// noAnswer says which exchanges got no answer, and how.
+func noAnswer(missing []history.Exchange) error {
+	steps := make([]string, len(missing))
+	for i, x := range missing {
+		steps[i] = x.Step
+	}
+	x := missing[0]
+	return fmt.Errorf("%s got no answer (%s: %s), so the check could not see all it judges: a request without an answer may or may not have been applied; a target slower than --request-timeout needs a longer one",
+		listed(steps), x.Outcome, x.Error)
 }
 
 // sameID reports 2xx answers that carry no id, or more than one id.
@@ -88,6 +111,16 @@ func countsOne(r check.Reading, id string) []check.Violation {
 		}}
 	}
 	return nil
+}
+
+// countsOneOrNone is countsOne where some answers are missing: when no
+// answer named a resource, none may have been made (each request without
+// an answer may not have been applied), so a count of 0 is no violation.
+func countsOneOrNone(r check.Reading, id string, missing []history.Exchange) []check.Violation {
+	if len(missing) > 0 && id == "" && r.Count == 0 {
+		return nil
+	}
+	return countsOne(r, id)
 }
 
 // unreached returns an error when no request reached the target at all:

@@ -61,7 +61,8 @@ func MissingKeyRefused(rec MissingKeyRecord) check.Verdict {
 	if err := unreached(xs); err != nil {
 		return check.Errored("K1", err)
 	}
-	vs := unanswered(xs)
+	missing := unanswered(xs)
+	var vs []check.Violation
 	if rec.Send.Is2xx() {
 		vs = append(vs, check.Violation{
 			What: "a create without the required key was accepted", Expected: "a 4xx",
@@ -74,5 +75,5 @@ func MissingKeyRefused(rec MissingKeyRecord) check.Verdict {
 			Expected: "0", Observed: fmt.Sprint(rec.Reading.Count),
 		})
 	}
-	return check.Judge("K1", vs...)
+	return judged("K1", vs, missing)
 }

@@ -120,6 +120,7 @@ func FingerprintScope(vars []Variation, mismatch int) (check.Verdict, check.Tabl
 		}
 	}
 	var vs []check.Violation
+	var missing []history.Exchange
 	for _, v := range vars {
 		may := "yes (MAY)"
 		if v.Changed {
@@ -129,16 +130,17 @@ func FingerprintScope(vars []Variation, mismatch int) (check.Verdict, check.Tabl
 			table.Rows = append(table.Rows, []string{v.Name, may, "not sent: " + v.NotApplicable, ""})
 			continue
 		}
-		treated, vv := judgeVariation(v, mismatch)
+		treated, vv, lost := judgeVariation(v, mismatch)
 		vs = append(vs, vv...)
+		missing = append(missing, lost...)
 		table.Rows = append(table.Rows, []string{v.Name, may, treated, answerOf(v.Variant)})
 	}
-	return check.Judge("K3", vs...), table
+	return judged("K3", vs, missing), table
 }
 
 // judgeVariation says how the target treated one variation and what was
-// wrong with it.
-func judgeVariation(v Variation, mismatch int) (string, []check.Violation) {
+// wrong with it, or which of its requests got no answer.
+func judgeVariation(v Variation, mismatch int) (string, []check.Violation, []history.Exchange) {
 	label := func(vs []check.Violation) []check.Violation {
 		for i := range vs {
 			vs[i].What = v.Name + ": " + vs[i].What
@@ -146,10 +148,10 @@ func judgeVariation(v Variation, mismatch int) (string, []check.Violation) {
 		return vs
 	}
 	o, x := v.Original, v.Variant
-	vs := label(unanswered([]history.Exchange{o, x}))
-	if len(vs) > 0 {
-		return "unknown (no answer)", vs
+	if lost := unanswered([]history.Exchange{o, x}); len(lost) > 0 {
+		return "unknown (no answer)", nil, lost
 	}
+	var vs []check.Violation
 	treated := "neither (" + answerOf(x) + ")"
 	switch {
 	case x.Is2xx() && x.ResourceID == o.ResourceID:
@@ -177,5 +179,5 @@ func judgeVariation(v Variation, mismatch int) (string, []check.Violation) {
 	if len(vs) == 0 {
 		vs = countsOne(v.Reading, o.ResourceID)
 	}
-	return treated, label(vs)
+	return treated, label(vs), nil
 }

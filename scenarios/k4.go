@@ -66,10 +66,10 @@ func ReplayFidelity(rec ReplayRecord) (check.Verdict, []string) {
 	if o.Outcome == history.OK && !o.Is2xx() {
 		return check.Errored("K4", fmt.Errorf("the original request was not accepted (status %d), so there is nothing to replay", o.Status)), nil
 	}
-	vs := unanswered(xs)
-	if len(vs) > 0 {
-		return check.Judge("K4", vs...), nil
+	if missing := unanswered(xs); len(missing) > 0 {
+		return judged("K4", nil, missing), nil
 	}
+	var vs []check.Violation
 	if r.Is2xx() && r.ResourceID != o.ResourceID {
 		// The same request executed again: the key was not honoured, the
 		// MUST checks' failure (S1, S2), and there is no replay whose

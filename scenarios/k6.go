@@ -90,10 +90,10 @@ func FailedFirstAttempt(rec FailedFirstRecord) (check.Verdict, []string) {
 		return check.Errored("K6", fmt.Errorf("the fail trigger did not make the first attempt fail with a 5xx (%s), so K6 cannot run", answerOf(f))), nil
 	}
 	later := append(append([]history.Exchange(nil), rec.Retries...), rec.Again)
-	vs := unanswered(later)
-	if len(vs) > 0 || len(rec.Retries) == 0 {
-		return check.Judge("K6", vs...), nil
+	if missing := unanswered(later); len(missing) > 0 || len(rec.Retries) == 0 {
+		return judged("K6", nil, missing), nil
 	}
+	var vs []check.Violation
 	final := rec.Retries[len(rec.Retries)-1]
 	// A stored failure replayed is the same status again; whether its
 	// body is replayed faithfully is K4's kind of question, not K6's.

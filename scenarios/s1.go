@@ -40,7 +40,8 @@ func OneResource(sends []history.Exchange, r check.Reading) check.Verdict {
 	if err := unreached(sends); err != nil {
 		return check.Errored("S1", err)
 	}
-	vs := unanswered(sends)
+	missing := unanswered(sends)
+	var vs []check.Violation
 	for _, x := range sends {
 		if x.Outcome == history.OK && !x.Is2xx() {
 			vs = append(vs, check.Violation{
@@ -53,6 +54,6 @@ func OneResource(sends []history.Exchange, r check.Reading) check.Verdict {
 	}
 	id, idv := sameID(sends)
 	vs = append(vs, idv...)
-	vs = append(vs, countsOne(r, id)...)
-	return check.Judge("S1", vs...)
+	vs = append(vs, countsOneOrNone(r, id, missing)...)
+	return judged("S1", vs, missing)
 }

@@ -84,7 +84,8 @@ func ReplayAfterLoss(rec LossRecord) check.Verdict {
 	if err := unreached(all); err != nil {
 		return check.Errored("S2", err)
 	}
-	vs := unanswered(all)
+	missing := unanswered(all)
+	var vs []check.Violation
 	var final *history.Exchange
 	for i, x := range rec.Retries {
 		switch {
@@ -99,12 +100,12 @@ func ReplayAfterLoss(rec LossRecord) check.Verdict {
 			})
 		}
 	}
-	if final == nil && len(vs) == 0 {
+	if final == nil && len(vs) == 0 && len(missing) == 0 {
 		vs = append(vs, check.Violation{What: "no retry got a successful answer before the harness gave up", Expected: "2xx", Observed: "only in-flight answers"})
 	}
 	id, idv := sameID(all)
 	vs = append(vs, idv...)
-	vs = append(vs, countsOne(rec.Reading, id)...)
+	vs = append(vs, countsOneOrNone(rec.Reading, id, missing)...)
 	// The second retry must get the original result again; sameID holds
 	// it to the same resource. How faithfully the answer is replayed
 	// (status, body, headers) is K4's to judge.
@@ -114,5 +115,5 @@ func ReplayAfterLoss(rec LossRecord) check.Verdict {
 			Observed: fmt.Sprint(rec.Replay.Status), Seqs: []int{final.Seq, rec.Replay.Seq},
 		})
 	}
-	return check.Judge("S2", vs...)
+	return judged("S2", vs, missing)
 }

@@ -129,13 +129,15 @@ func NoRaceDuplicates(runs ...BurstRecord) check.Verdict {
 		return check.Errored("S4", err)
 	}
 	var vs []check.Violation
+	var missing []history.Exchange
 	for _, r := range runs {
 		label := fmt.Sprintf("burst of %d on the %s lane", r.Burst.Size, r.Burst.Lane)
 		if r.Burst.Fault != "" {
 			label += " with " + r.Burst.Fault
 		}
 		xs := append(append([]history.Exchange(nil), r.Sends...), r.FollowUp)
-		vs = append(vs, unanswered(xs)...)
+		lost := unanswered(xs)
+		missing = append(missing, lost...)
 		// A refusal (4xx) executed nothing, which is all S4 asks; whether
 		// it carried the profile's in-flight status is K5's judgement.
 		for _, x := range r.Sends {
@@ -159,10 +161,10 @@ func NoRaceDuplicates(runs ...BurstRecord) check.Verdict {
 			idv[i].What = label + ": " + idv[i].What
 		}
 		vs = append(vs, idv...)
-		for _, v := range countsOne(r.Reading, id) {
+		for _, v := range countsOneOrNone(r.Reading, id, lost) {
 			v.What = label + ": " + v.What
 			vs = append(vs, v)
 		}
 	}
-	return check.Judge("S4", vs...)
+	return judged("S4", vs, missing)
 }

@@ -96,14 +96,16 @@ type RestartRecord struct {
 // survived its restart.
 func RestartRecovery(rounds ...RestartRecord) check.Verdict {
 	var vs []check.Violation
+	var missing []history.Exchange
 	for _, rec := range rounds {
-		v := restartRecovered(rec)
+		v, lost := restartRecovered(rec)
 		if v.Status == check.ERROR {
 			return v
 		}
 		vs = append(vs, v.Violations...)
+		missing = append(missing, lost...)
 	}
-	return check.Judge("S5a", vs...)
+	return judged("S5a", vs, missing)
 }
 
 // restartRecovered judges one round by its effect: after the restart
@@ -111,18 +113,21 @@ func RestartRecovery(rounds ...RestartRecord) check.Verdict {
 // original whose answer began and was then cut (a target that stops
 // without finishing its requests in flight) is maybe-applied, never a
 // violation by itself: the retry and the oracle say what became of it.
-func restartRecovered(rec RestartRecord) check.Verdict {
+// It returns the round's violations and the exchanges that got no
+// answer otherwise (judged).
+func restartRecovered(rec RestartRecord) (check.Verdict, []history.Exchange) {
 	xs := []history.Exchange{rec.Original, rec.Retry}
 	if err := unreached(xs); err != nil {
-		return check.Errored("S5a", err)
+		return check.Errored("S5a", err), nil
 	}
 	if s := rec.Original.Status; s != 0 && (s < 200 || s > 299) {
-		return check.Errored("S5a", fmt.Errorf("the original request was not accepted (status %d), so there is no record to survive the restart", rec.Original.Status))
+		return check.Errored("S5a", fmt.Errorf("the original request was not accepted (status %d), so there is no record to survive the restart", rec.Original.Status)), nil
 	}
 	if Cut(rec) {
 		xs = xs[1:]
 	}
-	vs := unanswered(xs)
+	missing := unanswered(xs)
+	var vs []check.Violation
 	if rec.Retry.Outcome == history.OK && !rec.Retry.Is2xx() {
 		vs = append(vs, check.Violation{
 			What:     "after the restart, the same request with the same key was refused",
@@ -138,8 +143,8 @@ func restartRecovered(rec RestartRecord) check.Verdict {
 	}
 	// The record survived if the retry names the original's resource;
 	// how faithfully the answer is replayed is K4's to judge.
-	vs = append(vs, countsOne(rec.Reading, id)...)
-	return check.Judge("S5a", vs...)
+	vs = append(vs, countsOneOrNone(rec.Reading, id, missing)...)
+	return check.Judge("S5a", vs...), missing
 }
 
 // Cut reports whether the round's restart cut the original's answer:

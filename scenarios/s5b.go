@@ -116,7 +116,8 @@ func CrashMidRequest(rec CrashRecord) check.Verdict {
 	if err := unreached(rec.Retries); err != nil {
 		return check.Errored("S5b", err)
 	}
-	vs := unanswered(rec.Retries)
+	missing := unanswered(rec.Retries)
+	var vs []check.Violation
 	if rec.Before.Count > 1 {
 		vs = append(vs, check.Violation{
 			What:     fmt.Sprintf("the crash left %d resources for one key before any retry", rec.Before.Count),
@@ -163,11 +164,11 @@ func CrashMidRequest(rec CrashRecord) check.Verdict {
 	}
 	id, idv := sameID(answers)
 	vs = append(vs, idv...)
-	for _, v := range countsOne(rec.After, id) {
+	for _, v := range countsOneOrNone(rec.After, id, missing) {
 		v.What = "after the retries, " + v.What
 		vs = append(vs, v)
 	}
-	return check.Judge("S5b", vs...)
+	return judged("S5b", vs, missing)
 }
 
 // blockedKey is S5b's verdict on a key still in flight when the harness

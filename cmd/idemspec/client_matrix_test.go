@@ -81,17 +81,20 @@ func clientEntries(t *testing.T) []clientEntry {
 	entries = append(entries, twinEntries(filepath.Dir(file))...)
 	// The key in the body or a query parameter: the clients still pass
 	// (the Python one, slow to start, with the body key only), and a new
-	// key on a retry is C1's alone, not also a changed payload.
-	entries = append(entries, clientEntry{name: "python?key_in=body", command: python() + " " + pythonScript, args: []string{"--key-in", fakes.KeyInBody}, slack: pythonSlack})
+	// key on a retry is C1's alone, not also a changed payload. Twice
+	// each, as the server matrix runs its key places: where the key
+	// travels changes what is read and written, not when, and the
+	// entries with the key in a header run five times.
+	entries = append(entries, clientEntry{name: "python?key_in=body", command: python() + " " + pythonScript, args: []string{"--key-in", fakes.KeyInBody}, slack: pythonSlack, runs: 2})
 	for _, in := range []string{fakes.KeyInBody, fakes.KeyInQuery} {
 		args := []string{"--key-in", in}
-		entries = append(entries, clientEntry{name: "reference?key_in=" + in, command: binary + " agent", args: args, slack: agentSlack})
+		entries = append(entries, clientEntry{name: "reference?key_in=" + in, command: binary + " agent", args: args, slack: agentSlack, runs: 2})
 		for _, name := range []string{"new-key-per-retry", "new-payload-per-retry"} {
 			m, err := fakes.LookupMutant(fakes.OfClient, name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.CaughtBy(), slack: agentSlack})
+			entries = append(entries, clientEntry{name: name + "?key_in=" + in, command: binary + " agent --bug " + name, args: args, catches: m.CaughtBy(), slack: agentSlack, runs: 2})
 		}
 	}
 	// A bearer token on every request: judged as without one. The
@@ -132,6 +135,23 @@ const (
 	agentSlack  = 8 * time.Second
 )
 
+// matrixDeadline is the client matrix's --deadline, unless an entry's
+// args give their own.
+const matrixDeadline = 5 * time.Second
+
+// clientDeadline is the deadline an entry's program runs under.
+func clientDeadline(e clientEntry) time.Duration {
+	d := matrixDeadline
+	for i, a := range e.args {
+		if a == "--deadline" && i+1 < len(e.args) {
+			if v, err := time.ParseDuration(e.args[i+1]); err == nil {
+				d = v
+			}
+		}
+	}
+	return d
+}
+
 // client runs client mode and reads its JSON report.
 func client(t *testing.T, args ...string) result {
 	t.Helper()
@@ -165,9 +185,18 @@ func clientChecks(workflow bool) []check.Entry {
 // take in all, most first, so that a slow entry does not start last and
 // run on alone: its runs times its slack, which is longer for the
 // interpreters, whose runs are the slow ones (a Python run takes four
-// times a reference agent's).
+// times a reference agent's). A client caught by C3 never ends by
+// itself: each of its runs also waits out C3's kill, its deadline plus
+// its slack (the six such entries, ordered by slack alone, started
+// two minutes into the matrix and ran on alone for its last two).
 func longestClientsFirst(t *testing.T, entries []clientEntry) []clientEntry {
-	cost := func(e clientEntry) int { return matrixRuns(t, cmp.Or(e.runs, 5)) * int(e.slack/time.Second) }
+	cost := func(e clientEntry) int {
+		run := e.slack
+		if slices.Contains(e.catches, "C3") {
+			run += clientDeadline(e) + e.slack
+		}
+		return matrixRuns(t, cmp.Or(e.runs, 5)) * int(run/time.Second)
+	}
 	slices.SortStableFunc(entries, func(a, b clientEntry) int { return cost(b) - cost(a) })
 	return entries
 }
@@ -186,7 +215,7 @@ func TestClientDetectionMatrix(t *testing.T) {
 			// The deadline leaves a program room to retry on a busy
 			// machine: a mutant that ran out of time before its resend
 			// shows no defect.
-			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", "5s",
+			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", matrixDeadline.String(),
 				// Generous: a timeout that fires before the request
 				// reaches the server (over MCP stdio, before the
 				// server's process has started) leaves nothing to judge.
