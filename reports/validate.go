@@ -12,9 +12,9 @@ import (
 // shard outside 1..COUNT or COUNT past MaxShards, a summary that does
 // not count the checks. A report is data from outside (a CI artifact,
 // another machine's shard), and what the writers and the merge count
-// and index by must be what idemspec writes: an unknown verdict used to
-// merge into counts that added up to 18 of 19, a shard index of -1 to
-// panic.
+// and index by must be what idemspec writes: an unknown verdict would
+// merge into counts that do not add up (18 of 19), a shard index of -1
+// would panic.
 func (r Report) valid() error {
 	if s := r.Run.Shard; s != nil {
 		if err := s.valid(); err != nil {
