@@ -113,6 +113,13 @@ func validKey(k string) bool {
 }
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, at time.Time, q request, a answer) {
+	if a.replayed && s.opts.ReplayDelay > 0 {
+		select {
+		case <-time.After(s.opts.ReplayDelay):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	s.mu.Lock()
 	arrival := Arrival{At: at, Key: q.key, Tenant: q.tenant, Hash: q.hash, Status: a.status, Method: r.Method, Path: r.URL.Path}
 	s.seen = append(s.seen, arrival)

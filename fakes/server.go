@@ -65,6 +65,12 @@ type Options struct {
 	// a verdict does not, and the detection matrices use it. The narrow
 	// window's own detection rate is a benchmark's to measure.
 	HeldWindow bool
+	// ReplayDelay holds every replayed answer that long before it is sent
+	// (ended early when the client gives up): a correct server whose
+	// replays are slower than the harness waits, as one that reads them
+	// from a slow store is. Its checks must not FAIL for the answers
+	// they did not get.
+	ReplayDelay time.Duration
 }
 
 // Defaults for Options fields left zero.

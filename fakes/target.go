@@ -104,8 +104,10 @@ func StartTarget(ref string) (*targets.Target, error) {
 			opts.Delay = d
 		case "in_progress_timeout":
 			opts.InProgressTimeout = d
+		case "replay_delay":
+			opts.ReplayDelay = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, profile, instances, list_scope, page_size, page_style, key_in, action, drain, window)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, replay_delay, profile, instances, list_scope, page_size, page_style, key_in, action, drain, window)", ref, name)
 		}
 	}
 	in, err := Start(opts, "127.0.0.1:0")
