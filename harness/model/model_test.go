@@ -65,6 +65,12 @@ func keyless(status int, id string) model.Event {
 	return model.Event{Keyless: &x}
 }
 
+// keylessLost is a create without the key that got no answer.
+func keylessLost() model.Event {
+	x := exchange(history.MaybeApplied, 0, "")
+	return model.Event{Keyless: &x}
+}
+
 func oddKey(c string, inFormat bool, status int, id string) model.Event {
 	return model.Event{OddKey: &model.OddKey{Case: c, InFormat: inFormat, X: exchange(history.OK, status, id)}}
 }
@@ -282,6 +288,11 @@ func TestCheck(t *testing.T) {
 		{name: "key-optional: a create without the key accepted",
 			events: []model.Event{keyless(201, "r1"), oracle(model.NoKey, "r1")},
 			want:   []string{"MUST no key: a create without the required key was accepted", "MUST no key: resources were created without the key"}},
+		{name: "a create without the key got no answer, and made nothing",
+			events: []model.Event{keylessLost(), oracle(model.NoKey)}},
+		{name: "a create without the key got no answer, and made a resource",
+			events: []model.Event{keylessLost(), oracle(model.NoKey, "r1")},
+			want:   []string{"MUST no key: resources were created without the key"}},
 		{name: "missing-key-422: refused with another status",
 			events: []model.Event{keyless(422, ""), oracle(model.NoKey)},
 			want:   []string{"SHOULD no key: a create without the required key was refused with another status than the profile's"}},
