@@ -40,10 +40,13 @@ func TestPythonServerPassesEverything(t *testing.T) {
 	// Its time is the machine's: quiet, the search takes 10 s; in a CI
 	// run whose harness tests took 15 times their quiet time, 303 s. So
 	// the run is bounded by the test binary's deadline, not a fixed
-	// six minutes (idemspec bounds its own waits).
+	// six minutes (idemspec bounds its own waits). A request may take
+	// 30 s, not the default 10: in a pair of test suites at load 44 a
+	// create without the key waited longer than 10 s for its answer (a
+	// thread per connection, under two suites' load).
 	ctx, cancel := testenv.UntilDeadline(t)
 	defer cancel()
-	r := runWithin(ctx, t, []string{"PYTHON=" + python()}, "--target", pythonServer, "--report-dir", dir, "--sequences", "10", "--search-time", "90s")
+	r := runWithin(ctx, t, []string{"PYTHON=" + python()}, "--target", pythonServer, "--report-dir", dir, "--sequences", "10", "--search-time", "90s", "--request-timeout", "30s")
 	for _, c := range r.report.Checks {
 		// The file declares everything a check needs (tenants, a
 		// look-up, a fail trigger, a process to restart and crash), so
