@@ -44,12 +44,12 @@ func TestMissingKey(t *testing.T) {
 		},
 		{
 			name: "no answer", send: lost(1, "create without a key"), r: reading(0),
-			k1: check.ERROR, k1Reason: "create without a key got no answer", k1a: check.SKIP, k1aReason: "K1 fails here: the create without the key got no answer",
+			k1: check.ERROR, k1Reason: "create without a key got no answer", k1a: check.SKIP, k1aReason: "the create without the key got no answer (maybe-applied), so there is no refusal status to judge",
 		},
 		{
 			// Unanswered, yet it made a resource: the effect judges.
 			name: "no answer, and a resource made", send: lost(1, "create without a key"), r: reading(1, "r1"),
-			k1: check.FAIL, k1Reason: "counts 1 resources created without the key", k1a: check.SKIP, k1aReason: "K1 fails here: the create without the key got no answer",
+			k1: check.FAIL, k1Reason: "counts 1 resources created without the key", k1a: check.SKIP, k1aReason: "the create without the key got no answer (maybe-applied), so there is no refusal status to judge",
 		},
 		{
 			name: "unreachable", send: refused(1, "create without a key"), r: reading(0),

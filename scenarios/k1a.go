@@ -40,7 +40,7 @@ func MissingKeyStatus(rec MissingKeyRecord) check.Verdict {
 	}
 	switch {
 	case x.Outcome != history.OK:
-		return check.Skip("K1a", fmt.Sprintf("K1 fails here: the create without the key got no answer (%s), so there is no refusal status to judge", x.Outcome))
+		return check.Skip("K1a", fmt.Sprintf("the create without the key got no answer (%s), so there is no refusal status to judge", x.Outcome))
 	case x.Is2xx():
 		return check.Skip("K1a", fmt.Sprintf("K1 fails here: the create without the required key was accepted (%s), so there is no refusal status to judge", answerOf(x)))
 	case x.Status == rec.Want:
