@@ -23,6 +23,7 @@ import (
 // The document describing the reference server's own API drafts a file
 // with no TODO that validates, and that passes against `idemspec serve`.
 func TestInitFromOpenAPIRunsAgainstTheServerItDescribes(t *testing.T) {
+	t.Parallel()
 	port := freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	file := filepath.Join(t.TempDir(), "reference.yaml")
@@ -154,6 +155,7 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 // describes: two reference servers behind one address, one taking its
 // key in a header, the other in the body.
 func TestInitFromOpenAPIRunsTwoOperations(t *testing.T) {
+	t.Parallel()
 	orders, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +214,7 @@ func TestInitFromOpenAPIRunsTwoOperations(t *testing.T) {
 // warning, passes against the server it describes, and fails against
 // the mutant that does not deduplicate, whose action appends twice.
 func TestInitFromOpenAPIRunsAnAction(t *testing.T) {
+	t.Parallel()
 	for _, mutant := range []string{"reference", "nodedup"} {
 		t.Run(mutant, func(t *testing.T) {
 			server, err := fakes.Start(fakes.Options{Mutant: mutant}, "127.0.0.1:0")

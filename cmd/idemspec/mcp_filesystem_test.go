@@ -25,6 +25,7 @@ const (
 // M4 once passed, 9 read tools of 10; now it is ERROR saying no call was
 // answered, a PASS stands only on an answered call, and the audit exits 2.
 func TestMCPAuditOfServerFilesystemPassesOnlyWhatItSaw(t *testing.T) {
+	t.Parallel()
 	requireInstalled(t, serverFilesystem, serverFilesystemInstall)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")

@@ -52,6 +52,7 @@ tools:
 // take no key, so no agent may retry them (M8 WARN), although each
 // filters out what the graph already holds.
 func TestMCPAuditOfServerMemory(t *testing.T) {
+	t.Parallel()
 	requireInstalled(t, serverMemory, serverMemoryInstall)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "memory.yaml")

@@ -82,6 +82,7 @@ func TestPaginatedExampleValidates(t *testing.T) {
 // shows.
 func TestPaginatedExampleRuns(t *testing.T) {
 	long(t)
+	t.Parallel()
 	for _, tc := range []struct {
 		mutant string
 		s1     check.Status

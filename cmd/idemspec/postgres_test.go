@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 	"github.com/idemspec/idemspec/internal/testenv"
 )
 
+var databases atomic.Int64
+
 // freshDatabase creates an empty database for one test and drops it after.
 func freshDatabase(t *testing.T, dsn string) string {
 	t.Helper()
@@ -27,7 +30,9 @@ func freshDatabase(t *testing.T, dsn string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("idemspec_%d", time.Now().UnixNano())
+	// Tests make theirs side by side, and two test runs may share the
+	// server: the clock, the process and a count keep names apart.
+	name := fmt.Sprintf("idemspec_%d_%d_%d", time.Now().UnixNano(), os.Getpid(), databases.Add(1))
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		admin.Close()
 		t.Fatal(err)
@@ -101,9 +106,11 @@ func serve(t *testing.T, args ...string) string {
 // S4, as its entry's Multi says.
 func TestTwoPostgresInstances(t *testing.T) {
 	long(t)
+	t.Parallel()
 	dsn := testenv.Postgres(t)
 	for _, name := range []string{fakes.Reference, "per-process-lock"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			m := serverMutant(t, name)
 			m.Catches = append(slices.Clone(m.Catches), mutant.Checks(m.Multi...)...)
 			store := freshDatabase(t, dsn)
@@ -140,9 +147,11 @@ tenants:
 // check its entry lists.
 func TestPostgresAction(t *testing.T) {
 	long(t)
+	t.Parallel()
 	dsn := testenv.Postgres(t)
 	for _, name := range []string{fakes.Reference, "ignore-payload"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			m := serverMutant(t, name)
 			store := freshDatabase(t, dsn)
 			first, second := serveOn(t, store, name), serveOn(t, store, name)

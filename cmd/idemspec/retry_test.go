@@ -13,6 +13,7 @@ import (
 // starts.
 func TestRetryCheckByReconciliation(t *testing.T) {
 	long(t)
+	t.Parallel()
 	in, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -306,6 +306,7 @@ func TestRateAndConcurrencyLimits(t *testing.T) {
 }
 
 func TestKeysAndMarkersCarryTheRunID(t *testing.T) {
+	t.Parallel()
 	c, _, file := countingTarget(t, "")
 	r := run(t, "--target", file, "--label-filter", "core")
 	if r.code != 0 {
@@ -330,6 +331,7 @@ func TestKeysAndMarkersCarryTheRunID(t *testing.T) {
 }
 
 func TestCleanupDeletesWhatTheRunCreated(t *testing.T) {
+	t.Parallel()
 	c, server, file := countingTarget(t, "cleanup:\n  delete:\n    path: /resources/{{.ID}}\n")
 	r := run(t, "--target", file, "--label-filter", "core")
 	if r.code != 0 {

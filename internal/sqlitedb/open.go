@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	_ "modernc.org/sqlite" // pure-Go SQLite driver: no cgo on CI machines or for library users
+	"modernc.org/sqlite" // pure-Go SQLite driver: no cgo on CI machines or for library users
 )
 
 // Options tune Open beyond its defaults.
@@ -36,10 +36,8 @@ func Open(path, ddl string, o Options) (*sql.DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
+	// Each connection keeps the statements it compiled (stmts.go).
+	db := sql.OpenDB(connector{d: &sqlite.Driver{}, dsn: "file:" + path + "?" + q.Encode()})
 	if o.MaxOpenConns > 0 {
 		db.SetMaxOpenConns(o.MaxOpenConns)
 	}
