@@ -177,6 +177,43 @@ func forEach[T any](t *testing.T, fanOut, weight int, items []T, name func(T) st
 	wg.Wait()
 }
 
+// repeat is one run of a matrix's entry. The matrices hand forEach
+// runs, not entries, so an entry's repeats go side by side: run one
+// after another inside their entry, the TypeScript agent's five runs
+// over MCP (40 s each beside the other matrices) were a 200-second
+// chain that every other entry had ended before, and the package's
+// longest test. Every entry still makes all its runs.
+type repeat[T any] struct {
+	entry T
+	i, of int // run i+1 of `of`
+}
+
+// repeats are each entry's runs, entry by entry in the entries' order.
+func repeats[T any](entries []T, runs func(T) int) []repeat[T] {
+	var out []repeat[T]
+	for _, e := range entries {
+		n := runs(e)
+		for i := 0; i < n; i++ {
+			out = append(out, repeat[T]{entry: e, i: i, of: n})
+		}
+	}
+	return out
+}
+
+// String is how a failure names the run: "run 2 of 5".
+func (r repeat[T]) String() string { return fmt.Sprintf("run %d of %d", r.i+1, r.of) }
+
+// repeatName names a run's subtest: its entry's name, and the run's
+// number when the entry makes several (TestX/python/run-2).
+func repeatName[T any](name func(T) string) func(repeat[T]) string {
+	return func(r repeat[T]) string {
+		if r.of == 1 {
+			return name(r.entry)
+		}
+		return fmt.Sprintf("%s/run-%d", name(r.entry), r.i+1)
+	}
+}
+
 // result is one CLI invocation.
 type result struct {
 	code           int

@@ -38,6 +38,10 @@ type clientEntry struct {
 	requires func(t *testing.T)
 	// runs is how many times the full tier runs the entry (0: five).
 	runs int
+	// serial: the entry's runs share a file (an MCP twin's server keeps
+	// its records in one), so they run one after another, not side by
+	// side as other entries' runs do (repeat).
+	serial bool
 	// workflow: the entry runs the workflow shape (--workflow, W1-W5).
 	workflow bool
 }
@@ -181,77 +185,101 @@ func clientChecks(workflow bool) []check.Entry {
 	return out
 }
 
-// longestClientsFirst orders the client entries by how long their runs
-// take in all, most first, so that a slow entry does not start last and
-// run on alone: its runs times its slack, which is longer for the
-// interpreters, whose runs are the slow ones (a Python run takes four
-// times a reference agent's). A client caught by C3 never ends by
-// itself: each of its runs also waits out C3's kill, its deadline plus
-// its slack (the six such entries, ordered by slack alone, started
-// two minutes into the matrix and ran on alone for its last two).
-func longestClientsFirst(t *testing.T, entries []clientEntry) []clientEntry {
-	cost := func(e clientEntry) int {
+// clientRuns is how many times the full tier runs a client entry.
+func clientRuns(t *testing.T, e clientEntry) int { return matrixRuns(t, cmp.Or(e.runs, 5)) }
+
+// clientRepeats are the client entries' runs (repeat), the longest
+// first, so that a slow run does not start last and run on alone: a
+// run's length is its slack, which is longer for the interpreters,
+// whose runs are the slow ones (a Python run takes four times a
+// reference agent's), and a client caught by C3 never ends by itself:
+// its run also waits out C3's kill, its deadline plus its slack. An
+// entry whose runs share a file (serial) is one item that makes them
+// one after another.
+func clientRepeats(t *testing.T, entries []clientEntry) []repeat[clientEntry] {
+	cost := func(e clientEntry) time.Duration {
 		run := e.slack
 		if slices.Contains(e.catches, "C3") {
 			run += clientDeadline(e) + e.slack
 		}
-		return matrixRuns(t, cmp.Or(e.runs, 5)) * int(run/time.Second)
+		if e.serial {
+			run *= time.Duration(clientRuns(t, e))
+		}
+		return run
 	}
-	slices.SortStableFunc(entries, func(a, b clientEntry) int { return cost(b) - cost(a) })
-	return entries
+	slices.SortStableFunc(entries, func(a, b clientEntry) int { return cmp.Compare(cost(b), cost(a)) })
+	return repeats(entries, func(e clientEntry) int {
+		if e.serial {
+			return 1
+		}
+		return clientRuns(t, e)
+	})
 }
 
 func TestClientDetectionMatrix(t *testing.T) {
 	t.Parallel()
-	forEach(t, matrixClientFanOut, clientWeight, longestClientsFirst(t, fastTier(clientEntries(t), func(e clientEntry) []string { return e.catches })), func(e clientEntry) string { return e.name }, func(t *testing.T, e clientEntry) {
+	entries := clientRepeats(t, fastTier(clientEntries(t), func(e clientEntry) []string { return e.catches }))
+	forEach(t, matrixClientFanOut, clientWeight, entries, repeatName(func(e clientEntry) string { return e.name }), func(t *testing.T, run repeat[clientEntry]) {
+		e := run.entry
 		if e.requires != nil {
 			e.requires(t)
 		}
-		// A mutant caught by SHOULD checks alone warns and exits 0
-		// (TestClientStrictTurnsWarnIntoFailure shows --strict's 1).
-		wantCode := wantExit(t, mutant.Mutant{Name: e.name, Catches: mutant.Checks(e.catches...)})
-		runs := matrixRuns(t, cmp.Or(e.runs, 5))
-		for i := 0; i < runs; i++ {
-			// The deadline leaves a program room to retry on a busy
-			// machine: a mutant that ran out of time before its resend
-			// shows no defect.
-			r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", matrixDeadline.String(),
-				// Generous: a timeout that fires before the request
-				// reaches the server (over MCP stdio, before the
-				// server's process has started) leaves nothing to judge.
-				"--attempt-timeout", "2s", "--slack", e.slack.String()}, e.args...)...)
-			verdicts := map[string]check.Status{}
-			for _, c := range r.report.Checks {
-				verdicts[c.ID] = c.Verdict
-			}
-			var missed, falseAlarms []string
-			for _, c := range clientChecks(e.workflow) {
-				v, ran := verdicts[c.ID]
-				switch {
-				case !ran:
-					t.Errorf("run %d: %s missing from the report", i+1, c.ID)
-				case slices.Contains(e.skips, c.ID):
-					if v != check.SKIP {
-						missed = append(missed, c.ID+"="+string(v)+" (want SKIP)")
-					}
-				case slices.Contains(e.catches, c.ID) && v != caught(c):
-					missed = append(missed, c.ID+"="+string(v))
-				case !slices.Contains(e.catches, c.ID) && v != check.PASS:
-					falseAlarms = append(falseAlarms, c.ID+"="+string(v))
-				}
-			}
-			for _, c := range r.report.Checks {
-				if (c.Group == "workflow") != e.workflow || c.Group != "client" && c.Group != "workflow" {
-					t.Errorf("run %d: %s check %s in the report of %s", i+1, c.Group, c.ID, e.name)
-				}
-			}
-			sort.Strings(missed)
-			sort.Strings(falseAlarms)
-			if len(missed)+len(falseAlarms) > 0 || r.code != wantCode {
-				t.Fatalf("run %d of %d: exit %d (want %d), missed %v, false alarms %v\n%s%s", i+1, runs, r.code, wantCode, missed, falseAlarms, r.stdout, r.stderr)
-			}
+		if !e.serial {
+			clientRun(t, run)
+			return
+		}
+		n := clientRuns(t, e)
+		for i := 0; i < n; i++ {
+			clientRun(t, repeat[clientEntry]{entry: e, i: i, of: n})
 		}
 	})
+}
+
+// clientRun is one run of the client matrix's entry: its verdicts are
+// exactly the entry's.
+func clientRun(t *testing.T, run repeat[clientEntry]) {
+	t.Helper()
+	e := run.entry
+	// A mutant caught by SHOULD checks alone warns and exits 0
+	// (TestClientStrictTurnsWarnIntoFailure shows --strict's 1).
+	wantCode := wantExit(t, mutant.Mutant{Name: e.name, Catches: mutant.Checks(e.catches...)})
+	// The deadline leaves a program room to retry on a busy machine: a
+	// mutant that ran out of time before its resend shows no defect.
+	r := client(t, append([]string{"--cmd", e.command, "--attempt-budget", "3", "--deadline", matrixDeadline.String(),
+		// Generous: a timeout that fires before the request reaches the
+		// server (over MCP stdio, before the server's process has
+		// started) leaves nothing to judge.
+		"--attempt-timeout", "2s", "--slack", e.slack.String()}, e.args...)...)
+	verdicts := map[string]check.Status{}
+	for _, c := range r.report.Checks {
+		verdicts[c.ID] = c.Verdict
+	}
+	var missed, falseAlarms []string
+	for _, c := range clientChecks(e.workflow) {
+		v, ran := verdicts[c.ID]
+		switch {
+		case !ran:
+			t.Errorf("%s: %s missing from the report", run, c.ID)
+		case slices.Contains(e.skips, c.ID):
+			if v != check.SKIP {
+				missed = append(missed, c.ID+"="+string(v)+" (want SKIP)")
+			}
+		case slices.Contains(e.catches, c.ID) && v != caught(c):
+			missed = append(missed, c.ID+"="+string(v))
+		case !slices.Contains(e.catches, c.ID) && v != check.PASS:
+			falseAlarms = append(falseAlarms, c.ID+"="+string(v))
+		}
+	}
+	for _, c := range r.report.Checks {
+		if (c.Group == "workflow") != e.workflow || c.Group != "client" && c.Group != "workflow" {
+			t.Errorf("%s: %s check %s in the report of %s", run, c.Group, c.ID, e.name)
+		}
+	}
+	sort.Strings(missed)
+	sort.Strings(falseAlarms)
+	if len(missed)+len(falseAlarms) > 0 || r.code != wantCode {
+		t.Fatalf("%s: exit %d (want %d), missed %v, false alarms %v\n%s%s", run, r.code, wantCode, missed, falseAlarms, r.stdout, r.stderr)
+	}
 }
 
 // A client that never ends is killed at the deadline plus slack, does

@@ -66,7 +66,7 @@ func mcpTwinEntries() []clientEntry {
 			panic(err) // the binary's own directory: writable, or no test runs
 		}
 		return clientEntry{name: "mcp-twin/" + name, command: binary + " agent --mcp --mcp-command-env RECORDS_MCP " + strings.Join(stdioBounds, " ") + bug,
-			args: []string{"--mcp", "--target", file, "--mcp-command-env", "RECORDS_MCP"}, catches: catches, slack: agentSlack, runs: 2}
+			args: []string{"--mcp", "--target", file, "--mcp-command-env", "RECORDS_MCP"}, catches: catches, slack: agentSlack, runs: 2, serial: true}
 	}
 	entries := []clientEntry{entry(fakes.Reference, "", nil)}
 	for _, m := range fakes.MutantsOf(fakes.OfClient) {

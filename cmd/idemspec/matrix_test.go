@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -65,11 +64,12 @@ func entryRuns(t *testing.T, m matrixEntry) int {
 	return matrixRuns(t, 3)
 }
 
-// longestFirst orders entries by how many runs each makes, most first,
-// so that an entry of ten runs does not start last and run on alone.
-func longestFirst(t *testing.T, entries []matrixEntry) []matrixEntry {
+// serverRepeats are the runs of a server matrix's entries, an entry's
+// runs side by side (repeat), those of the entries with the most runs
+// first: a race's ten runs do not start last and run on alone.
+func serverRepeats(t *testing.T, entries []matrixEntry) []repeat[matrixEntry] {
 	slices.SortStableFunc(entries, func(a, b matrixEntry) int { return entryRuns(t, b) - entryRuns(t, a) })
-	return entries
+	return repeats(entries, func(m matrixEntry) int { return entryRuns(t, m) })
 }
 
 // matrixRun is one run of a server matrix's entry.
@@ -223,16 +223,14 @@ func caught(c check.Entry) check.Status {
 
 func TestDetectionMatrix(t *testing.T) {
 	t.Parallel()
-	forEach(t, serverFanOut(t, matrixFanOut), detectionWeight, longestFirst(t, fastTier(matrixEntries(), serverCatches)), entryName, func(t *testing.T, m matrixEntry) {
-		runs := entryRuns(t, m)
+	forEach(t, serverFanOut(t, matrixFanOut), detectionWeight, serverRepeats(t, fastTier(matrixEntries(), serverCatches)), repeatName(entryName), func(t *testing.T, run repeat[matrixEntry]) {
+		m := run.entry
 		m.Mutant = withoutProperties(m.Mutant)
 		wantCode := wantExit(t, m.Mutant)
-		for i := 0; i < runs; i++ {
-			r := matrixRun(t, m, "--target", m.target, "--label-filter", "!property")
-			expectDetection(t, m.Mutant, r, fmt.Sprintf("run %d of %d", i+1, runs))
-			if r.code != wantCode {
-				t.Fatalf("run %d: exit %d, want %d\n%s%s", i+1, r.code, wantCode, r.stdout, r.stderr)
-			}
+		r := matrixRun(t, m, "--target", m.target, "--label-filter", "!property")
+		expectDetection(t, m.Mutant, r, run.String())
+		if r.code != wantCode {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", run, r.code, wantCode, r.stdout, r.stderr)
 		}
 	})
 }

@@ -87,70 +87,68 @@ func shrinkHolds(m matrixEntry, ev check.Evidence) error {
 // counterexample and the line that replays it.
 func TestPropertyAloneCatchesEveryMutant(t *testing.T) {
 	t.Parallel()
-	forEach(t, serverFanOut(t, propertyFanOut), propertyWeight, longestFirst(t, fastTier(matrixEntries(), serverCatches)), entryName, func(t *testing.T, m matrixEntry) {
-		runs := entryRuns(t, m)
-		for i := 0; i < runs; i++ {
-			r := matrixRun(t, m, "--target", m.target, "--label-filter", "property")
-			want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
-			catcher, code := "", 0
-			switch {
-			case slices.Contains(m.CaughtBy(), scenarios.P1.ID):
-				catcher, code = scenarios.P1.ID, 1
-				want[scenarios.P1.ID], want[scenarios.P2.ID] = check.FAIL, check.SKIP
-			case slices.Contains(m.CaughtBy(), scenarios.P2.ID):
-				catcher = scenarios.P2.ID
-				want[scenarios.P2.ID] = check.WARN
-			default:
-				// The reference, or a mutant right on one instance
-				// (caught on two, where its entry lists P1).
-				if m.Name != fakes.Reference && len(m.Catches) > 0 {
-					t.Fatalf("%s lists neither P1 nor P2", m.Name)
-				}
+	forEach(t, serverFanOut(t, propertyFanOut), propertyWeight, serverRepeats(t, fastTier(matrixEntries(), serverCatches)), repeatName(entryName), func(t *testing.T, run repeat[matrixEntry]) {
+		m := run.entry
+		r := matrixRun(t, m, "--target", m.target, "--label-filter", "property")
+		want := map[string]check.Status{scenarios.P1.ID: check.PASS, scenarios.P2.ID: check.PASS}
+		catcher, code := "", 0
+		switch {
+		case slices.Contains(m.CaughtBy(), scenarios.P1.ID):
+			catcher, code = scenarios.P1.ID, 1
+			want[scenarios.P1.ID], want[scenarios.P2.ID] = check.FAIL, check.SKIP
+		case slices.Contains(m.CaughtBy(), scenarios.P2.ID):
+			catcher = scenarios.P2.ID
+			want[scenarios.P2.ID] = check.WARN
+		default:
+			// The reference, or a mutant right on one instance
+			// (caught on two, where its entry lists P1).
+			if m.Name != fakes.Reference && len(m.Catches) > 0 {
+				t.Fatalf("%s lists neither P1 nor P2", m.Name)
 			}
-			for id, w := range want {
-				if got := checkResult(t, r, id); got.Verdict != w {
-					t.Fatalf("run %d of %d: %s %s, want %s\n%s%s", i+1, runs, id, got.Verdict, w, r.stdout, r.stderr)
-				}
-			}
-			if r.code != code {
-				t.Fatalf("run %d: exit %d, want %d\n%s", i+1, r.code, code, r.stdout)
-			}
-			for _, c := range r.report.Checks {
-				if c.Group != "property" && c.Verdict != check.SKIP {
-					t.Fatalf("run %d: %s ran (%s) though the label filter selects the properties alone", i+1, c.ID, c.Verdict)
-				}
-				// One search serves both: each shows its time, whichever
-				// spec ran it.
-				if c.Group == "property" && (c.Evidence.Search <= 0 || c.DurationMS < reports.MS(c.Evidence.Search)) {
-					t.Fatalf("run %d: %s took %.2f ms, its search %s: want the search's time", i+1, c.ID, c.DurationMS, c.Evidence.Search)
-				}
-			}
-			if catcher == "" {
-				continue
-			}
-			ev := checkResult(t, r, catcher).Evidence
-			if err := shrinkHolds(m, ev); err != nil {
-				t.Fatalf("run %d: %s %v\n%s", i+1, catcher, err, r.stdout)
-			}
-			t.Logf("run %d: %s counterexample of %d steps (first %d)", i+1, catcher, len(ev.Steps), shrunkFrom(ev.Notes))
-			if unrepeated(m, ev) {
-				if !strings.Contains(r.stdout, "counterexample, shrunk to") {
-					t.Fatalf("run %d: the terminal does not show the counterexample:\n%s", i+1, r.stdout)
-				}
-				continue
-			}
-			target := m.target
-			if strings.ContainsAny(target, "?&") {
-				target = "'" + target + "'" // shell-quoted
-			}
-			if !strings.HasPrefix(ev.Replay, "idemspec run --target "+target+" --label-filter property --seed ") {
-				t.Fatalf("run %d: replay line %q", i+1, ev.Replay)
-			}
-			if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
-				t.Fatalf("run %d: the terminal does not show the counterexample and its replay line:\n%s", i+1, r.stdout)
-			}
-			replayAgrees(t, ev)
 		}
+		for id, w := range want {
+			if got := checkResult(t, r, id); got.Verdict != w {
+				t.Fatalf("%s: %s %s, want %s\n%s%s", run, id, got.Verdict, w, r.stdout, r.stderr)
+			}
+		}
+		if r.code != code {
+			t.Fatalf("%s: exit %d, want %d\n%s", run, r.code, code, r.stdout)
+		}
+		for _, c := range r.report.Checks {
+			if c.Group != "property" && c.Verdict != check.SKIP {
+				t.Fatalf("%s: %s ran (%s) though the label filter selects the properties alone", run, c.ID, c.Verdict)
+			}
+			// One search serves both: each shows its time, whichever
+			// spec ran it.
+			if c.Group == "property" && (c.Evidence.Search <= 0 || c.DurationMS < reports.MS(c.Evidence.Search)) {
+				t.Fatalf("%s: %s took %.2f ms, its search %s: want the search's time", run, c.ID, c.DurationMS, c.Evidence.Search)
+			}
+		}
+		if catcher == "" {
+			return
+		}
+		ev := checkResult(t, r, catcher).Evidence
+		if err := shrinkHolds(m, ev); err != nil {
+			t.Fatalf("%s: %s %v\n%s", run, catcher, err, r.stdout)
+		}
+		t.Logf("%s: %s counterexample of %d steps (first %d)", run, catcher, len(ev.Steps), shrunkFrom(ev.Notes))
+		if unrepeated(m, ev) {
+			if !strings.Contains(r.stdout, "counterexample, shrunk to") {
+				t.Fatalf("%s: the terminal does not show the counterexample:\n%s", run, r.stdout)
+			}
+			return
+		}
+		target := m.target
+		if strings.ContainsAny(target, "?&") {
+			target = "'" + target + "'" // shell-quoted
+		}
+		if !strings.HasPrefix(ev.Replay, "idemspec run --target "+target+" --label-filter property --seed ") {
+			t.Fatalf("%s: replay line %q", run, ev.Replay)
+		}
+		if !strings.Contains(r.stdout, "counterexample, shrunk to") || !strings.Contains(r.stdout, "replay: "+ev.Replay) {
+			t.Fatalf("%s: the terminal does not show the counterexample and its replay line:\n%s", run, r.stdout)
+		}
+		replayAgrees(t, ev)
 	})
 }
 
