@@ -300,7 +300,7 @@ func (c *burstConn) readAnswer(e *Env) {
 	for resp == nil || (resp.StatusCode >= 100 && resp.StatusCode < 200) {
 		if resp, err = http.ReadResponse(c.r, nil); err != nil {
 			c.x.Duration = time.Since(start)
-			c.x.Outcome, c.x.Error = history.MaybeApplied, err.Error()
+			c.x.Outcome, c.x.Error, c.x.TimedOut = history.MaybeApplied, err.Error(), timedOut(err)
 			return
 		}
 	}

@@ -133,6 +133,7 @@ func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req
 	if err != nil {
 		x.Duration = time.Since(x.Start)
 		x.Outcome, x.Error = classify(err, wrote.Load()), err.Error()
+		x.TimedOut = timedOut(err)
 		e.record(h, x)
 		return nil, err
 	}
@@ -212,6 +213,13 @@ func classify(err error, wrote bool) history.Outcome {
 		return history.Failed
 	}
 	return history.MaybeApplied
+}
+
+// timedOut says whether err is the client giving up on the answer (a
+// request's timeout), not the connection closed or reset under it.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // Digest is a short fingerprint of a payload for histories.

@@ -72,6 +72,11 @@ func TestHarnessNeverDuplicates(t *testing.T) {
 		if x.Outcome != history.MaybeApplied {
 			t.Fatalf("round %d (%s): outcome %s (%s), want maybe-applied", i, fault.Name(), x.Outcome, x.Error)
 		}
+		// A reset is the connection dropped under the request; a lost
+		// answer leaves the client waiting until it gives up.
+		if _, lost := fault.(harness.ResponseLoss); x.TimedOut != lost {
+			t.Fatalf("round %d (%s): timed out %t (%s), want %t", i, fault.Name(), x.TimedOut, x.Error, lost)
+		}
 	}
 	// A lost answer leaves the handler running until its commit.
 	testenv.WaitFor(t, "every request of the history reached the server", func() bool { return len(in.Arrivals()) >= h.Len() })

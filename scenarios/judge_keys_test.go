@@ -97,6 +97,37 @@ func TestOddKeys(t *testing.T) {
 			k2:   check.FAIL, k2Reason: "a key (empty) got no answer", k2a: check.PASS,
 		},
 		{
+			// The client gave up waiting: no answer is no dropped
+			// connection, and nothing else to judge.
+			name: "an answer that did not come in time", r: reading(0),
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
+				k[0].Send = lost(1, "key: empty")
+				k[0].Send.TimedOut, k[0].Send.Error = true, "context deadline exceeded"
+				return k
+			},
+			k2: check.ERROR, k2Reason: "key: empty", k2a: check.PASS,
+		},
+		{
+			// It may have been accepted, and made the one resource.
+			name: "an answer that did not come in time, and a resource", r: reading(1, "r1"),
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
+				k[0].Send = lost(1, "key: empty")
+				k[0].Send.TimedOut = true
+				return k
+			},
+			k2: check.ERROR, k2Reason: "key: empty", k2a: check.PASS,
+		},
+		{
+			name: "an answer that did not come in time, and a 500", r: reading(0),
+			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
+				k[0].Send = lost(1, "key: empty")
+				k[0].Send.TimedOut = true
+				k[1].Send = answer(2, "key: 256 characters", 500, "")
+				return k
+			},
+			k2: check.FAIL, k2Reason: "a key (256 characters) was answered with a server error", k2a: check.PASS,
+		},
+		{
 			name: "duplicated header accepted", r: reading(1, "r1"),
 			edit: func(k []scenarios.OddKey) []scenarios.OddKey {
 				k[2].Send = answer(3, "key: duplicated header", 201, "r1")

@@ -39,6 +39,11 @@ type Exchange struct {
 	Headers    map[string]string `json:"headers,omitempty"` // the few that checks read
 	Body       string            `json:"body,omitempty"`    // truncated, redacted
 	Error      string            `json:"error,omitempty"`
+	// TimedOut: no answer came before the client gave up (the request's
+	// timeout), as against a connection the target closed or reset. A
+	// busy or slow target times out; only a dropped connection is the
+	// target's answer.
+	TimedOut bool `json:"timed_out,omitempty"`
 	// Arrival is when the server had the whole request, if the server
 	// says so (the fakes do); zero otherwise.
 	Arrival time.Time `json:"arrival,omitzero"`

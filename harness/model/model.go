@@ -31,6 +31,9 @@ type Model struct {
 	keys map[string]*key
 	// oddIDs are the resources malformed keys were accepted with.
 	oddIDs map[string]bool
+	// oddUnanswered counts the malformed-key creates whose answer did
+	// not come in time: each may have been accepted.
+	oddUnanswered int
 }
 
 // key is what may be true of one key.

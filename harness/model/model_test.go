@@ -75,6 +75,17 @@ func oddKey(c string, inFormat bool, status int, id string) model.Event {
 	return model.Event{OddKey: &model.OddKey{Case: c, InFormat: inFormat, X: exchange(history.OK, status, id)}}
 }
 
+// oddKeyLost is a create with a malformed key that got no answer: the
+// client gave up waiting (timedOut), or the connection was dropped.
+func oddKeyLost(c string, timedOut bool) model.Event {
+	x := exchange(history.MaybeApplied, 0, "")
+	x.TimedOut, x.Error = timedOut, "EOF"
+	if timedOut {
+		x.Error = "context deadline exceeded"
+	}
+	return model.Event{OddKey: &model.OddKey{Case: c, X: x}}
+}
+
 func variation(key, kind string, status int, id string) model.Event {
 	return model.Event{Variation: &model.Variation{Key: key, Kind: kind, X: exchange(history.OK, status, id)}}
 }
@@ -304,6 +315,16 @@ func TestCheck(t *testing.T) {
 			want:   []string{"SHOULD malformed key (duplicated header): accepted"}},
 		{name: "a refused malformed key created a resource",
 			events: []model.Event{oddKey("empty", false, 400, ""), oracle(model.OddKeys, "r1")},
+			want:   []string{"MUST malformed key: refused keys created resources"}},
+		{name: "a malformed key's connection was dropped",
+			events: []model.Event{oddKeyLost("non-ASCII", false), oracle(model.OddKeys)},
+			want:   []string{"MUST malformed key (non-ASCII): got no answer: the connection was dropped"}},
+		{name: "a malformed key's answer did not come in time, and nothing was made",
+			events: []model.Event{oddKeyLost("non-ASCII", true), oracle(model.OddKeys)}},
+		{name: "a malformed key's answer did not come in time, and it may have made one resource",
+			events: []model.Event{oddKeyLost("non-ASCII", true), oracle(model.OddKeys, "r1")}},
+		{name: "a malformed key's answer did not come in time, and two resources were made",
+			events: []model.Event{oddKeyLost("non-ASCII", true), oddKey("empty", false, 400, ""), oracle(model.OddKeys, "r1", "r2")},
 			want:   []string{"MUST malformed key: refused keys created resources"}},
 		{name: "query-scoped-keys: a variation executes again",
 			events: []model.Event{answer("k1", "100", 201, "r1"), variation("k1", "an added query parameter", 201, "r2"), oracle("k1", "r1", "r2")},
