@@ -49,25 +49,34 @@ type stmtConn struct {
 }
 
 // take returns the kept statement for query, compiling it the first
-// time, or, while the kept one is busy, a statement used once (done
-// closes it).
+// time, or, while the kept one is busy, a statement used once; done
+// frees the one or closes the other.
 func (c *stmtConn) take(ctx context.Context, query string) (s driver.Stmt, done func(), err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if k, ok := c.kept[query]; ok && !k.busy {
+	k, kept := c.kept[query]
+	if kept && !k.busy {
 		k.busy = true
-		return k.Stmt, func() { c.mu.Lock(); k.busy = false; c.mu.Unlock() }, nil
+		return k.Stmt, c.free(k), nil
 	}
-	s, err = c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
-	if err != nil {
+	if s, err = c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query); err != nil {
 		return nil, nil, err
 	}
-	if _, ok := c.kept[query]; ok {
+	if kept {
 		return s, func() { s.Close() }, nil
 	}
-	k := &keptStmt{Stmt: s, busy: true}
+	k = &keptStmt{Stmt: s, busy: true}
 	c.kept[query] = k
-	return s, func() { c.mu.Lock(); k.busy = false; c.mu.Unlock() }, nil
+	return s, c.free(k), nil
+}
+
+// free makes k ready for the next query of its text.
+func (c *stmtConn) free(k *keptStmt) func() {
+	return func() {
+		c.mu.Lock()
+		k.busy = false
+		c.mu.Unlock()
+	}
 }
 
 func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
