@@ -4,7 +4,7 @@ BIN      := bin/idemspec
 REPORTS  ?= idemspec-report
 TARGET   ?= fake:reference
 
-.PHONY: all build run test vet fmt-check docs clean bench dist image
+.PHONY: all build run test vet fmt-check tidy-check docs clean bench dist image
 
 all: build
 
@@ -20,8 +20,8 @@ docs: build
 	./$(BIN) list --format markdown > docs/CONFORMANCE.md.tmp
 	mv docs/CONFORMANCE.md.tmp docs/CONFORMANCE.md
 
-## test: formatting, vet, and every test with the race detector
-test: fmt-check vet
+## test: formatting, a tidy go.mod, vet, and every test with the race detector
+test: fmt-check tidy-check vet
 	$(GO) test -race -count=1 -timeout 60m ./...
 
 ## bench: the performance benchmarks and their summary table (docs/PERFORMANCE.md);
@@ -54,6 +54,10 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## tidy-check: go.mod and go.sum say exactly what the code imports
+tidy-check:
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod is not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 
 clean:
 	rm -rf bin dist $(REPORTS) $(BENCH_OUT)
