@@ -69,7 +69,12 @@ func Start(cfg Config) (*Interposer, error) {
 		return nil, fmt.Errorf("the interposer needs the API's base URL")
 	}
 	if cfg.Upstream == nil {
-		cfg.Upstream = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		// No compression of its own: the API answers in the encoding the
+		// program asked for, or none.
+		cfg.Upstream = &http.Client{
+			Transport:     &http.Transport{DisableCompression: true},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
 	}
 	if cfg.HoldLimit <= 0 {
 		cfg.HoldLimit = DefaultHoldLimit
@@ -291,10 +296,16 @@ func (ip *Interposer) forward(r *http.Request, body []byte, op Operation, x *Exc
 		ip.rec.update(x, func(x *Exchange) { x.Status, x.AnsweredBy, x.Problem = res.StatusCode, AnsweredByAPI, why })
 		return nil, false
 	}
+	// The program gets the answer's bytes as the API sent them; the
+	// record and the id are read from them decoded.
+	plain, problem := readable(res.Header, answer)
 	ip.rec.update(x, func(x *Exchange) {
-		x.Status, x.AnsweredBy, x.Answer = res.StatusCode, AnsweredByAPI, kept(answer)
+		x.Status, x.AnsweredBy, x.Answer = res.StatusCode, AnsweredByAPI, kept(plain)
 		if op.IDOf != nil && x.Committed() {
-			x.ResourceID = op.IDOf(answer)
+			x.ResourceID = op.IDOf(plain)
+		}
+		if problem != "" {
+			x.Problem = problem
 		}
 	})
 	res.Body = io.NopCloser(bytes.NewReader(answer))

@@ -187,11 +187,15 @@ func (c *tapConn) readAnswers(pending <-chan *Exchange) {
 		body, _ := io.ReadAll(io.LimitReader(res.Body, MaxBody))
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
+		body, problem := readable(res.Header, body)
 		op, _ := c.tap.operation(x.Method, x.Path)
 		c.tap.rec.update(x, func(x *Exchange) {
 			x.Status, x.AnsweredBy, x.Answer, x.End, x.Done = res.StatusCode, AnsweredByAPI, kept(body), time.Now(), true
 			if op.IDOf != nil && x.Committed() {
 				x.ResourceID = op.IDOf(body)
+			}
+			if problem != "" {
+				x.Problem = problem
 			}
 		})
 	}

@@ -14,7 +14,11 @@ only by its exit code: 0 created, 1 refused, 3 unknown.
                 each call's key and the order's id saved before the next
                 step, so a restarted job resumes where it was killed
     job-fresh   the job with a new key on every attempt, nothing saved
+
+With ACCEPT_GZIP=1 it asks for gzip answers (Accept-Encoding) and decodes
+them, as an SDK with compression on does.
 """
+import gzip
 import json
 import os
 import sys
@@ -26,6 +30,7 @@ import uuid
 BASE = os.environ["API_URL"]
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 STATE = "operation.json"  # in the working directory
+GZIP = os.environ.get("ACCEPT_GZIP") == "1"
 PAYLOAD = json.dumps({"marker": "unmodified-agent", "amount": 100}).encode()
 
 
@@ -35,14 +40,23 @@ def call(method, path, key=None, body=None):
         req.add_header("Content-Type", "application/json")
     if key:
         req.add_header("Idempotency-Key", key)
+    if GZIP:
+        req.add_header("Accept-Encoding", "gzip")
     try:
         with urllib.request.urlopen(req, timeout=2) as res:
-            return res.status, res.read()
+            return res.status, decoded(res)
     except urllib.error.HTTPError as e:
-        return e.code, e.read()
+        return e.code, decoded(e)
     except Exception as e:  # no answer: the outcome is unknown
         print("no answer:", e, file=sys.stderr)
         return None, b""
+
+
+def decoded(res):
+    body = res.read()
+    if res.headers.get("Content-Encoding") == "gzip":
+        body = gzip.decompress(body)
+    return body
 
 
 def save(op):

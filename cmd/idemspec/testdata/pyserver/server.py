@@ -22,10 +22,13 @@ small Python service would be, for idemspec to run as a managed process
 - GET /resources?marker=M lists the tenant's resources, GET
   /idempotency-keys/KEY tells what became of a key, GET /healthz.
 - On SIGTERM it stops accepting, finishes the requests in flight, and exits.
+- With --gzip, an answer to a request that accepts gzip is sent gzipped
+  (Content-Encoding: gzip), as many frameworks' compression middleware do.
 
     python3 server.py --port 8080 --db /tmp/orders.db --delay-ms 200
 """
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -229,6 +232,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     api = None
     inflight = None
+    gzip = False
 
     def tenant(self):
         auth = self.headers.get("Authorization", "")
@@ -238,6 +242,9 @@ class Handler(BaseHTTPRequestHandler):
     def send(self, status, body, location=None, replayed=False, retry_after=False):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        if self.gzip and "gzip" in self.headers.get("Accept-Encoding", ""):
+            body = gzip.compress(body)
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         if location:
             self.send_header("Location", location)
@@ -340,7 +347,9 @@ def main():
     p.add_argument("--db", required=True)
     p.add_argument("--delay-ms", type=int, default=200, help="the work's duration, between the claim and the commit")
     p.add_argument("--in-progress-timeout", type=float, default=2.0, help="seconds after which a claim is abandoned")
+    p.add_argument("--gzip", action="store_true", help="gzip the answers of requests that accept it")
     args = p.parse_args()
+    Handler.gzip = args.gzip
 
     Handler.api = Api(Store(args.db), args.delay_ms / 1000, args.in_progress_timeout)
     Handler.inflight = InFlight()

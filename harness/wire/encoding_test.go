@@ -1,0 +1,101 @@
+package wire_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"github.com/idemspec/idemspec/harness/wire"
+	"github.com/idemspec/idemspec/targets"
+)
+
+func gzipped(t *testing.T, s string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// An API that compresses its answers for a program that asks: idemspec
+// reads the id from the decoded answer (a replay of one create is one
+// resource, not two), and the program gets the bytes the API sent.
+func TestGzipAnswerIsReadDecodedAndDeliveredAsSent(t *testing.T) {
+	sent := gzipped(t, `{"charge":{"id":"ch_1"}}`)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.Header.Get("Accept-Encoding") != "gzip" {
+			t.Errorf("the API was asked for %q, want the program's own Accept-Encoding", r.Header.Get("Accept-Encoding"))
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(sent)
+	}))
+	defer api.Close()
+	base, _ := url.Parse(api.URL)
+	ip, err := wire.Start(wire.Config{Base: base, Operations: []wire.Operation{
+		{Name: "charge", Kind: wire.Create, Path: "/charges", KeyOf: keyInHeader, IDOf: func(b []byte) string { return targets.ResourceIDOf(b, "charge.id") }},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ip.Close()
+	for range 2 {
+		req, _ := http.NewRequestWithContext(bounded(t), http.MethodPost, ip.URL()+"/charges", bytes.NewBufferString(`{}`))
+		req.Header.Set("Idempotency-Key", "k-1")
+		req.Header.Set("Accept-Encoding", "gzip") // set by hand: Go's client leaves the body as it came
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !bytes.Equal(got, sent) || res.Header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("the program got %q (Content-Encoding %q), want the API's gzip bytes", got, res.Header.Get("Content-Encoding"))
+		}
+	}
+	if ids := ip.Record().CreatedIDs("charge"); len(ids) != 1 || ids[0] != "ch_1" {
+		t.Errorf("CreatedIDs = %v, want [ch_1] (two answers carrying one id)", ids)
+	}
+	if x := ip.Record().Exchanges()[0]; string(x.Answer) != `{"charge":{"id":"ch_1"}}` || x.Problem != "" {
+		t.Errorf("recorded answer %q, problem %q", x.Answer, x.Problem)
+	}
+}
+
+// An answer that decodes past MaxBody is not read whole: a bomb costs
+// idemspec what a large answer does, and the record says so.
+func TestGzipBombIsReadNoFurtherThanTheBodyCap(t *testing.T) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zero := make([]byte, 1<<20)
+	for range wire.MaxBody>>20 + 1 {
+		zw.Write(zero)
+	}
+	zw.Close()
+	bomb := b.Bytes()
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(bomb)
+	}))
+	defer api.Close()
+	base, _ := url.Parse(api.URL)
+	ip, err := wire.Start(wire.Config{Base: base, Operations: []wire.Operation{{Name: "charge", Kind: wire.Create, Path: "/charges", KeyOf: keyInHeader}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ip.Close()
+	if _, err := program(t, context.Background(), http.MethodPost, ip.URL()+"/charges", "k", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if x := ip.Record().Exchanges()[0]; x.Problem == "" || x.Status != 201 {
+		t.Errorf("exchange %+v, want the bomb noted", x.Problem)
+	}
+}
