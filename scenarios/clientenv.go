@@ -288,8 +288,8 @@ func (t *trial) start(ctx context.Context) (*harness.ClientProcess, error) {
 // excerpt of its output.
 func (t *trial) finish(ctx context.Context, p *harness.ClientProcess, name string) check.ClientExit {
 	x := p.Wait(ctx, t.ce.Deadline+t.ce.Slack)
-	if w := t.ce.Wire; w != nil && x.State == "" && x.Killed == "" {
-		if s, ok := w.ExitCodes[x.Code]; ok {
+	if x.State == "" && x.Killed == "" {
+		if s, ok := t.exitCodes()[x.Code]; ok {
 			x.State, x.Problem = s, ""
 		}
 	}
@@ -304,6 +304,18 @@ func (t *trial) finish(ctx context.Context, p *harness.ClientProcess, name strin
 	}
 	t.ev.Notes = append(t.ev.Notes, note, name+" stdout:\n"+stdout, name+" stderr:\n"+stderr)
 	return x
+}
+
+// exitCodes are what an unmodified program's exit codes mean
+// (--exit-codes), over HTTP or MCP; nil for a program on the contract.
+func (t *trial) exitCodes() map[int]string {
+	if t.ce.Wire != nil {
+		return t.ce.Wire.ExitCodes
+	}
+	if m, ok := t.ce.MCP.(*TargetMCP); ok {
+		return m.ExitCodes
+	}
+	return nil
 }
 
 // awaitCreate waits until the server has received a create for this

@@ -37,6 +37,9 @@ type TargetMCP struct {
 	Oracle mcp.Oracle
 	// Keys maps each tool to its key argument.
 	Keys map[string]string
+	// ExitCodes map the program's exit codes to the end states it means
+	// (--exit-codes), for a program that prints no result.
+	ExitCodes map[int]string
 
 	once     sync.Once
 	baseline targetBaseline
@@ -132,6 +135,8 @@ func (m *TargetMCP) prepare(ctx context.Context, t *trial) error {
 	}
 	t.offset = len(m.Relay.Calls())
 	t.rec.Expected = b.effects
+	// Unmodified: it need not print a result (C4 reads its exit codes).
+	t.rec.Unmodified = true
 	if m.Keys[b.tool] == "" {
 		t.rec.NoKey = fmt.Sprintf("%s takes no key argument (none named in the file's tools.%s.key, none named like idempotency_key, request_id or client_token): no key to hold the same", b.tool, b.tool)
 	}

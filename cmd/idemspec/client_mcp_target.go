@@ -117,7 +117,7 @@ func (f *clientFlags) executeMCPTarget(stdout, stderr io.Writer) int {
 	}
 	subject := &scenarios.TargetMCP{
 		Relay: relay, RelayCommand: shellQuote(self) + " serve --mcp --relay " + relay.StdioAddr(),
-		CommandEnv: f.mcp.commandEnv, URLEnv: f.mcp.urlEnv, Oracle: file.Oracle, Keys: keys,
+		CommandEnv: f.mcp.commandEnv, URLEnv: f.mcp.urlEnv, Oracle: file.Oracle, Keys: keys, ExitCodes: f.target.codes,
 	}
 	target.Oracle = subject
 	return f.runChecks(&scenarios.ClientEnv{Env: env, MCP: subject, StateRoot: state, InStateDir: true},

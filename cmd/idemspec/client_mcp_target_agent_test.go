@@ -22,9 +22,11 @@ import (
 // AGENT_ARGS ({{KEY}} replaced by the key), retrying a lost or retryable
 // answer up to three times, after a look-up (AGENT_LOOKUP, a read tool
 // whose answer names the key when the call went through). The mutant
-// (mint) draws a new key for every attempt.
+// (mint) draws a new key for every attempt; quiet is the correct agent
+// printing no result, its exit code its only word (0 SUCCEEDED, 1
+// FAILED, 3 UNKNOWN_RESULT).
 const (
-	testAgentMode = "IDEMSPEC_TEST_AGENT" // "correct" or "mint"
+	testAgentMode = "IDEMSPEC_TEST_AGENT" // "correct", "mint" or "quiet"
 	agentAttempts = 3
 	agentCallTime = 3 * time.Second
 )
@@ -48,15 +50,21 @@ func runTestAgent() int {
 		done, final := agentAttempt(key, attempt > 1)
 		switch {
 		case done:
-			fmt.Println(`{"state":"SUCCEEDED"}`)
-			return 0
+			return agentEnd("SUCCEEDED", 0)
 		case final:
-			fmt.Println(`{"state":"FAILED"}`)
-			return 1
+			return agentEnd("FAILED", 1)
 		}
 	}
-	fmt.Println(`{"state":"UNKNOWN_RESULT"}`)
-	return 3
+	return agentEnd("UNKNOWN_RESULT", 3)
+}
+
+// agentEnd prints the end state as the result line (not in quiet mode)
+// and returns the exit code.
+func agentEnd(state string, code int) int {
+	if os.Getenv(testAgentMode) != "quiet" {
+		fmt.Printf("{\"state\":%q}\n", state)
+	}
+	return code
 }
 
 // agentKey is the key in the working directory, or a new one saved

@@ -80,6 +80,38 @@ func TestClientMCPTargetJudgesAnUnmodifiedAgent(t *testing.T) {
 	}
 }
 
+// An unmodified agent over MCP that prints no result line is judged as
+// over HTTP --target: by --exit-codes when given (C4 PASS: its exit 0
+// means SUCCEEDED), else C4 is SKIP saying --exit-codes maps no state,
+// never a FAIL for a result it was never asked to print.
+func TestClientMCPTargetExitCodes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		codes  []string
+		want   check.Status
+		reason string
+		exit   int // 2 when nothing was verified
+	}{
+		{"without", nil, check.SKIP, "--exit-codes maps no state to its exit code", 2},
+		{"with", []string{"--exit-codes", "0=SUCCEEDED,1=FAILED,3=UNKNOWN_RESULT"}, check.PASS, "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"--mcp", "--target", notesServer(t, ""), "--mcp-command-env", "AGENT_MCP_SERVER", "--cmd", noteAgent("quiet"), "--label-filter", "C4"}, c.codes...)
+			r, verdicts := clientVerdicts(t, args...)
+			if verdicts["C4"] != c.want || r.code != c.exit {
+				t.Fatalf("exit %d, C4 %s, want %d and %s\n%s%s", r.code, verdicts["C4"], c.exit, c.want, r.stdout, r.stderr)
+			}
+			for _, k := range r.report.Checks {
+				if k.ID == "C4" && !strings.Contains(k.Reason, c.reason) {
+					t.Errorf("C4's reason %q does not say %q", k.Reason, c.reason)
+				}
+			}
+		})
+	}
+}
+
 // A program that makes no tool call (it never reads the variable the
 // relay is in) is not judged: every check is ERROR, saying so.
 func TestClientMCPTargetNoCallIsError(t *testing.T) {

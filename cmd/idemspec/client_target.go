@@ -44,12 +44,16 @@ func (t *targetClientFlags) validate(fs *pflag.FlagSet, f *clientFlags) error {
 		return nil
 	}
 	if f.mcp.on || len(f.mcp.commandEnv)+len(f.mcp.urlEnv) > 0 {
-		for _, name := range []string{"base-url-env", "state-dir-env", "exit-codes"} {
+		for _, name := range []string{"base-url-env", "state-dir-env"} {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s is for --target over HTTP: over --mcp the client is handed the relay in --mcp-command-env or --mcp-url-env", name)
 			}
 		}
-		return nil // the MCP mode's own checks (mcpClientFlags.validate)
+		// An unmodified agent over MCP may print no result either: its
+		// exit codes say its end state, as over HTTP (C4).
+		codes, err := parseExitCodes(t.exitCodes)
+		t.codes = codes
+		return err // the rest: the MCP mode's own checks (mcpClientFlags.validate)
 	}
 	switch {
 	case fs.Changed("key-in"):
