@@ -81,6 +81,7 @@ type htmlCheck struct {
 	Section     bool   // the first check of its operation: a heading goes before it
 	Class       string // the verdict's CSS class
 	Open        bool   // findings start unfolded
+	Guided      bool   // a FAIL or WARN: why it matters and how to fix it are shown
 	History     []htmlExchange
 	HistoryMore int
 	Bursts      []htmlBurst
@@ -125,7 +126,7 @@ type burstBar struct {
 }
 
 func checkView(c CheckResult, runID string) htmlCheck {
-	v := htmlCheck{CheckResult: c, Class: verdictClass(c.Verdict), Open: findingWorthy(c.Verdict)}
+	v := htmlCheck{CheckResult: c, Class: verdictClass(c.Verdict), Open: findingWorthy(c.Verdict), Guided: c.guided()}
 	var cited []int
 	for _, x := range c.Violations {
 		cited = append(cited, x.Seqs...)

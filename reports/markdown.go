@@ -162,6 +162,12 @@ func (md *markdown) finding(c CheckResult, runID string) {
 			md.linef("  - exchanges: %s%s", strings.Join(refs, ", "), tail)
 		}
 	}
+	if c.guided() {
+		md.line("")
+		md.linef("**Why it matters:** %s", inline(c.Why))
+		md.line("")
+		md.linef("**How to fix:** %s (`idemspec explain %s`)", inline(c.Fix), code(c.ID))
+	}
 	ev := c.Evidence
 	if len(ev.Faults) > 0 || len(ev.Readings) > 0 || len(ev.Notes) > 0 || len(ev.Bursts) > 0 {
 		md.line("")
@@ -254,6 +260,13 @@ func burstLine(b history.Burst) string {
 		s += fmt.Sprintf(", arrived within %s", durationText(b.ArrivalSpread))
 	}
 	return s
+}
+
+// guided says whether a check's section shows why it matters and how to
+// fix it: a finding that broke the check (FAIL, WARN), from a catalogue
+// that has the texts. An ERROR or a SKIP says nothing about the target.
+func (c CheckResult) guided() bool {
+	return (c.Verdict == check.FAIL || c.Verdict == check.WARN) && (c.Why != "" || c.Fix != "")
 }
 
 // findingWorthy: the verdicts that get a section of their own.

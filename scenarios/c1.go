@@ -5,8 +5,12 @@ import "github.com/idemspec/idemspec/harness/check"
 // C1: draft §2: a retry of the same request carries the same key.
 var C1 = check.Define(Check{
 	ID: "C1", Group: ClientGroup, Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key; over MCP, the same idempotency_key argument)",
-	Title: "should send the same idempotency key on every attempt after a lost response",
-	Run:   trialRun(lostUncommitted(SameKey)),
+	Title:    "should send the same idempotency key on every attempt after a lost response",
+	Why:      "A client that draws a new key for each attempt turns every retry after a lost answer into a new operation: the server cannot deduplicate what it cannot recognise.",
+	Fix:      "Draw the key once per operation, persist it before the first send, and reuse it on every attempt.",
+	Stimulus: "Serves the reference server to the client command, loses the answer to its first create (the server commits), and records every attempt.",
+	Proof:    "The key of every create the server received for the operation.",
+	Run:      trialRun(lostUncommitted(SameKey)),
 })
 
 // SameKey judges C1: every create of the operation carries the first's key.

@@ -12,8 +12,12 @@ import (
 // C3: core: a retrying client's attempts are bounded in number and time.
 var C3 = check.Define(Check{
 	ID: "C3", Group: ClientGroup, Level: check.MUST, Clause: "core (bounded retries; over MCP, create tool calls, each answered with a retryable tool error)",
-	Title: "should make at most its attempt budget under a persistent failure and exit within its deadline",
-	Run:   trialRun(persistentOutage),
+	Title:    "should make at most its attempt budget under a persistent failure and exit within its deadline",
+	Why:      "A client that retries without bound keeps a failing dependency down and never tells its caller anything.",
+	Fix:      "Bound the attempts (a budget) and the time (a deadline), with backoff, and stop with UNKNOWN_RESULT when either runs out.",
+	Stimulus: "Answers every create with 503 for the whole run (nothing committed).",
+	Proof:    "The creates the server received (at most --attempt-budget) and when the client exited (within --deadline and --slack).",
+	Run:      trialRun(persistentOutage),
 })
 
 // C3: every create is answered 503 for the whole run.

@@ -12,8 +12,12 @@ import (
 // C4: core: a timeout proves only that the answer did not arrive.
 var C4 = check.Define(Check{
 	ID: "C4", Group: ClientGroup, Level: check.MUST, Clause: "core (a timeout is an unknown outcome, not a failure; over MCP, so is a call whose session closed before its answer)",
-	Title: "should report SUCCEEDED or UNKNOWN_RESULT, never FAILED, after timeouts where the server did commit",
-	Run:   trialRun(lostCommitted),
+	Title:    "should report SUCCEEDED or UNKNOWN_RESULT, never FAILED, after timeouts where the server did commit",
+	Why:      "A client that reports FAILED after a timeout makes its caller retry or refund an operation that did happen.",
+	Fix:      "After a timeout or a dropped connection report UNKNOWN_RESULT (or reconcile and report SUCCEEDED), never FAILED: the server may have committed.",
+	Stimulus: "Loses the answers of creates the server commits, until the client stops.",
+	Proof:    "The client's end state, from its result file or its last line of output.",
+	Run:      trialRun(lostCommitted),
 })
 
 // C4: the first create commits and its answer is lost.

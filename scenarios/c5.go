@@ -14,9 +14,13 @@ import (
 // careful client adds.
 var C5 = check.Define(Check{
 	ID: "C5", Group: ClientGroup, Level: check.SHOULD, Clause: "core (reconcile an unknown outcome before resubmitting; over MCP, with the read tool that finds the key)",
-	Title: "should look the operation up before it resubmits after an unknown outcome",
-	Needs: lookupOffered,
-	Run:   trialRun(lostUncommitted(ReconcileFirst)),
+	Title:    "should look the operation up before it resubmits after an unknown outcome",
+	Why:      "A client that resends blindly after an unknown outcome relies on the server's deduplication alone; a look-up first tells it what happened.",
+	Fix:      "After an unknown outcome look the operation up (by key or marker) before resubmitting, and resubmit with the same key only if it is not there.",
+	Stimulus: "Loses the answer to the first create and records the client's next requests.",
+	Proof:    "A look-up request before the second create.",
+	Needs:    lookupOffered,
+	Run:      trialRun(lostUncommitted(ReconcileFirst)),
 })
 
 // lookupOffered is the Needs of C5 and W3: a look-up before a resend

@@ -11,8 +11,12 @@ import (
 // C6: core: the key outlives the process.
 var C6 = check.Define(Check{
 	ID: "C6", Group: ClientGroup, Level: check.MUST, Clause: "core (the key is persisted before the first send)",
-	Title: "should not create a second resource when killed mid-operation and started again with the same state",
-	Run:   trialRun(killedMidOperation),
+	Title:    "should not create a second resource when killed mid-operation and started again with the same state",
+	Why:      "A client killed mid-operation and started again with a new key creates a second resource: the first attempt's key died with the process.",
+	Fix:      "Persist the key (and the payload) in the client's state before the first send, and on start resume an unfinished operation with its stored key.",
+	Stimulus: "Kills the client command after its create reached the server, and starts it again with the same state.",
+	Proof:    "The resources the server holds for the operation (one) and the keys of both runs' creates.",
+	Run:      trialRun(killedMidOperation),
 })
 
 // C6: the client's process group is killed while its create is in flight

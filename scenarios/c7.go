@@ -11,8 +11,12 @@ import (
 // C7: draft §2.7: 400 and 422 are final for that request.
 var C7 = check.Define(Check{
 	ID: "C7", Group: ClientGroup, Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7 (400 and 422 are final; over MCP, a tool error (isError) not marked retryable)",
-	Title: "should not retry a create the server refused with a final 4xx (400, 422)",
-	Run:   trialRun(refused),
+	Title:    "should not retry a create the server refused with a final 4xx (400, 422)",
+	Why:      "A 400 or 422 says the request itself is wrong: retrying it unchanged cannot succeed, adds load, and can hide a key-reuse bug.",
+	Fix:      "Treat 400 and 422 as final (stop and report FAILED), and retry only after timeouts, 409, 429 and 5xx.",
+	Stimulus: "Answers every create of the client with 422, as for a key reused with another payload.",
+	Proof:    "The creates the server received after the first refusal (none).",
+	Run:      trialRun(refused),
 })
 
 // C7: every create is refused with 422 (as for a key reused with another

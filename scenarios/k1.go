@@ -18,10 +18,14 @@ import (
 // created.
 var K1 = check.Define(Check{
 	ID: "K1", Group: "keys", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
-	Title: "should refuse a create without the required key and create nothing",
-	Needs: keyRequired,
-	Plan:  fixed(2),
-	Run:   serverRun(missingKeyRefused),
+	Title:    "should refuse a create without the required key and create nothing",
+	Why:      "A create that runs without its required key is unprotected: its retry creates a duplicate.",
+	Fix:      "Refuse a create that lacks the required key before any work is done (a middleware in front of the handler), with a 4xx.",
+	Stimulus: "Sends a create without the key.",
+	Proof:    "No 2xx answer, and the oracle counting no resource for its marker.",
+	Needs:    keyRequired,
+	Plan:     fixed(2),
+	Run:      serverRun(missingKeyRefused),
 })
 
 // K1: a create without the key creates nothing.

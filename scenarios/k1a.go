@@ -15,10 +15,14 @@ import (
 // link pointing to relevant documentation." (The profile names the code.)
 var K1a = check.Define(Check{
 	ID: "K1a", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
-	Title: "should answer a create without the required key with the profile's missing-key status",
-	Needs: keyRequired,
-	Plan:  fixed(2),
-	Run:   serverRun(missingKeyStatus),
+	Title:    "should answer a create without the required key with the profile's missing-key status",
+	Why:      "A client told plainly that the key is missing fixes its request; one that gets a 500 or a bare 4xx does not know what to fix.",
+	Fix:      "Answer a missing key with the profile's status (400 in the IETF draft) and a problem body that links the documentation.",
+	Stimulus: "The keyless create of K1.",
+	Proof:    "The status of the refusal, compared with the profile's.",
+	Needs:    keyRequired,
+	Plan:     fixed(2),
+	Run:      serverRun(missingKeyStatus),
 })
 
 // K1a: ... and is refused with the profile's status.

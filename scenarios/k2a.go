@@ -17,9 +17,13 @@ import (
 // specification before processing any request."
 var K2a = check.Define(Check{
 	ID: "K2a", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.1, §5",
-	Title: "should refuse keys outside the declared format and duplicated key headers with a 4xx",
-	Plan:  oddKeyPlan,
-	Run:   serverRun(oddKeysRefused),
+	Title:    "should refuse keys outside the declared format and duplicated key headers with a 4xx",
+	Why:      "A key outside the published format, or two key headers in one request, is a client bug that a lenient server turns into a silent mismatch.",
+	Fix:      "Publish the key's format, validate every key against it, and refuse a request with two key headers, with a 4xx.",
+	Stimulus: "Sends keys outside the declared format, and a request with the key header twice.",
+	Proof:    "A 4xx for each of them.",
+	Plan:     oddKeyPlan,
+	Run:      serverRun(oddKeysRefused),
 })
 
 // K2a: ... and are refused with a 4xx.

@@ -21,7 +21,11 @@ import (
 // never executes twice.
 var K3 = check.Define(Check{
 	ID: "K3", Group: "keys", Level: check.MUST, Clause: "draft-ietf-httpapi-idempotency-key-header §2.2, §2.4",
-	Title: "should treat each variation of a request as the same request or refuse it, never execute it again",
+	Title:    "should treat each variation of a request as the same request or refuse it, never execute it again",
+	Why:      "A server that fingerprints the serialized bytes rejects honest retries, and one that fingerprints nothing executes a changed request a second time.",
+	Fix:      "Fingerprint the request's meaning (its parsed, canonical fields) and treat each variation as the same request (replay) or as a mismatch (refuse), never as a new execution.",
+	Stimulus: "Sends a request, then the same key with one variation: JSON members reordered, other whitespace, a changed body field, another query parameter or header.",
+	Proof:    "The oracle's count for each variation (never a second resource) and the answers.",
 	// 5 variations: original, variation, oracle read each, a marker each.
 	Plan: func(Planning) check.Plan {
 		n := len(harness.RequestVariations)

@@ -14,9 +14,13 @@ import (
 // previously completed operation, success or an error."
 var K4 = check.Define(Check{
 	ID: "K4", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.6",
-	Title: "should replay the original status, body, content type and Location",
-	Plan:  fixed(2),
-	Run:   serverRun(replayFidelity),
+	Title:    "should replay the original status, body, content type and Location",
+	Why:      "A retry that gets another answer than the original (another status, no Location) sends the client down another path than the first attempt would have.",
+	Fix:      "Store the whole answer (status, body, content type, Location) with the key record and replay it as it was, adding only a replay marker.",
+	Stimulus: "Sends a create, then the same request again with its key.",
+	Proof:    "The replay's status, body (outside the declared volatile fields), content type and Location, compared with the original's.",
+	Plan:     fixed(2),
+	Run:      serverRun(replayFidelity),
 })
 
 // K4: a replay carries what the original carried.

@@ -22,7 +22,11 @@ import (
 // "Retry-After = HTTP-date / delay-seconds").
 var K5 = check.Define(Check{
 	ID: "K5", Group: "keys", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.6, §2.7; RFC 9110 §10.2.3",
-	Title: "should answer duplicates of a request still in flight with the profile's in-flight status",
+	Title:    "should answer duplicates of a request still in flight with the profile's in-flight status",
+	Why:      "A duplicate that arrives while the first request still runs needs an answer the client can act on (wait, then retry), not a success or a failure it would believe.",
+	Fix:      "Keep an in-progress marker on the key while the request runs and answer duplicates with the profile's in-flight status (409 in the IETF draft), with a valid Retry-After if you send one.",
+	Stimulus: "Sends duplicates while the first request of the key is held in flight.",
+	Proof:    "The status of the duplicates answered while the first was in flight, and any Retry-After.",
 	Plan: func(p Planning) check.Plan {
 		return check.Plan{Requests: p.Burst, MaxRequests: maxInFlightBursts * p.Burst, MaxMarkers: maxInFlightBursts}
 	},

@@ -21,7 +21,11 @@ import (
 // "failed" is not left standing over a resource that exists.
 var K6 = check.Define(Check{
 	ID: "K6", Group: "keys", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.6, §2.7",
-	Title: "should execute at most once when retries follow a first attempt that failed with a 5xx",
+	Title:    "should execute at most once when retries follow a first attempt that failed with a 5xx",
+	Why:      "A first attempt that failed with a 5xx may have applied anyway: a retry that executes again makes two, and an error left standing over a resource that exists misleads the client.",
+	Fix:      "Store the failure as the key's result and replay it, or roll the key record back in the same transaction as the effect, so the retry runs exactly once.",
+	Stimulus: "Makes the first attempt fail with a 5xx through the target's fail_trigger, then retries with the same key.",
+	Proof:    "The oracle's count (at most one resource) and the retries' answers.",
 	Needs: func(t *targets.Target) string {
 		if t.FailTrigger == nil {
 			return "the target declares no fail_trigger: idemspec cannot make a create fail on purpose"

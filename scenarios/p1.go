@@ -11,9 +11,13 @@ import "github.com/idemspec/idemspec/harness/check"
 // request, an attempt that failed).
 var P1 = check.Define(Check{
 	ID: "P1", Group: "property", Level: check.MUST,
-	Clause:  "core; draft-ietf-httpapi-idempotency-key-header §2.6, §2.7",
-	Title:   "should execute each key once, with one resource and one id, and refuse changed payloads, across random sequences of requests and faults",
-	Plan:    propertyPlan(""),
-	Run:     serverRun(propertySpec("P1")),
-	Timeout: propertyTimeout,
+	Clause:   "core; draft-ietf-httpapi-idempotency-key-header §2.6, §2.7",
+	Title:    "should execute each key once, with one resource and one id, and refuse changed payloads, across random sequences of requests and faults",
+	Why:      "Rules that hold one at a time can break together: a retry after a mismatch, a restart between a create and its replay, a crash in a burst.",
+	Fix:      "The patterns of S1 to K6 together: a unique key record in the effect's transaction, the payload fingerprint compared on every replay, an in-progress marker with an expiry.",
+	Stimulus: "Runs random sequences of creates, retries, changed payloads, lost answers, bursts, restarts and crashes over a few keys, and shrinks a failing one.",
+	Proof:    "A model of what each sequence may have done, checked against every answer and the oracle's count; a failure shows the shortest sequence and the command that replays it.",
+	Plan:     propertyPlan(""),
+	Run:      serverRun(propertySpec("P1")),
+	Timeout:  propertyTimeout,
 })

@@ -13,9 +13,13 @@ import (
 // exactly one resource exists; every 2xx carries the same resource id".
 var S1 = check.Define(Check{
 	ID: "S1", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2",
-	Title: "should create exactly one resource when the same request is sent again and again with one key",
-	Plan:  func(p Planning) check.Plan { n := p.Tuning.Repeats + 1; return check.Plan{Requests: n, MaxRequests: n} },
-	Run:   serverRun(oneResource),
+	Title:    "should create exactly one resource when the same request is sent again and again with one key",
+	Why:      "A client that sends a request again (a retry after a slow answer, a double click) creates a second order, charge or message.",
+	Fix:      "Store the key with the created resource's id under a unique constraint on the key, and answer every later request with that key from the stored record instead of executing it again.",
+	Stimulus: "Sends the same request, one key and the same bytes, several times in sequence (--repeats) on the clean lane.",
+	Proof:    "The oracle's count of resources carrying the request's marker (exactly one) and the id in every 2xx answer (all the same).",
+	Plan:     func(p Planning) check.Plan { n := p.Tuning.Repeats + 1; return check.Plan{Requests: n, MaxRequests: n} },
+	Run:      serverRun(oneResource),
 })
 
 // S1: the same request, sent again and again in sequence.

@@ -15,7 +15,11 @@ import (
 // with the same key: the retry returns the original resource id".
 var S2 = check.Define(Check{
 	ID: "S2", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.6",
-	Title: "should replay the original result to a retry whose first response was lost",
+	Title:    "should replay the original result to a retry whose first response was lost",
+	Why:      "A client whose answer was lost in the network retries, and a server that does not replay the stored result creates a duplicate or gives the client an answer it cannot match to the first.",
+	Fix:      "Write the key record in the same transaction as the effect, with the answer (status, id), and return that stored answer to every retry with the key.",
+	Stimulus: "Sends a create through the faulty lane, whose toxic drops the answer after the server committed, waits until the oracle sees the commit, then retries with the same key and bytes on the clean lane.",
+	Proof:    "The retry's answer carries the original resource's id, and the oracle counts one resource.",
 	Plan: func(p Planning) check.Plan {
 		return check.Plan{Requests: 6, MaxRequests: 3 + commitPolls(p.Settings) + harness.MaxSettleAttempts,
 			Faults: []string{harness.ResponseLoss{}.Name() + " on the faulty lane, first attempt"}}

@@ -17,9 +17,13 @@ import (
 // a HTTP 422 status code"), a SHOULD, judged by S3a.
 var S3 = check.Define(Check{
 	ID: "S3", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.2, §2.7",
-	Title: "should reject a reused key with a different payload and keep the original",
-	Plan:  fixed(4),
-	Run:   serverRun(mismatchRejected),
+	Title:    "should reject a reused key with a different payload and keep the original",
+	Why:      "A key reused with another payload (a client bug, a key derived from too little) either executes the second request or returns the first one's result, and the caller believes the wrong operation happened.",
+	Fix:      "Store a fingerprint of the request payload with the key, compare it on every request with that key, and refuse a mismatch with a 4xx (422) without executing it.",
+	Stimulus: "Sends a create, the same key with a different payload, then the original again.",
+	Proof:    "The mismatch refused with a 4xx, the oracle still counting one resource, and the original still replayed with its id.",
+	Plan:     fixed(4),
+	Run:      serverRun(mismatchRejected),
 })
 
 // S3: the same key with another payload, between two sends of the original.

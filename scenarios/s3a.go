@@ -15,9 +15,13 @@ import (
 // documentation." (The profile names the code.)
 var S3a = check.Define(Check{
 	ID: "S3a", Group: "core", Level: check.SHOULD, Clause: "draft-ietf-httpapi-idempotency-key-header §2.7",
-	Title: "should refuse a reused key with a different payload with the profile's mismatch status",
-	Plan:  fixed(4),
-	Run:   serverRun(mismatchStatus),
+	Title:    "should refuse a reused key with a different payload with the profile's mismatch status",
+	Why:      "A client that gets a generic error for a reused key cannot tell its own bug from a transient failure, and may retry it for ever.",
+	Fix:      "Answer a key reused with a different payload with the profile's mismatch status (422 in the IETF draft) and a problem body that says so.",
+	Stimulus: "The sends of S3: the original, the same key with another payload, the original again.",
+	Proof:    "The status of the refused mismatch, compared with the profile's.",
+	Plan:     fixed(4),
+	Run:      serverRun(mismatchStatus),
 })
 
 // S3a: ... and the refusal carries the profile's mismatch status.

@@ -18,7 +18,11 @@ import (
 // which refusal status they carry is judged by K5, not here.
 var S4 = check.Define(Check{
 	ID: "S4", Group: "core", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.7 (concurrent requests)",
-	Title: "should execute a burst of concurrent same-key requests exactly once",
+	Title:    "should execute a burst of concurrent same-key requests exactly once",
+	Why:      "Two copies of a request that arrive together (a timeout and a fast retry, two workers) both pass a check-then-insert and both execute: the classic double charge.",
+	Fix:      "Claim the key atomically before doing the work (a unique constraint with INSERT ... ON CONFLICT, or a compare-and-set) and mark it in progress, so concurrent duplicates are refused (409) or wait for the result.",
+	Stimulus: "Opens the connections first, then releases a burst of same-key requests at one instant (tight), and again through jittered latency (widened), up to three rounds.",
+	Proof:    "The oracle's count (one resource), one id across every 2xx and the others refused; the bursts' release and arrival spreads are in the report.",
 	Plan: func(p Planning) check.Plan {
 		bursts := 2 * burstRounds
 		return check.Plan{Requests: bursts * (p.Burst + 2), MaxRequests: bursts * (p.Burst + harness.MaxSettleAttempts + 1), Markers: bursts,

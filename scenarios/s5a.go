@@ -14,8 +14,12 @@ import (
 // S5a: the key record survives a restart.
 var S5a = check.Define(Check{
 	ID: "S5a", Group: "restart", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2.6",
-	Title: "should replay the original result to a retry after the target restarted",
-	Needs: func(t *targets.Target) string { return t.CannotRestart() },
+	Title:    "should replay the original result to a retry after the target restarted",
+	Why:      "A key record kept only in memory, or stored after the answer was sent, is lost on a deploy or restart, and the first retry after it executes again.",
+	Fix:      "Keep the key record in durable storage (the database the effect goes to) and write it before the answer is sent, never in process memory or an asynchronous hook after the send.",
+	Stimulus: "Creates, restarts the target through its restart hook and retries with the same key, for several rounds (one restart lands right after an answer).",
+	Proof:    "Each retry's id equals its original's, and the oracle counts one resource per key.",
+	Needs:    func(t *targets.Target) string { return t.CannotRestart() },
 	Plan: func(Planning) check.Plan {
 		return check.Plan{Requests: 3 * restartRounds, MaxRequests: 3 * restartRounds, Restarts: restartRounds, Markers: restartRounds}
 	},

@@ -17,7 +17,11 @@ import (
 // S5b: a crash mid-request never yields two resources or a stuck key.
 var S5b = check.Define(Check{
 	ID: "S5b", Group: "restart", Level: check.MUST, Clause: "core",
-	Title: "should leave exactly one resource and no stuck key when the target crashes mid-request and the request is retried",
+	Title:    "should leave exactly one resource and no stuck key when the target crashes mid-request and the request is retried",
+	Why:      "A crash in the middle of a request leaves the effect without its key record (the retry executes again) or the key in progress for a day (the operation can never complete).",
+	Fix:      "Commit the key record in the same transaction as the effect, and give the in-progress marker an expiry (a lease), so a retry after a crash is replayed or runs once the lease is past.",
+	Stimulus: "Sends a create, kills the target (SIGKILL) while the request is in flight, starts it again and retries with the same key until it completes or the declared in-progress timeout passes.",
+	Proof:    "The oracle's count (never two resources) and a retry that completed within the declared in-progress timeout.",
 	Needs: func(t *targets.Target) string {
 		if why := t.CannotCrash(); why != "" {
 			return why

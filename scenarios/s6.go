@@ -26,7 +26,11 @@ import (
 // whether that, with reconciliation, leaves one resource.
 var S6 = check.Define(Check{
 	ID: "S6", Group: "retry", Level: check.MUST, Clause: "core; draft-ietf-httpapi-idempotency-key-header §2 (a retry carries the same key)",
-	Title: "should leave exactly one resource when a bounded same-key client retries through persistent timeouts and reconciles",
+	Title:    "should leave exactly one resource when a bounded same-key client retries through persistent timeouts and reconciles",
+	Why:      "Through an outage a client retries until it gives up; a server that does not hold one key across those attempts leaves two resources, or none the client can find, when the client reconciles.",
+	Fix:      "Deduplicate by the key across every attempt (the key record of S1 and S2) and let a client look an operation up by its key or marker, so reconciliation finds what the lost attempts did.",
+	Stimulus: "Runs the reference retrying client through a blackhole, then through response loss on every request; clears the fault; the client reconciles and resubmits with its one key.",
+	Proof:    "The client's attempts within budget and deadline, its end state UNKNOWN_RESULT, and the oracle's count of one resource after reconciliation.",
 	Plan: func(p Planning) check.Plan {
 		per := 2*p.Tuning.Retry.MaxAttempts + 3
 		return check.Plan{Requests: 2 * per, MaxRequests: 2*landingTries*per + commitPolls(p.Settings),

@@ -19,7 +19,11 @@ import (
 // resource id, its data) to another.
 var T1 = check.Define(Check{
 	ID: "T1", Group: "tenants", Level: check.MUST, Clause: "core (tenant isolation)",
-	Title: "should give a second tenant reusing a key its own resource or a refusal, never the first tenant's",
+	Title:    "should give a second tenant reusing a key its own resource or a refusal, never the first tenant's",
+	Why:      "Clients choose keys, so two tenants can pick the same one; a server that scopes keys globally replays one tenant's answer, with its data, to another.",
+	Fix:      "Scope the key record by tenant (a unique constraint on tenant and key), so a key is looked up only among the caller's own records.",
+	Stimulus: "Tenant A creates with a key, then tenant B sends a create with the same key under its own credentials.",
+	Proof:    "B's answer (its own resource or a refusal, never A's id or body) and the oracle's count for each tenant.",
 	Needs: func(t *targets.Target) string {
 		if len(t.Tenants) < 2 {
 			return "the target declares fewer than two tenants: add tenants: with two credentials to the target file"

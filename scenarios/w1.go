@@ -11,9 +11,13 @@ import (
 // times the job is interrupted, retried or started again.
 var W1 = check.Define(Check{
 	ID: "W1", Group: WorkflowGroup, Level: check.MUST, Clause: "core (each creating step of a job executes at most once)",
-	Title:   "should execute each creating step of a job at most once across lost answers and a restart",
-	Timeout: jobTimeout,
-	Run:     trialRun(onceAcrossFaults),
+	Title:    "should execute each creating step of a job at most once across lost answers and a restart",
+	Why:      "A job interrupted and retried step by step (an agent's loop, a queue worker) repeats the steps that create things unless each carries a key.",
+	Fix:      "Give each creating step a key derived from the job and the step (the business operation, never the model's tool-call id), persisted before the step is sent.",
+	Stimulus: "Runs the job against the reference server, loses the answers of its steps and restarts it mid-job.",
+	Proof:    "The resources the server holds for each step of the job (at most one).",
+	Timeout:  jobTimeout,
+	Run:      trialRun(onceAcrossFaults),
 })
 
 // W1: every step's first answer is lost (the server ran it), then the

@@ -12,9 +12,13 @@ import (
 // stays finished, and what it had begun goes on under the same key.
 var W2 = check.Define(Check{
 	ID: "W2", Group: WorkflowGroup, Level: check.MUST, Clause: "core (a resumed job redoes no finished step and resends an unfinished one with its key)",
-	Title:   "should resend an unfinished keyed step with its original key after a restart, and never a finished one",
-	Timeout: jobTimeout,
-	Run:     trialRun(resumedBetweenSteps),
+	Title:    "should resend an unfinished keyed step with its original key after a restart, and never a finished one",
+	Why:      "A resumed job that redoes a finished step, or resends an unfinished one under a new key, duplicates work.",
+	Fix:      "Record each step's key and result durably; on resume skip the finished steps and resend an unfinished one with its stored key.",
+	Stimulus: "Kills the job mid-step and starts it again with the same state.",
+	Proof:    "The keys of each step's requests before and after the restart.",
+	Timeout:  jobTimeout,
+	Run:      trialRun(resumedBetweenSteps),
 })
 
 // W2: the program is killed between the record and the link (the link's

@@ -13,10 +13,14 @@ import (
 // patterns resend so.
 var W3 = check.Define(Check{
 	ID: "W3", Group: WorkflowGroup, Level: check.SHOULD, Clause: "core (reconcile a step's unknown outcome before resubmitting it)",
-	Title:   "should look a keyed step up before it resubmits it after an unknown outcome",
-	Timeout: jobTimeout,
-	Needs:   lookupOffered,
-	Run:     trialRun(lostUnrun),
+	Title:    "should look a keyed step up before it resubmits it after an unknown outcome",
+	Why:      "A step resent blindly after an unknown outcome relies on the server's deduplication alone; a look-up first tells the job what happened.",
+	Fix:      "Before resending a step whose outcome is unknown, look it up by its key, and resend with the same key only if it is not there.",
+	Stimulus: "Loses a keyed step's answer and records the job's next requests.",
+	Proof:    "A look-up before the step is sent again.",
+	Timeout:  jobTimeout,
+	Needs:    lookupOffered,
+	Run:      trialRun(lostUnrun),
 })
 
 // W3: every step's first request is dropped on arrival, unrun: the

@@ -14,9 +14,13 @@ import (
 // have applied.
 var W4 = check.Define(Check{
 	ID: "W4", Group: WorkflowGroup, Level: check.MUST, Clause: "core (a job ends SUCCEEDED, or UNKNOWN_RESULT once a step may have applied; never FAILED then)",
-	Title:   "should end a job SUCCEEDED with every step done, or UNKNOWN_RESULT, never FAILED, once a step may have applied",
-	Timeout: jobTimeout,
-	Run:     trialRun(endsKnown),
+	Title:    "should end a job SUCCEEDED with every step done, or UNKNOWN_RESULT, never FAILED, once a step may have applied",
+	Why:      "A job that reports FAILED once a step may have applied makes its caller start it over and duplicate what it did.",
+	Fix:      "End a job SUCCEEDED when every step is done and UNKNOWN_RESULT once a step may have applied unconfirmed; FAILED only when nothing applied.",
+	Stimulus: "Loses answers of the job's steps until it stops.",
+	Proof:    "The job's end state and what the server holds for it.",
+	Timeout:  jobTimeout,
+	Run:      trialRun(endsKnown),
 })
 
 // W4: two jobs. In the first every step's first answer is lost and the

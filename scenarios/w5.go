@@ -12,9 +12,13 @@ import (
 // after a send leaves the key on record.
 var W5 = check.Define(Check{
 	ID: "W5", Group: WorkflowGroup, Level: check.MUST, Clause: "core (a job's state is durable before each send)",
-	Title:   "should keep a step's key durably before sending it, so a restart after a crash mid-step resumes that step by its key",
-	Timeout: jobTimeout,
-	Run:     trialRun(killedInsideSteps),
+	Title:    "should keep a step's key durably before sending it, so a restart after a crash mid-step resumes that step by its key",
+	Why:      "A job that records a step's key only after sending it loses the key in a crash right after the send, and the restart sends the step again under a new key.",
+	Fix:      "Write the step's key to durable state (flushed) before sending the step.",
+	Stimulus: "Crashes the job right after a step is sent, then starts it again.",
+	Proof:    "The step's key after the restart is the one sent before the crash, and the server holds one resource for it.",
+	Timeout:  jobTimeout,
+	Run:      trialRun(killedInsideSteps),
 })
 
 // W5: the program is killed inside the record (its request ran at the

@@ -32,7 +32,9 @@ func writeConformance(w io.Writer) {
 	p("Each check is caught by at least one mutant of the reference server or, for")
 	p("the client and workflow checks, of the reference client or job agent (the")
 	p("reference plus exactly one bug); the detection matrix tests hold every mutant")
-	p("to the checks listed for it.")
+	p("to the checks listed for it. Under each group's table, why each check")
+	p("matters (the incident it prevents) and the pattern that passes it: the")
+	p("reports show the same two texts under every FAIL and WARN.")
 	p("")
 	p("%d checks: %s.", len(checks), levelCounts(checks))
 
@@ -51,6 +53,14 @@ func writeConformance(w io.Writer) {
 		for _, c := range checks {
 			if c.Group == g {
 				p("| %s | %s | %s | %s | %s |", c.ID, c.Level, mdCell(c.Clause), mdCell(strings.TrimPrefix(c.Title, "should ")), catchers(c.ID, mutants))
+			}
+		}
+		p("")
+		p("Why each matters, and how to pass it (`idemspec explain ID` says more):")
+		p("")
+		for _, c := range checks {
+			if c.Group == g {
+				p("- **%s**: %s **Fix:** %s", c.ID, c.Why, c.Fix)
 			}
 		}
 	}

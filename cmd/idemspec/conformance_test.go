@@ -33,6 +33,13 @@ func TestConformanceDocIsUpToDate(t *testing.T) {
 			t.Errorf("the conformance document has no row for %s", c.ID)
 		}
 	}
+	// Each check's why and fix are in the document, as the reports show
+	// them.
+	for _, c := range check.All() {
+		if line := "- **" + c.ID + "**: " + c.Why + " **Fix:** " + c.Fix; !strings.Contains(r.stdout, line) {
+			t.Errorf("the conformance document lacks %s's why and fix: %q", c.ID, line)
+		}
+	}
 	// Each row names the mutants that must fail its check, the server's
 	// and the client's.
 	for _, m := range fakes.Mutants() {

@@ -19,7 +19,7 @@ import (
 
 // commandNames are the subcommands a user types; completion and help
 // come from the CLI library.
-var commandNames = []string{"agent", "client", "init", "list", "mcp", "report", "run", "serve", "validate", "version"}
+var commandNames = []string{"agent", "client", "explain", "init", "list", "mcp", "report", "run", "serve", "validate", "version"}
 
 // TestHelpGoesToStdoutAndExitsZero: -h, --help and `help CMD` print the
 // command's usage, GNU-style flags included, on stdout and exit 0.

@@ -25,6 +25,15 @@ type Entry struct {
 	Level  Level  `json:"level"`
 	Clause string `json:"clause"` // "core", or the draft section it comes from
 	Group  string `json:"group"`  // the scenario family, e.g. "core", "restart"
+	// Why is the incident the check prevents and Fix the pattern that
+	// passes: a report carries them so a finding says what to do.
+	Why string `json:"why,omitempty"`
+	Fix string `json:"fix,omitempty"`
+	// Stimulus and Proof (what idemspec does, what a verdict rests on)
+	// are the catalogue's, for `idemspec explain`; a report has the
+	// evidence itself.
+	Stimulus string `json:"-"`
+	Proof    string `json:"-"`
 }
 
 var (

@@ -24,6 +24,12 @@ import (
 type Check[S, T, P any] struct {
 	ID, Title, Clause, Group string
 	Level                    Level
+	// Why and Fix are written for the person who owns the API or the
+	// agent: the incident the check prevents, in one sentence, and the
+	// pattern that passes. Stimulus is what idemspec does to the subject
+	// and Proof the evidence a verdict rests on; `idemspec explain`
+	// prints all four, the reports show Why and Fix under a finding.
+	Why, Fix, Stimulus, Proof string
 	// Concerns says whether the check judges t at all (an MCP tool
 	// declared read-only is not judged as a keyed create); nil: every
 	// one. A check that does not concern t has no verdict on it.
@@ -66,7 +72,8 @@ type Plan struct {
 
 // Entry is the check's catalogue entry, as reports carry it.
 func (c *Check[S, T, P]) Entry() Entry {
-	return Entry{ID: c.ID, Title: c.Title, Level: c.Level, Clause: c.Clause, Group: c.Group}
+	return Entry{ID: c.ID, Title: c.Title, Level: c.Level, Clause: c.Clause, Group: c.Group,
+		Why: c.Why, Fix: c.Fix, Stimulus: c.Stimulus, Proof: c.Proof}
 }
 
 // Concerned reports whether the check judges t.
@@ -96,6 +103,20 @@ func Define[S, T, P any](c Check[S, T, P]) *Check[S, T, P] {
 	defer mu.Unlock()
 	checks = append(checks, &c)
 	return &c
+}
+
+// Defined lists the entries of every check Define registered, of every
+// kind, in ID order: the catalogue without the entries registered
+// alone (a test's throwaway checks).
+func Defined() []Entry {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Entry, 0, len(checks))
+	for _, c := range checks {
+		out = append(out, c.(interface{ Entry() Entry }).Entry())
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return CompareID(a.ID, b.ID) })
+	return out
 }
 
 // Checks lists the registry's checks of one kind in ID order (S1 < S2 <

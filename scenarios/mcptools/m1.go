@@ -16,6 +16,10 @@ const clauseIdempotent = `MCP schema ToolAnnotations.idempotentHint: "If true, c
 var M1 = check.Define(Check{
 	ID: "M1", Group: Group, Level: check.MUST, Clause: clauseIdempotent,
 	Title:    "should leave the state of one call when a tool declared idempotent is called again with the same arguments after lost answers",
+	Why:      "An agent that timed out calls the tool again; a tool declared idempotent that is not repeats the effect the agent trusted it not to.",
+	Fix:      "Make the effect a function of the arguments (an upsert on a natural key, or a look-up before the create), or drop idempotentHint.",
+	Stimulus: "Calls the tool with the same arguments again and again, the answers lost.",
+	Proof:    "The state the oracle reads, compared with one call's.",
 	Concerns: mutating, Needs: callable,
 	Plan: func(s Settings) check.Plan { return calls(2 + s.lost() + 2) },
 	Run:  toolRun(func(ctx context.Context, tr *trial) check.Verdict { return repeats(ctx, tr, "M1") }),

@@ -11,6 +11,10 @@ import (
 var M2 = check.Define(Check{
 	ID: "M2", Group: Group, Level: check.MUST, Clause: clauseIdempotent,
 	Title:    "should leave the state of one call when a tool declared idempotent gets a burst of identical concurrent calls",
+	Why:      "An agent's parallel calls or retries can land together; a tool declared idempotent must still leave one call's state.",
+	Fix:      "Make the effect atomic on its natural key (a unique constraint, a compare-and-set), so concurrent identical calls converge.",
+	Stimulus: "Sends a burst of identical concurrent calls.",
+	Proof:    "The state after the burst, compared with one call's.",
 	Concerns: mutating, Needs: callable,
 	Plan: func(s Settings) check.Plan { return calls(1 + s.burst() + 1) },
 	Run:  toolRun(func(ctx context.Context, tr *trial) check.Verdict { return burst(ctx, tr, "M2") }),

@@ -14,6 +14,10 @@ import (
 var M3 = check.Define(Check{
 	ID: "M3", Group: Group, Level: check.MUST, Clause: clauseIdempotent,
 	Title:    "should leave the state of one call when a tool declared idempotent is called again after a restart and after a crash mid-call",
+	Why:      "A restart, or a crash mid-call, is when a tool effect that is not durable or not atomic doubles on the agent's retry.",
+	Fix:      "Apply the effect durably and atomically, so a call repeated after a restart or a crash finds it whole or absent, never half done.",
+	Stimulus: "Calls the tool, restarts the server and calls again; kills it mid-call, starts it and calls again.",
+	Proof:    "The state after each repeat, compared with one call's.",
 	Concerns: mutating, Needs: restartable,
 	Plan: func(Settings) check.Plan { return calls(1 + 1 + 1 + 1 + 3 + 3) },
 	Run:  toolRun(restarts),

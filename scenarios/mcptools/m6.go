@@ -13,6 +13,10 @@ const whenChanged = "after changed arguments under the key"
 var M6 = check.Define(Check{
 	ID: "M6", Group: Group, Level: check.MUST, Clause: clauseKeyed + " §2.6 (a key reused with a different payload is refused)",
 	Title:    "should refuse, with no effect, changed arguments under a key already used",
+	Why:      "A key reused with changed arguments is a client bug; a tool that executes it, or replays the first result, hides it.",
+	Fix:      "Store a fingerprint of the arguments with the key and refuse changed arguments under a used key with a tool error, doing nothing.",
+	Stimulus: "Calls the keyed tool, then again with the same key and changed arguments.",
+	Proof:    "The second call refused, and the oracle's state unchanged by it.",
 	Concerns: keyed,
 	Needs: func(a Offered) string {
 		if why := callable(a); why != "" {

@@ -15,8 +15,12 @@ import (
 // the evidence, step by step.
 var M9 = check.Define(Check{
 	ID: "M9", Group: Group, Level: check.MUST,
-	Clause: clauseIdempotent + "; a tool with a key: one effect per key, whatever the sequence (" + clauseKeyed + ")",
-	Title:  "should leave one effect per argument set (per key, for a keyed tool) after any sequence of calls, repeats, lost answers, changed arguments under a key and restarts",
+	Clause:   clauseIdempotent + "; a tool with a key: one effect per key, whatever the sequence (" + clauseKeyed + ")",
+	Title:    "should leave one effect per argument set (per key, for a keyed tool) after any sequence of calls, repeats, lost answers, changed arguments under a key and restarts",
+	Why:      "Rules that hold call by call can break together: a repeat after a restart, changed arguments after a lost answer.",
+	Fix:      "The patterns of M1 to M7 together: effects keyed by their arguments or key, durable and atomic, and changed arguments under a used key refused.",
+	Stimulus: "Runs random sequences of calls, repeats, lost answers, changed arguments under a key and restarts, and shrinks a failing one.",
+	Proof:    "A model of each argument set's (or key's) effects checked against the oracle; the shortest failing sequence is in the evidence.",
 	Concerns: func(a Offered) bool {
 		return mutating(a) || keyed(a)
 	},
