@@ -36,6 +36,7 @@ type body struct {
 	text        string           // "": no body could be drafted (see the TODOs)
 	marker      []string         // the path of the property holding {{.Marker}} (an array's item as "0"), nil for none
 	variant     []string         // the path of the property holding {{.Variant}}
+	stopped     string           // where the sample body stopped short of the schema, for a TODO ("": it did not)
 }
 
 // mediaType picks the request body's JSON media type, else its form one.
@@ -72,6 +73,9 @@ func draftBody(p *Plan, contentType string, mt *openapi3.MediaType, filters []st
 	if why != "" {
 		p.todo("create.body", "%s: write one that holds {{.Marker}} and {{.Variant}}", why)
 		return b
+	}
+	if b.stopped != "" {
+		p.todo("create.body", "%s", b.stopped)
 	}
 
 	if p.key.in == "body" {
@@ -122,9 +126,11 @@ func startBody(contentType string, mt *openapi3.MediaType, keep func(string) boo
 		return b, nil, nil, "the request body is not a JSON object"
 	}
 	fields = map[string]any{}
+	spent := newBudget()
+	defer func() { b.stopped = spent.stopped() }()
 	if ex, ok := deepCopy(mediaExample(mt)).(map[string]any); ok {
 		fields = ex
-	} else if s, ok := deepCopy(sample(mt.Schema, 0)).(map[string]any); ok {
+	} else if s, ok := deepCopy(sample(mt.Schema, 0, spent)).(map[string]any); ok {
 		fields = s
 	}
 	// Of an example, the values of what the schema requires, the amount
@@ -145,7 +151,7 @@ func startBody(contentType string, mt *openapi3.MediaType, keep func(string) boo
 		}
 		for _, name := range b.schema.Required {
 			if _, ok := fields[name]; !ok {
-				fields[name] = sample(b.schema.Properties[name], 1)
+				fields[name] = sampleAt(b.schema.Properties[name], 1, spent, name)
 			}
 		}
 	}

@@ -41,14 +41,14 @@ func danglingTODOs(p *Plan, op *openapi3.Operation) {
 	for _, param := range op.Parameters {
 		if param.Value != nil {
 			request = mark(request, param.Value.Extensions)
-			request = danglingIn(param.Value.Schema, request, 0)
+			request = danglingIn(param.Value.Schema, request)
 		}
 	}
 	if rb := op.RequestBody; rb != nil && rb.Value != nil {
 		request = mark(request, rb.Value.Extensions)
 		for _, mt := range rb.Value.Content {
 			if mt != nil {
-				request = danglingIn(mt.Schema, request, 0)
+				request = danglingIn(mt.Schema, request)
 			}
 		}
 	}
@@ -59,7 +59,7 @@ func danglingTODOs(p *Plan, op *openapi3.Operation) {
 				answer = mark(answer, r.Value.Extensions)
 				for _, mt := range r.Value.Content {
 					if mt != nil {
-						answer = danglingIn(mt.Schema, answer, 0)
+						answer = danglingIn(mt.Schema, answer)
 					}
 				}
 			}
@@ -81,25 +81,32 @@ func mark(refs []string, ext map[string]any) []string {
 	return refs
 }
 
-// danglingIn adds the dangling $refs a schema reaches, as deep as a
-// sample goes (maxDepth, which also ends a recursive schema's walk).
-func danglingIn(ref *openapi3.SchemaRef, refs []string, depth int) []string {
-	if ref == nil || ref.Value == nil || depth > maxDepth {
-		return refs
-	}
-	s := ref.Value
-	refs = mark(refs, s.Extensions)
-	for _, name := range propertyNames(s) {
-		refs = danglingIn(s.Properties[name], refs, depth+1)
-	}
-	for _, group := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
-		for _, m := range group {
-			refs = danglingIn(m, refs, depth+1)
+// danglingIn adds the dangling $refs a schema reaches. Each schema is
+// walked once: a document's schemas reach each other through $ref many
+// times over (N required properties per level over six levels are N^6
+// paths to one schema), and what one reaches is the same from every
+// path.
+func danglingIn(ref *openapi3.SchemaRef, refs []string) []string {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(ref *openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
 		}
+		s := ref.Value
+		seen[s] = true
+		refs = mark(refs, s.Extensions)
+		for _, name := range propertyNames(s) {
+			walk(s.Properties[name])
+		}
+		for _, group := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
+			for _, m := range group {
+				walk(m)
+			}
+		}
+		walk(s.Items)
+		walk(s.AdditionalProperties.Schema)
 	}
-	refs = danglingIn(s.Items, refs, depth+1)
-	if s.AdditionalProperties.Schema != nil {
-		refs = danglingIn(s.AdditionalProperties.Schema, refs, depth+1)
-	}
+	walk(ref)
 	return refs
 }

@@ -221,7 +221,7 @@ func requiredFilters(p *Plan, lp *listPlan, required []*openapi3.Parameter) {
 			value = map[bool]string{false: "2000-01-01", true: "2100-01-01"}[end]
 			dates = append(dates, r.Name+"="+value)
 		default:
-			value = escapeActions(url.QueryEscape(fmt.Sprint(sample(r.Schema, 1))))
+			value = escapeActions(url.QueryEscape(fmt.Sprint(sample(r.Schema, 1, newBudget()))))
 			p.todo("oracle.list.path", "the list requires %s: give the value your account lists by", r.Name)
 		}
 		sep := "?"

@@ -1,18 +1,70 @@
 package openapi
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
+// Bounds of one sample value. A document is not trusted: required
+// properties through $ref, a few per level over maxDepth levels, fan
+// out to thousands of values (5 per level over 6 levels ending in
+// minLength: 4096 is 64 MB), though the document is 2 KB. Real request
+// bodies are a few hundred values and a few KiB.
+const (
+	// MaxSampleBody bounds the bytes of the strings in one sample value.
+	MaxSampleBody = 64 << 10
+	// maxSampleNodes bounds the schemas one sample value visits.
+	maxSampleNodes = 2000
+)
+
+// budget is what is left of a sample value's bounds, and where it ran
+// out.
+type budget struct {
+	nodes, bytes int
+	// cut is the path of the first property left out ("" none).
+	cut string
+}
+
+func newBudget() *budget { return &budget{nodes: maxSampleNodes, bytes: MaxSampleBody} }
+
+// spend takes one schema and n bytes from the budget; false (and the
+// path noted) when they do not fit.
+func (b *budget) spend(at string, n int) bool {
+	if b.nodes <= 0 || b.bytes < n {
+		if b.cut == "" {
+			b.cut = at
+		}
+		b.nodes = 0
+		return false
+	}
+	b.nodes--
+	b.bytes -= n
+	return true
+}
+
+// stopped says where a sample value stopped, for a TODO ("" it did
+// not).
+func (b *budget) stopped() string {
+	if b.cut == "" {
+		return ""
+	}
+	return fmt.Sprintf("the schema's required properties fan out past what init drafts (%d values, %d KiB of strings): the sample body stops at %s, and what follows it is left out", maxSampleNodes, MaxSampleBody>>10, b.cut)
+}
+
 // sample is a value the schema accepts: what the document offers first
 // (const, example, examples, default, the first enum value), then one
 // made from the type: an object of its required properties, an empty
 // array (or one item when minItems asks), a string fit for its format,
-// the smallest allowed number.
-func sample(ref *openapi3.SchemaRef, depth int) any {
+// the smallest allowed number. It stops where the budget runs out (a
+// property then left out), and at maxDepth.
+func sample(ref *openapi3.SchemaRef, depth int, b *budget) any {
+	return sampleAt(ref, depth, b, "")
+}
+
+func sampleAt(ref *openapi3.SchemaRef, depth int, b *budget, at string) any {
 	s := flattenDepth(ref, depth)
 	if v, ok := documented(s); ok {
 		return v
@@ -24,17 +76,21 @@ func sample(ref *openapi3.SchemaRef, depth int) any {
 			return obj
 		}
 		for _, name := range s.Required {
-			obj[name] = sample(s.Properties[name], depth+1)
+			path := strings.TrimPrefix(at+"."+name, ".")
+			if !b.spend(path, 0) {
+				break
+			}
+			obj[name] = sampleAt(s.Properties[name], depth+1, b, path)
 			if v, ok := nameSamples[name]; ok && obj[name] == sampleString(flattenDepth(s.Properties[name], depth+1)) {
 				obj[name] = v
 			}
 		}
 		return obj
 	case openapi3.TypeArray:
-		if s.MinItems == 0 || s.Items == nil || depth >= maxDepth {
+		if s.MinItems == 0 || s.Items == nil || depth >= maxDepth || !b.spend(at+"[0]", 0) {
 			return []any{}
 		}
-		return []any{sample(s.Items, depth+1)}
+		return []any{sampleAt(s.Items, depth+1, b, at+"[0]")}
 	case openapi3.TypeInteger:
 		return int64(lowest(s))
 	case openapi3.TypeNumber:
@@ -42,7 +98,11 @@ func sample(ref *openapi3.SchemaRef, depth int) any {
 	case openapi3.TypeBoolean:
 		return false
 	}
-	return sampleString(s)
+	v := sampleString(s)
+	if !b.spend(at, len(v)) {
+		return "idemspec"
+	}
+	return v
 }
 
 // documented is the value the document gives for a schema, if any.

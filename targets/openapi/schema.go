@@ -19,7 +19,25 @@ func flatten(ref *openapi3.SchemaRef) *openapi3.Schema {
 	return flattenDepth(ref, 0)
 }
 
+// maxFlattenNodes bounds the schemas one flatten merges. A schema that
+// is merged once is not merged again (allOf: [A, A, ...] over six
+// levels would otherwise cost K^6: 8 members, 3 s); this bounds what is
+// left, distinct members fanning out.
+const maxFlattenNodes = 1000
+
 func flattenDepth(ref *openapi3.SchemaRef, depth int) *openapi3.Schema {
+	f := flattening{merged: map[*openapi3.Schema]bool{}, left: maxFlattenNodes}
+	return f.flatten(ref, depth)
+}
+
+// flattening is one flatten's state: the members merged so far, and
+// how many more it may visit.
+type flattening struct {
+	merged map[*openapi3.Schema]bool
+	left   int
+}
+
+func (f *flattening) flatten(ref *openapi3.SchemaRef, depth int) *openapi3.Schema {
 	if ref == nil || ref.Value == nil {
 		return &openapi3.Schema{}
 	}
@@ -53,13 +71,23 @@ func flattenDepth(ref *openapi3.SchemaRef, depth int) *openapi3.Schema {
 			out.Example = m.Example
 		}
 	}
+	// member merges one of s's members, unless it was merged already
+	// (everything it holds is in the result then) or the bound is spent.
+	member := func(m *openapi3.SchemaRef) {
+		if m == nil || m.Value == nil || f.merged[m.Value] || f.left <= 0 {
+			return
+		}
+		f.merged[m.Value] = true
+		f.left--
+		merge(f.flatten(m, depth+1))
+	}
 	for _, m := range out.AllOf {
-		merge(flattenDepth(m, depth+1))
+		member(m)
 	}
 	if len(out.Properties) == 0 {
 		for _, alts := range []openapi3.SchemaRefs{out.OneOf, out.AnyOf} {
 			if len(alts) > 0 {
-				merge(flattenDepth(alts[0], depth+1))
+				member(alts[0])
 				break
 			}
 		}

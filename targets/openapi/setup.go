@@ -141,6 +141,9 @@ func (d *Document) parentOf(param, collection, action string, taken map[string]b
 		if s.body, fields, _, why = startBody(contentType, mt, func(string) bool { return false }); why != "" {
 			return nil, what + " has a body init cannot draft (" + why + ")"
 		}
+		if s.body.stopped != "" {
+			return nil, what + " has a body init drafts only in part (" + s.body.stopped + ")"
+		}
 	}
 	key, _ := declaredKey(parameters(post.item, post.op), s.body.schema)
 	switch key.in {
