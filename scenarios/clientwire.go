@@ -130,7 +130,7 @@ func (e errNotCalled) Error() string {
 func (t *trial) baseline(ctx context.Context, op string) error {
 	w := t.ce.Wire
 	rec := w.Interposer.Record()
-	from := rec.Len()
+	from := rec.Mark()
 	dir := t.in.StateDir + "-baseline"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("the baseline's working directory: %w", err)
@@ -153,7 +153,7 @@ func (t *trial) baseline(ctx context.Context, op string) error {
 	}
 	xs := rec.Since(from)
 	t.wt = &wireTrial{baseline: xs, expected: map[string]int{}}
-	t.offset = rec.Len()
+	t.offset = rec.Mark()
 	if len(xs) == 0 {
 		return fmt.Errorf("no request reached idemspec during the baseline run: the program was handed %s in %s; does it read its base URL from one of them? (exit %d)",
 			w.Interposer.URL(), strings.Join(w.BaseURLEnv, ", "), x.Code)
@@ -165,7 +165,7 @@ func (t *trial) baseline(ctx context.Context, op string) error {
 	for _, op := range t.ce.Env.Target.Each() {
 		if n := len(wire.CreatedIDs(xs, op.Operation)); n > 0 {
 			t.wt.expected[op.Operation] = n
-			t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("baseline: one run creates %d resource(s) by %s: %s", n, describeOp(op.Operation), strings.Join(wire.CreatedIDs(xs, op.Operation), ", ")))
+			t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("baseline: one run creates %d resource(s) by %s: %s", n, describeOp(op.Operation), someIDs(wire.CreatedIDs(xs, op.Operation))))
 		}
 	}
 	if len(t.wt.expected) == 0 {
@@ -303,7 +303,11 @@ func (t *trial) judgeWire(ctx context.Context) (ClientTrial, error) {
 	t.rec.Expected = t.wt.expected[t.wt.op]
 	t.rec.Unmodified = true
 	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("resources counted from the wire: %d created by %s in this trial (%s); one run creates %d",
-		t.rec.Resources, describeOp(t.wt.op), strings.Join(wire.CreatedIDs(xs, t.wt.op), ", "), t.rec.Expected))
+		t.rec.Resources, describeOp(t.wt.op), someIDs(wire.CreatedIDs(xs, t.wt.op)), t.rec.Expected))
+	if n := elided(xs); n > 0 {
+		t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("%d of the trial's %d exchanges are recorded without their header and bodies (idemspec keeps those of the first %d and the last %d of a run): every exchange is counted and judged by its key, payload hash, status and id",
+			n, len(xs), wire.KeepFirst, wire.KeepLast))
+	}
 	// The oracle is the judge's own view: a duplicate either sees counts.
 	n, ok, err := t.oracleCount(ctx, xs)
 	switch {
@@ -325,8 +329,44 @@ func (t *trial) wireTables() []check.Table {
 	return []check.Table{exchangeTable("the baseline run's exchanges (no fault)", t.wt.baseline), exchangeTable("the trial's exchanges", run)}
 }
 
+// maxTableRows bounds an exchange table: a program that floods the API
+// would make a row of each request (10,000 requests made a 5.3 MB
+// report.json for one check). The first and the last half are listed,
+// and a row between says how many are not; the verdict counts them all.
+const maxTableRows = 100
+
+// maxNotedIDs bounds the ids a note lists.
+const maxNotedIDs = 20
+
+// someIDs lists ids, the first maxNotedIDs of them and how many more.
+func someIDs(ids []string) string {
+	if len(ids) <= maxNotedIDs {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:maxNotedIDs], ", "), len(ids)-maxNotedIDs)
+}
+
+// elided counts the exchanges of xs recorded without their bodies.
+func elided(xs []wire.Exchange) int {
+	n := 0
+	for _, x := range xs {
+		if x.Elided {
+			n++
+		}
+	}
+	return n
+}
+
 func exchangeTable(title string, xs []wire.Exchange) check.Table {
 	tb := check.Table{Title: title, Columns: []string{"#", "operation", "request", "key", "payload sha256", "fault", "status", "answer", "resource id"}}
+	if len(xs) > maxTableRows {
+		first, last := xs[:maxTableRows/2], xs[len(xs)-maxTableRows/2:]
+		tb = exchangeTable(title, first)
+		gap := fmt.Sprintf("%d exchanges not listed (#%d to #%d): counted in the verdict", len(xs)-maxTableRows, first[len(first)-1].Seq+1, last[0].Seq-1)
+		tb.Rows = append(tb.Rows, []string{"…", gap, "", "", "", "", "", "", ""})
+		tb.Rows = append(tb.Rows, exchangeTable(title, last).Rows...)
+		return tb
+	}
 	for _, x := range xs {
 		op := string(x.Kind)
 		if x.Operation != "" {

@@ -87,7 +87,7 @@ func Start(cfg Config) (*Interposer, error) {
 		return nil, fmt.Errorf("the interposer's listener: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ip := &Interposer{cfg: cfg, rec: newRecord(), ln: ln, ctx: ctx, cancel: cancel, ordinals: map[string]int{}}
+	ip := &Interposer{cfg: cfg, rec: newRecord(true), ln: ln, ctx: ctx, cancel: cancel, ordinals: map[string]int{}}
 	ip.srv = &http.Server{Handler: ip, ReadHeaderTimeout: 10 * time.Second}
 	go ip.srv.Serve(ln)
 	return ip, nil
@@ -300,7 +300,7 @@ func (ip *Interposer) forward(r *http.Request, body []byte, op Operation, x *Exc
 	// record and the id are read from them decoded.
 	plain, problem := readable(res.Header, answer)
 	ip.rec.update(x, func(x *Exchange) {
-		x.Status, x.AnsweredBy, x.Answer = res.StatusCode, AnsweredByAPI, kept(plain)
+		x.Status, x.AnsweredBy, x.Answer = res.StatusCode, AnsweredByAPI, x.keep(plain)
 		if op.IDOf != nil && x.Committed() {
 			x.ResourceID = op.IDOf(plain)
 		}
@@ -336,7 +336,7 @@ func (ip *Interposer) answer(w http.ResponseWriter, x *Exchange, status int, ret
 	}
 	w.WriteHeader(status)
 	_, err := w.Write(b)
-	ip.rec.update(x, func(x *Exchange) { x.Status, x.AnsweredBy, x.Answer = status, AnsweredByIdemspec, b })
+	ip.rec.update(x, func(x *Exchange) { x.Status, x.AnsweredBy, x.Answer = status, AnsweredByIdemspec, x.keep(b) })
 	ip.finish(x, err == nil, "")
 }
 

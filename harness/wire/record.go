@@ -60,6 +60,11 @@ type Exchange struct {
 	// Done says the exchange has ended; a held or blackholed request, or
 	// one the API is still working on, is not done.
 	Done bool
+	// Elided says the record no longer keeps the request's header and
+	// body, nor the answer's body, to bound its memory (KeepFirst,
+	// KeepLast); everything else, the key, hash, status and id included,
+	// is kept.
+	Elided bool
 }
 
 // Who answered.
@@ -74,15 +79,37 @@ func (x Exchange) Committed() bool {
 	return x.AnsweredBy == AnsweredByAPI && x.Status >= 200 && x.Status < 300
 }
 
+// What an Interposer's Record keeps whole: a program can send as much
+// as it likes (2,000 creates of 64 KiB took 490 MB when every body was
+// kept for the whole run), and the judges need only each exchange's
+// facts. Every exchange is counted and keeps its facts; the header and
+// bodies are kept for the first KeepFirst exchanges of a window (a
+// trial's run: Mark) and the last KeepLast of the record, so that at
+// most KeepFirst+KeepLast exchanges hold bodies, each cut to MaxKept.
+const (
+	KeepFirst = 32
+	KeepLast  = 32
+)
+
 // Record is every exchange the interposer has seen, in arrival order.
 // It is safe for concurrent use; readers get copies.
 type Record struct {
 	mu        sync.Mutex
 	exchanges []*Exchange
 	changed   chan struct{} // closed and replaced on every change
+
+	// bounded says bodies are elided past KeepFirst and KeepLast.
+	bounded bool
+	// window is where the current window starts; whole is where the
+	// exchanges not yet elided start (below it, every one is elided or
+	// was walked); tail are the indexes past the window's first
+	// KeepFirst still whole, oldest first.
+	window, whole int
+	tail          []int
+	elided        int
 }
 
-func newRecord() *Record { return &Record{changed: make(chan struct{})} }
+func newRecord(bounded bool) *Record { return &Record{changed: make(chan struct{}), bounded: bounded} }
 
 // Len is how many exchanges have arrived.
 func (r *Record) Len() int {
@@ -153,13 +180,64 @@ func (r *Record) Await(ctx context.Context, from int, ok func(Exchange) bool) (E
 	}
 }
 
-// add appends an exchange, numbering it.
+// Elided is how many exchanges' header and bodies the record no longer
+// keeps.
+func (r *Record) Elided() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.elided
+}
+
+// Mark starts a window, the run of a trial: the exchanges before it
+// (whose runs are judged) keep their facts and lose their bodies, and
+// the window's first KeepFirst keep theirs. It returns the index the
+// window starts at, as Len would.
+func (r *Record) Mark() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.window = len(r.exchanges)
+	if r.bounded {
+		for ; r.whole < r.window; r.whole++ {
+			r.elide(r.exchanges[r.whole])
+		}
+		r.tail = r.tail[:0]
+	}
+	return r.window
+}
+
+// add appends an exchange, numbering it, and elides the oldest of the
+// tail when it is past KeepLast.
 func (r *Record) add(x *Exchange) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	x.Seq = len(r.exchanges) + 1
 	r.exchanges = append(r.exchanges, x)
+	if r.bounded && x.Seq-1-r.window >= KeepFirst {
+		r.tail = append(r.tail, x.Seq-1)
+		if len(r.tail) > KeepLast {
+			r.elide(r.exchanges[r.tail[0]])
+			r.tail = r.tail[1:]
+		}
+	}
 	r.signal()
+}
+
+// elide drops what the record keeps of an exchange's header and bodies.
+func (r *Record) elide(x *Exchange) {
+	if x.Elided {
+		return
+	}
+	x.Elided, x.Header, x.Body, x.Answer = true, nil, nil, nil
+	r.elided++
+}
+
+// keep is b, cut to MaxKept, for an exchange's record; nil for one
+// already elided (an answer that came after its exchange was).
+func (x *Exchange) keep(b []byte) []byte {
+	if x.Elided {
+		return nil
+	}
+	return kept(b)
 }
 
 // update changes an exchange under the record's lock.

@@ -40,9 +40,11 @@ type Tap struct {
 const tapBacklog = 1024
 
 // NewTap is a tap for the operations of an API whose paths sit under
-// basePath.
+// basePath. Its record keeps every body: the wire oracle finds a
+// marker in any of them, and the requests are idemspec's own, bounded
+// by --budget.
 func NewTap(ops []Operation, basePath string) *Tap {
-	return &Tap{ops: ops, base: strings.TrimSuffix(basePath, "/"), rec: newRecord(), streams: map[*tapStream]struct{}{}}
+	return &Tap{ops: ops, base: strings.TrimSuffix(basePath, "/"), rec: newRecord(false), streams: map[*tapStream]struct{}{}}
 }
 
 // Record is what the tap has read.
