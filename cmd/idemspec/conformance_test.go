@@ -24,29 +24,34 @@ func TestConformanceDocIsUpToDate(t *testing.T) {
 	if string(committed) != r.stdout {
 		t.Fatalf("docs/CONFORMANCE.md is out of date: run `make docs` and commit it.\n--- generated:\n%s", r.stdout)
 	}
+	// Each check's entry opens with its ID and level; its why and fix
+	// follow on the next line, as the reports show them.
 	rows := map[string]string{}
 	for _, c := range check.All() {
-		row := "| " + c.ID + " | " + string(c.Level) + " | "
+		row := "\n**" + c.ID + "** " + string(c.Level) + ", "
 		if i := strings.Index(r.stdout, row); i >= 0 {
-			rows[c.ID], _, _ = strings.Cut(r.stdout[i:], "\n")
+			rows[c.ID], _, _ = strings.Cut(r.stdout[i+1:], "\n")
 		} else {
-			t.Errorf("the conformance document has no row for %s", c.ID)
+			t.Errorf("the conformance document has no entry for %s", c.ID)
 		}
-	}
-	// Each check's why and fix are in the document, as the reports show
-	// them.
-	for _, c := range check.All() {
-		if line := "- **" + c.ID + "**: " + c.Why + " **Fix:** " + c.Fix; !strings.Contains(r.stdout, line) {
+		if line := "\n" + rows[c.ID] + "\n*Why:* " + c.Why + " *Fix:* " + c.Fix + "\n"; !strings.Contains(r.stdout, line) {
 			t.Errorf("the conformance document lacks %s's why and fix: %q", c.ID, line)
 		}
 	}
-	// Each row names the mutants that must fail its check, the server's
-	// and the client's.
+	// Each entry names the mutants that must fail its check, the server's
+	// and the client's, and the mutant's line names the check.
 	for _, m := range fakes.Mutants() {
 		for _, id := range m.CaughtBy() {
 			if row, ok := rows[id]; ok && !strings.Contains(row, "`"+m.Name+"`") {
-				t.Errorf("the row of %s does not name %s, a mutant of the %s that it catches: %s", id, m.Name, m.Of, row)
+				t.Errorf("the entry of %s does not name %s, a mutant of the %s that it catches: %s", id, m.Name, m.Of, row)
 			}
+		}
+		line := "\n- `" + m.Name + "`: "
+		if ids := m.CaughtBy(); len(ids) > 0 {
+			line += ids[0]
+		}
+		if !strings.Contains(r.stdout, line) {
+			t.Errorf("the conformance document lacks %s's line %q", m.Name, line)
 		}
 	}
 }
