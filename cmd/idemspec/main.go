@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -124,6 +125,9 @@ execution error.`,
 			if err := flagsFromEnv(cmd.Flags(), os.LookupEnv, takes); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			if err := durationsInRange(cmd.Flags()); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 			*code = work(args, stdout, stderr)
 			return nil
 		}
@@ -146,6 +150,33 @@ func flagsFromEnv(fs *pflag.FlagSet, lookup func(string) (string, bool), takes f
 			if err := fs.Set(f.Name, v); err != nil {
 				errs = append(errs, fmt.Errorf("%s=%q (for --%s): %v", name, v, f.Name, err))
 			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// maxFlagDuration bounds every duration flag. idemspec adds its
+// durations together and to others, and multiplies some: a deadline and
+// its slack, a request timeout and a target's in-progress timeout
+// doubled for a wait at the search's gate, and, the largest, S6's
+// resumed client given up to 201 request timeouts. Past 292 years a sum
+// wraps to a negative duration, and a wait meant to be long ends at
+// once; 201 years is still short of that.
+const maxFlagDuration = 365 * 24 * time.Hour
+
+// durationsInRange refuses a duration flag whose value, added to
+// idemspec's other durations, could overflow: naming the flag is the
+// whole diagnosis, where an overflow shows up far away as a kill after
+// milliseconds blamed on something else.
+func durationsInRange(fs *pflag.FlagSet) error {
+	var errs []error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Value.Type() != "duration" {
+			return
+		}
+		d, err := fs.GetDuration(f.Name)
+		if err == nil && (d > maxFlagDuration || d < -maxFlagDuration) {
+			errs = append(errs, fmt.Errorf("--%s %s: too long (at most %s, a year): idemspec adds it to its other durations, and the sum would overflow", f.Name, f.Value, maxFlagDuration))
 		}
 	})
 	return errors.Join(errs...)
