@@ -162,7 +162,7 @@ func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, 
 		<-stopped
 	}()
 	return runSuite(suiteRun{
-		env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
+		adoption: &f.adoption, env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true, workflow: f.workflow,
 		banner: banner, ctx: sig.first, cleanupCtx: sig.second,
 	}, stdout, stderr)
