@@ -105,6 +105,15 @@ func (p *ClientProcess) Wait(ctx context.Context, limit time.Duration) check.Cli
 	return x
 }
 
+// Ended says how a client that has exited ended: its exit code (-1 for
+// a signal), and why idemspec stopped or killed it ("": it exited by
+// itself).
+func (p *ClientProcess) Ended() (code int, killed string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.proc.ProcessState().ExitCode(), p.killed
+}
+
 // Output is the client's stdout and stderr, cut to their last n bytes.
 func (p *ClientProcess) Output(n int) (stdout, stderr string) {
 	return tail(p.stdout.String(), n), tail(p.stderr.String(), n)

@@ -10,6 +10,11 @@ import (
 // idemspec (a check cut short may never wait for its own). The zero
 // value is ready to use.
 type Clients struct {
+	// Watch, when set before the first start, is called as each program
+	// starts; the function it returns is called once that program has
+	// exited (which may be after its caller saw Exited closed).
+	Watch func() (exited func(*ClientProcess))
+
 	mu      sync.Mutex
 	live    map[*ClientProcess]bool
 	stopped bool
@@ -32,6 +37,10 @@ func (c *Clients) StartIn(dir, command string, env []string) (*ClientProcess, er
 	if c.stopped {
 		return nil, ErrClientsStopped
 	}
+	var exited func(*ClientProcess)
+	if c.Watch != nil {
+		exited = c.Watch()
+	}
 	p, err := StartClientIn(dir, command, env)
 	if err != nil {
 		return nil, err
@@ -42,6 +51,9 @@ func (c *Clients) StartIn(dir, command string, env []string) (*ClientProcess, er
 	c.live[p] = true
 	go func() {
 		<-p.Exited()
+		if exited != nil {
+			exited(p)
+		}
 		c.mu.Lock()
 		delete(c.live, p)
 		c.mu.Unlock()

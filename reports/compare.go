@@ -65,11 +65,7 @@ func Compare(runs []Report) Matrix {
 				}
 				rows[key] = row
 			}
-			reason := c.Reason
-			if c.Accepted != nil {
-				reason = acceptedText(c)
-			}
-			row.Cells[i] = Cell{Verdict: c.Verdict, Reason: reason, Ran: true}
+			row.Cells[i] = Cell{Verdict: c.Verdict, Reason: c.Reason, Ran: true}
 		}
 	}
 	for _, row := range rows {

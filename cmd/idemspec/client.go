@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
 )
@@ -48,6 +49,11 @@ func clientCommand(fs *pflag.FlagSet) body {
 	f.mcp.register(fs)
 	f.target.register(fs)
 	return func(_ []string, stdout, stderr io.Writer) int {
+		// Every way in runs inside one lifecycle, begun before anything
+		// is loaded, started or connected: signals, --timeout, the
+		// redactor and the reports are its, whatever the mode.
+		l := begin(f.timeout)
+		defer l.end()
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
 		}
@@ -57,19 +63,24 @@ func clientCommand(fs *pflag.FlagSet) body {
 		// One --target: over --mcp the real MCP server's mcp: file, else
 		// the API's target file.
 		f.mcp.target = f.target.file
+		// The values of the command's ${NAME}s are secrets, as mcp's
+		// --cmd's are: a token the program prints is redacted everywhere.
+		if err := l.commandSecrets(f.command); err != nil {
+			return fail(stderr, err)
+		}
 		if f.mcp.on || len(f.mcp.commandEnv)+len(f.mcp.urlEnv) > 0 {
 			if err := f.mcp.validate(fs); err != nil {
 				return fail(stderr, err)
 			}
 			if f.mcp.target != "" {
-				return f.executeMCPTarget(stdout, stderr)
+				return f.executeMCPTarget(l, stdout, stderr)
 			}
-			return f.executeMCP(stdout, stderr)
+			return f.executeMCP(l, stdout, stderr)
 		}
 		if f.target.file != "" {
-			return f.executeTarget(stdout, stderr)
+			return f.executeTarget(l, stdout, stderr)
 		}
-		return f.execute(stdout, stderr)
+		return f.execute(l, stdout, stderr)
 	}
 }
 
@@ -89,7 +100,7 @@ func (f *clientFlags) validate() error {
 	return nil
 }
 
-func (f *clientFlags) execute(stdout, stderr io.Writer) int {
+func (f *clientFlags) execute(l *lifecycle, stdout, stderr io.Writer) int {
 	server, err := fakes.Start(fakes.Options{KeyIn: f.keyIn}, "127.0.0.1:0")
 	if err != nil {
 		return fail(stderr, err)
@@ -98,50 +109,47 @@ func (f *clientFlags) execute(stdout, stderr io.Writer) int {
 	fakes.DescribeKeyIn(target, f.keyIn)
 	target.Lifecycle = server
 	defer target.Close()
+	l.adopt(target)
 	env, err := harness.New(target, harness.DefaultSettings())
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer env.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second)
 	err = env.Preflight(ctx)
 	cancel()
 	if err != nil {
-		return fail(stderr, err)
+		return l.fail(stderr, l.cut(err, "reaching the reference server"))
 	}
 	state, err := os.MkdirTemp("", "idemspec-client-")
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer os.RemoveAll(state)
-	return f.runChecks(&scenarios.ClientEnv{Env: env, Server: server, StateRoot: state},
+	sent := func() int { return len(server.Requests()) }
+	return f.runChecks(l, &scenarios.ClientEnv{Env: env, Server: server, StateRoot: state}, sent,
 		fmt.Sprintf("testing the client %q against the reference server", f.command), stdout, stderr)
 }
 
 // runChecks runs the client checks the flags select against ce, with
-// the client command and its limits from the flags.
-func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, stderr io.Writer) int {
-	// The values of the command's ${NAME}s are secrets, as mcp's --cmd's
-	// are: a token the program prints is redacted everywhere.
-	secrets, err := targets.CommandSecrets(f.command)
-	if err != nil {
-		return fail(stderr, err)
+// the client command and its limits from the flags, inside the run's
+// lifecycle l; sent counts the requests (or tool calls) the subject has
+// seen, so that a program that ends before its first one is shown.
+func (f *clientFlags) runChecks(l *lifecycle, ce *scenarios.ClientEnv, sent func() int, banner string, stdout, stderr io.Writer) int {
+	l.adopt(ce.Env.Target)
+	command := f.command
+	if ce.Wire != nil || ce.InStateDir {
+		// Each trial runs in a directory of its own: a path the command
+		// names relative to where idemspec was started still names it.
+		command = resolvePaths(command, "")
 	}
-	for _, s := range secrets.Secrets {
-		ce.Env.Target.AddSecret(s)
-	}
-	ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, ce.Slack = f.command, f.budget, f.deadline, f.attemptTimeout, f.slack
+	ce.Command, ce.Budget, ce.Deadline, ce.AttemptTimeout, ce.Slack = command, f.budget, f.deadline, f.attemptTimeout, f.slack
+	l.watchPrograms(&ce.Clients, sent)
 	scenarios.UseClient(ce)
 	defer scenarios.UseClient(nil)
-	filter := scenarios.ClientGroup
-	if f.workflow {
-		filter = scenarios.WorkflowGroup
-		if ce.Wire == nil {
-			banner = fmt.Sprintf("testing the job agent %q against the reference server", f.command)
-		}
-	}
-	if f.labelFilter != "" {
-		filter += " && (" + f.labelFilter + ")"
+	filter := f.filter()
+	if f.workflow && ce.Wire == nil {
+		banner = fmt.Sprintf("testing the job agent %q against the reference server", f.command)
 	}
 	// SIGINT or SIGTERM stops every program under test at once (SIGTERM
 	// to its process group, SIGKILL after a short grace), so the check
@@ -150,20 +158,48 @@ func (f *clientFlags) runChecks(ce *scenarios.ClientEnv, banner string, stdout, 
 	// which stops its program the same way. Whatever is still running
 	// when the run ends, a program a check abandoned on a second signal
 	// included, is stopped before idemspec exits.
-	sig := watchInterrupts()
-	stopped := make(chan struct{})
+	finished, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		<-sig.first.Done()
-		ce.Clients.Stop(context.Cause(sig.first).Error())
+		select {
+		case <-l.sig.first.Done():
+			ce.Clients.Stop(context.Cause(l.sig.first).Error())
+		case <-finished:
+			ce.Clients.Stop(errRunEnded.Error())
+		}
 	}()
 	defer func() {
-		sig.stop()
+		close(finished)
 		<-stopped
 	}()
 	return runSuite(suiteRun{
-		adoption: &f.adoption, env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout, client: true, workflow: f.workflow,
-		banner: banner, ctx: sig.first, cleanupCtx: sig.second,
+		lc: l, env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
+		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, client: true, workflow: f.workflow,
+		banner: banner,
 	}, stdout, stderr)
+}
+
+// filter is the label filter of the checks the flags select.
+func (f *clientFlags) filter() string {
+	filter := scenarios.ClientGroup
+	if f.workflow {
+		filter = scenarios.WorkflowGroup
+	}
+	if f.labelFilter != "" {
+		filter += " && (" + f.labelFilter + ")"
+	}
+	return filter
+}
+
+// notRun writes the reports of a client run that ended before its first
+// check, naming the subject (source: the file, "" for none).
+func (f *clientFlags) notRun(l *lifecycle, name, source string, t *targets.Target, cause error, stdout, stderr io.Writer) int {
+	meta := reports.Meta{LabelFilter: f.filter(), Strict: f.strict, Target: reports.Target{Name: name, Source: source}}
+	if t != nil {
+		meta.Target = reportTarget(t)
+		for _, o := range t.Operations {
+			meta.Operations = append(meta.Operations, o.Operation)
+		}
+	}
+	return l.notRun(meta, true, f.reportDir, cause, stdout, stderr)
 }

@@ -57,7 +57,7 @@ func (m *mcpClientFlags) validate(fs *pflag.FlagSet) error {
 // served from this process (mcpside): the client starts it over stdio
 // through `idemspec serve --mcp --relay`, or reaches it over streamable
 // HTTP through the fault proxy.
-func (f *clientFlags) executeMCP(stdout, stderr io.Writer) int {
+func (f *clientFlags) executeMCP(l *lifecycle, stdout, stderr io.Writer) int {
 	state, err := os.MkdirTemp("", "idemspec-client-mcp-")
 	if err != nil {
 		return fail(stderr, err)
@@ -86,6 +86,7 @@ func (f *clientFlags) executeMCP(stdout, stderr io.Writer) int {
 		}
 		mcp.Command = shellQuote(self) + " serve --mcp --relay " + side.RelayAddr()
 	}
-	return f.runChecks(&scenarios.ClientEnv{Env: env, MCP: mcp, StateRoot: state},
+	sent := func() int { return len(side.Requests()) }
+	return f.runChecks(l, &scenarios.ClientEnv{Env: env, MCP: mcp, StateRoot: state}, sent,
 		fmt.Sprintf("testing the MCP client %q (over %s) against the reference MCP server", f.command, f.mcp.transport), stdout, stderr)
 }

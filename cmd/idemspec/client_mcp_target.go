@@ -51,10 +51,17 @@ func (m *mcpClientFlags) validateTarget(fs *pflag.FlagSet) error {
 // executeMCPTarget runs the client checks against the real MCP server
 // the target file describes: the server's one session behind idemspec's
 // relay, the unmodified client in front of it.
-func (f *clientFlags) executeMCPTarget(stdout, stderr io.Writer) int {
+func (f *clientFlags) executeMCPTarget(l *lifecycle, stdout, stderr io.Writer) int {
 	file, err := mcp.Load(f.mcp.target)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	// mcp.command's and mcp.env's ${NAME}s are secrets here as in the
+	// audit (idemspec mcp): the server's own words quote them.
+	l.addSecrets(file.Secrets()...)
+	name := file.Name
+	if name == "" {
+		name = f.mcp.target
 	}
 	if file.HTTP != nil {
 		if err := file.HTTP.CheckRemote(file.AllowRemote); err != nil {
@@ -64,27 +71,29 @@ func (f *clientFlags) executeMCPTarget(stdout, stderr io.Writer) int {
 	for _, w := range file.Warnings() {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), dialLimit)
+	// A signal or the time limit during the connect ends it: the server
+	// it started is stopped, and the reports say why.
+	ctx, cancel := context.WithTimeout(l.ctx, dialLimit)
 	defer cancel()
 	up, err := mcprelay.Dial(ctx, file)
 	if err != nil {
-		return fail(stderr, fmt.Errorf("%s: the MCP server: %w", f.mcp.target, err))
+		return f.notRun(l, name, f.mcp.target, nil, l.cut(fmt.Errorf("%s: the MCP server: %w", f.mcp.target, err), "connecting to the MCP server"), stdout, stderr)
 	}
 	defer up.Close()
 	tools, err := up.Session().Tools(ctx)
 	if err != nil {
-		return fail(stderr, fmt.Errorf("%s: %w", f.mcp.target, err))
+		return f.notRun(l, name, f.mcp.target, nil, l.cut(fmt.Errorf("%s: %w", f.mcp.target, err), "listing the MCP server's tools"), stdout, stderr)
 	}
 	keys, err := file.KeyArguments(tools)
 	if err != nil {
-		return fail(stderr, err)
+		return l.fail(stderr, err)
 	}
 	if err := oracleOffered(f.mcp.target, file.Oracle.Tool, tools); err != nil {
-		return fail(stderr, err)
+		return l.fail(stderr, err)
 	}
 	relay, err := mcprelay.Start(ctx, mcprelay.Options{Upstream: up, Keys: keys})
 	if err != nil {
-		return fail(stderr, err)
+		return l.fail(stderr, l.cut(err, "starting the relay"))
 	}
 	defer relay.Close()
 	state, err := os.MkdirTemp("", "idemspec-client-mcp-target-")
@@ -92,10 +101,6 @@ func (f *clientFlags) executeMCPTarget(stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer os.RemoveAll(state)
-	name := file.Name
-	if name == "" {
-		name = f.mcp.target
-	}
 	// The checks run on the relay, not on lanes: the described target
 	// only carries the run's name and secrets, and says whether a look-up
 	// is offered (a tool declared read-only).
@@ -120,7 +125,8 @@ func (f *clientFlags) executeMCPTarget(stdout, stderr io.Writer) int {
 		CommandEnv: f.mcp.commandEnv, URLEnv: f.mcp.urlEnv, Oracle: file.Oracle, Keys: keys, ExitCodes: f.target.codes,
 	}
 	target.Oracle = subject
-	return f.runChecks(&scenarios.ClientEnv{Env: env, MCP: subject, StateRoot: state, InStateDir: true},
+	sent := func() int { return len(relay.Calls()) }
+	return f.runChecks(l, &scenarios.ClientEnv{Env: env, MCP: subject, StateRoot: state, InStateDir: true}, sent,
 		fmt.Sprintf("testing the MCP client %q against the MCP server %s, through idemspec's relay", f.command, name), stdout, stderr)
 }
 

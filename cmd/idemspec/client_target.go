@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -101,13 +100,14 @@ func parseExitCodes(s string) (map[int]string, error) {
 // executeTarget judges the command against the file's API: idemspec
 // starts or reaches it, puts the faulty lane and the interposer in
 // front, and runs the client checks on the unmodified program.
-func (f *clientFlags) executeTarget(stdout, stderr io.Writer) int {
-	ctx := context.Background()
+func (f *clientFlags) executeTarget(l *lifecycle, stdout, stderr io.Writer) int {
+	ctx := l.ctx
 	target, err := loadTarget(ctx, f.target.file, f.timeout)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer target.Close()
+	l.adopt(target)
 	if err := target.CheckRemote(false); err != nil {
 		return fail(stderr, err)
 	}
@@ -115,19 +115,24 @@ func (f *clientFlags) executeTarget(stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
+	// A signal or the time limit during the start ends it: the process
+	// that never came up is stopped, and the reports say why.
 	if err := target.Start(ctx, f.reportDir); err != nil {
-		return fail(stderr, err)
+		return f.notRun(l, "", "", target, l.cut(err, "starting the target"), stdout, stderr)
 	}
 	env, err := harness.New(target, harness.DefaultSettings())
 	if err != nil {
-		return fail(stderr, err)
+		return f.notRun(l, "", "", target, l.cut(err, "setting up the lanes"), stdout, stderr)
 	}
 	defer env.Close()
-	ip, err := wire.Start(wire.Config{Operations: wire.OperationsOf(target), Base: target.BaseURL, Upstream: env.Faulty.HTTPClient()})
+	// The program's credentials (its bearer token, its API key, its
+	// cookies) are learnt from its requests, before the API sees them.
+	ip, err := wire.Start(wire.Config{Operations: wire.OperationsOf(target), Base: target.BaseURL, Upstream: l.learnWire(env.Faulty.HTTPClient())})
 	if err != nil {
-		return fail(stderr, err)
+		return l.fail(stderr, err)
 	}
 	defer ip.Close()
+	l.followWire(ip.Record())
 	root, err := os.MkdirTemp("", "idemspec-client-")
 	if err != nil {
 		return fail(stderr, err)
@@ -136,5 +141,5 @@ func (f *clientFlags) executeTarget(stdout, stderr io.Writer) int {
 	ce := &scenarios.ClientEnv{Env: env, StateRoot: root, Wire: &scenarios.ClientWire{
 		Interposer: ip, BaseURLEnv: f.target.baseURLEnv, StateDirEnv: f.target.stateDirEnv, ExitCodes: f.target.codes,
 	}}
-	return f.runChecks(ce, fmt.Sprintf("testing the program %q, unmodified, against %s at %s", f.command, target.Name, target.Redact(target.BaseURL.String())), stdout, stderr)
+	return f.runChecks(l, ce, ip.Record().Len, fmt.Sprintf("testing the program %q, unmodified, against %s at %s", f.command, target.Name, target.Redact(target.BaseURL.String())), stdout, stderr)
 }

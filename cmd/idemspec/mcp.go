@@ -48,6 +48,12 @@ type mcpAudit struct {
 // --url, or described by a target file with mcp:, and writes the four
 // reports.
 func (a *mcpAudit) run(stdout, stderr io.Writer) int {
+	// The audit's lifecycle begins before the server is started: SIGINT
+	// or SIGTERM ends the audit as its time limit does, the check under
+	// way stops, the server and everything it started are stopped, and
+	// the reports are written, marked incomplete.
+	l := begin(a.timeout)
+	defer l.end()
 	f, source, err := a.file()
 	if err != nil {
 		return fail(stderr, err)
@@ -70,15 +76,10 @@ func (a *mcpAudit) run(stdout, stderr io.Writer) int {
 	if s.Seed == 0 {
 		s.Seed = uint64(time.Now().UnixNano()) | 1
 	}
-	// SIGINT or SIGTERM ends the audit as its time limit does: the check
-	// under way stops, the server and everything it started are stopped,
-	// and the reports are written, marked incomplete.
-	signals := watchInterrupts()
-	defer signals.stop()
 	if !a.dry {
 		fmt.Fprintf(stdout, "idemspec mcp: seed %d\n", s.Seed)
 	}
-	r, err := mcptools.Audit(signals.first, mcptools.Options{File: f, Source: source, Settings: s, DryRun: a.dry, Version: buildVersion(), Timeout: a.timeout, Dir: a.out}, stdout)
+	r, err := mcptools.Audit(l.sig.first, mcptools.Options{File: f, Source: source, Settings: s, DryRun: a.dry, Version: buildVersion(), Timeout: a.timeout, Dir: a.out}, stdout)
 	if r == nil {
 		if err != nil {
 			return fail(stderr, err)

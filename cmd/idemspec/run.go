@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +43,6 @@ type suiteFlags struct {
 	quiet       bool
 	noColor     bool
 	timeout     time.Duration
-	adoption    adoption // --accept, --fail-on
 }
 
 // defaultRunTimeout bounds a whole run. The default suite takes seconds
@@ -63,7 +61,6 @@ func (c *suiteFlags) register(fs *pflag.FlagSet, filterUsage string) {
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print only the summary line (errors still go to stderr)")
 	fs.BoolVar(&c.noColor, "no-color", false, "no colour on a terminal (so does a non-empty NO_COLOR)")
 	fs.DurationVar(&c.timeout, "timeout", defaultRunTimeout, "bound on the whole run: when it runs out, the reports hold what finished and the rest is ERROR (exit 2)")
-	c.adoption.register(fs, &c.strict)
 }
 
 type runFlags struct {
@@ -110,10 +107,15 @@ func runCommand(fs *pflag.FlagSet) body {
 		if fs.Changed("checks") {
 			fmt.Fprintln(stderr, "idemspec: --checks is deprecated: use --sequences (the same number, of random sequences)")
 		}
+		// The run's lifecycle begins before anything is loaded or
+		// started: a signal from here on stops what was started and
+		// the reports follow.
+		l := begin(f.timeout)
+		defer l.end()
 		if err := f.validate(); err != nil {
 			return fail(stderr, err)
 		}
-		return f.execute(stdout, stderr)
+		return f.execute(l, stdout, stderr)
 	}
 }
 
@@ -149,30 +151,27 @@ func (f *runFlags) validate() error {
 	return nil
 }
 
-func (f *runFlags) execute(stdout, stderr io.Writer) int {
-	// From here on SIGINT and SIGTERM do not kill idemspec: the first
-	// cancels ctx (start-up) and interrupts the suite (Ginkgo listens
-	// too), the second skips the cleanup, and the deferred Close stops
-	// any process idemspec started, so nothing is left behind and the
-	// reports cover what ran.
-	sig := watchInterrupts()
-	defer sig.stop()
-	ctx := sig.first
-	started := time.Now()
+func (f *runFlags) execute(l *lifecycle, stdout, stderr io.Writer) int {
+	// SIGINT and SIGTERM do not kill idemspec (the lifecycle's ctx ends,
+	// the suite is interrupted, a second signal skips the cleanup) and
+	// the deferred Close stops any process idemspec started, so nothing
+	// is left behind and the reports cover what ran.
+	ctx := l.ctx
 	target, err := loadTarget(ctx, f.target, f.timeout)
 	if _, ok := err.(errLoadAbandoned); ok {
 		return fail(stderr, err)
 	}
 	if err != nil {
-		return f.notRun(nil, "", started, err, stdout, stderr)
+		return f.notRun(l, nil, "", err, stdout, stderr)
 	}
 	defer target.Close()
+	l.adopt(target)
 	if err := target.Select(f.operations); err != nil {
-		return f.notRun(target, "", started, err, stdout, stderr)
+		return f.notRun(l, target, "", err, stdout, stderr)
 	}
 	shard := f.slice(target)
 	if err := target.CheckRemote(f.allowRemote); err != nil {
-		return f.notRun(target, "", started, err, stdout, stderr)
+		return f.notRun(l, target, "", err, stdout, stderr)
 	}
 	warn(stderr, target)
 	if f.dryRun {
@@ -182,23 +181,23 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
 	}
 	if err := target.Start(ctx, f.reportDir); err != nil {
-		return f.notRun(target, "", started, err, stdout, stderr)
+		return f.notRun(l, target, "", l.cut(err, "starting the target"), stdout, stderr)
 	}
 	if p, ok := target.Lifecycle.(*targets.Process); ok && !f.quiet {
 		fmt.Fprintf(stdout, "idemspec: started the target process, pid %d; its output goes to %s\n", p.Pid(), p.LogPath())
 	}
 	env, err := harness.New(target, f.settings)
 	if err != nil {
-		return f.notRun(target, "", started, err, stdout, stderr)
+		return f.notRun(l, target, "", l.cut(err, "setting up the lanes"), stdout, stderr)
 	}
 	defer env.Close()
 	if err := preflight(ctx, env, f.wait, stdout); err != nil {
-		return f.notRun(target, env.RunID, started, err, stdout, stderr)
+		return f.notRun(l, target, env.RunID, l.cut(err, "reaching the target"), stdout, stderr)
 	}
 	return runSuite(suiteRun{
-		adoption: &f.adoption, env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
-		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, timeout: f.timeout,
-		ctx: ctx, cleanupCtx: sig.second, budget: f.settings.Limits.Budget, shard: shard,
+		lc: l, env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
+		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor,
+		budget: f.settings.Limits.Budget, shard: shard,
 		tuning: f.tuning, property: f.property, replay: f.replay,
 		banner: fmt.Sprintf("testing %s at %s", target.Name, target.Redact(target.BaseURL.String())),
 	}, stdout, stderr)
@@ -207,7 +206,9 @@ func (f *runFlags) execute(stdout, stderr io.Writer) int {
 // suiteRun is one run of the embedded suite: `idemspec run` against a
 // target, or `idemspec client` against a client command.
 type suiteRun struct {
-	adoption        *adoption // the accepted findings (nil: none)
+	// lc is the run's lifecycle: its signals, what is left of its time
+	// limit, its redactor.
+	lc              *lifecycle
 	env             *harness.Env
 	target          *targets.Target
 	reportDir       string
@@ -215,13 +216,9 @@ type suiteRun struct {
 	seed            int64
 	strict, verbose bool
 	quiet, noColor  bool
-	timeout         time.Duration // the whole run's bound (0: Ginkgo's own)
 	client          bool
 	workflow        bool // client mode's workflow shape
 	banner          string
-	// ctx is cancelled by SIGINT/SIGTERM, and cleanupCtx by a second
-	// one; nil means never.
-	ctx, cleanupCtx context.Context
 	budget          int            // the request budget, to report how much was spent
 	shard           *reports.Shard // the slice of the suite to run (nil: all)
 	// property is how hard the properties search; replay writes the
@@ -234,15 +231,8 @@ type suiteRun struct {
 // runSuite runs the specs the label filter selects and writes the reports.
 func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	target, env := r.target, r.env
-	ctx := r.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
-	}
-	if err := r.adoption.load(target); err != nil {
-		return fail(stderr, err)
 	}
 	// Quiet: the summary line alone, and errors.
 	summary, incomplete := stdout, stdout
@@ -262,8 +252,8 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = r.labelFilter
-	if r.timeout > 0 {
-		suiteConfig.Timeout = r.timeout
+	if t := r.lc.remaining(); t > 0 {
+		suiteConfig.Timeout = t // --timeout bounds the command, start-up included
 	}
 	if r.seed != 0 {
 		suiteConfig.RandomSeed = r.seed
@@ -300,23 +290,19 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	shown.Close()
 
 	out := scenarios.Results()
+	r.lc.beforeReports()
 	rep := reports.New(out.Run, reports.Meta{
 		Version: buildVersion(), RunID: env.RunID, LabelFilter: r.labelFilter, Strict: r.strict,
 		Target: reportTarget(target), Redact: target.Redact, Shard: r.shard,
 	}, out.Checks)
-	rep.Run.Incomplete = namedSignal(r.ctx, rep.Run.Incomplete)
-	rep = r.adoption.judge(rep)
+	rep.Run.Incomplete = namedSignal(r.lc.sig.first, rep.Run.Incomplete)
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	// The cleanup runs after an interrupt too, bounded by its timeout; a
 	// second interrupt skips it.
-	cctx := r.cleanupCtx
-	if cctx == nil {
-		cctx = context.Background()
-	}
-	cleanupFailed := runCleanup(cctx, env, stdout, stderr)
+	cleanupFailed := runCleanup(r.lc.cleanupCtx, env, stdout, stderr)
 	if r.budget > 0 {
 		fmt.Fprintf(stdout, "requests sent: %d of a budget of %d\n", env.Sent(), r.budget)
 	}
@@ -335,7 +321,13 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	r.adoption.print(summary, rep)
+	// A program that sent nothing: how it ended, whatever the checks
+	// made of it (their reasons say no request came).
+	silent := stdout
+	if r.quiet {
+		silent = stderr
+	}
+	r.lc.showSilent(silent)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error%s\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, warned(rep))
 	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(paths, ", "))
@@ -348,7 +340,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 // warned is what the summary line adds to a run that passed over WARNs,
 // so that it never reads as a clean pass: ": passed, with 2 warnings".
 func warned(r reports.Report) string {
-	if r.Verdict() != "PASS" || r.Summary.Warn+r.Summary.Accepted == 0 {
+	if r.Verdict() != "PASS" || r.Summary.Warn == 0 {
 		return ""
 	}
 	head, _, _ := strings.Cut(r.Headline(), ":")

@@ -83,38 +83,23 @@ func notAnswering(err error) bool {
 // dry run, and when the target is known (or its file at least names it),
 // the four reports say why, one ERROR per selected check, so CI has a
 // junit.xml to show; the exit code is 2 either way.
-func (f *runFlags) notRun(t *targets.Target, runID string, started time.Time, cause error, stdout, stderr io.Writer) int {
+func (f *runFlags) notRun(l *lifecycle, t *targets.Target, runID string, cause error, stdout, stderr io.Writer) int {
 	meta := reports.Meta{Version: buildVersion(), RunID: runID, LabelFilter: f.labelFilter, Strict: f.strict}
 	switch {
 	case t != nil:
-		meta.Target, meta.Redact, meta.Shard = reportTarget(t), t.Redact, f.slice(t)
+		meta.Target, meta.Shard = reportTarget(t), f.slice(t)
 		for _, o := range t.Operations {
 			meta.Operations = append(meta.Operations, o.Operation)
 		}
-		cause = errors.New(t.Redact(cause.Error()))
 	case !strings.HasPrefix(f.target, fakes.TargetPrefix):
 		if s, ok := targets.SketchFile(f.target); ok {
 			meta.Target = reports.Target{Name: s.Name, Source: f.target, BaseURL: s.BaseURL}
 		}
 	}
-	code := fail(stderr, cause)
-	if f.dryRun || meta.Target.Name == "" {
-		return code
+	if f.dryRun {
+		meta.Target = reports.Target{} // a dry run writes nothing
 	}
-	if meta.RunID == "" {
-		meta.RunID = harness.NewRunID()
-	}
-	if err := os.MkdirAll(f.reportDir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "idemspec: report directory: %v\n", err)
-		return code
-	}
-	paths, err := reports.WriteAll(f.reportDir, scenarios.NotRun(meta, false, started, cause))
-	if err != nil {
-		fmt.Fprintf(stderr, "idemspec: %v\n", err)
-		return code
-	}
-	fmt.Fprintf(stdout, "no check ran; reports: %s\n", strings.Join(paths, ", "))
-	return code
+	return l.notRun(meta, false, f.reportDir, cause, stdout, stderr)
 }
 
 // reportTarget is how the reports describe t: with the digest of its

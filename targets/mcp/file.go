@@ -135,6 +135,19 @@ func (f File) Warnings() []string {
 	return nil
 }
 
+// Secrets are the values of the file's ${NAME}s (mcp.command, mcp.env,
+// and for a server at a URL its headers), for a run that redacts them
+// beside secrets of its own.
+func (f File) Secrets() []string {
+	switch {
+	case f.HTTP != nil:
+		return f.HTTP.Secrets
+	case f.secrets != nil:
+		return f.secrets.Secrets
+	}
+	return nil
+}
+
 // ForURL is the file of a server already running at url (the --url
 // flag): the same rules as mcp: url: in a target file.
 func ForURL(url string) (File, error) {
