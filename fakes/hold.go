@@ -36,6 +36,10 @@ type Held struct {
 	hold    Hold
 	arrived chan struct{}
 	decided chan bool // true: deliver (or run); false: drop
+	// settled is closed once the held request's handler acted on the
+	// decision: a drop logged and its connection closed, an answer
+	// written, or a request held on arrival sent on to run.
+	settled chan struct{}
 	once    sync.Once
 	// index is the request's place in the log (Requests) once arrived.
 	mu    sync.Mutex
@@ -49,6 +53,10 @@ type Held struct {
 // it carries on as if released.
 const holdCap = 30 * time.Second
 
+// settleCap bounds how long Release waits for the held request's
+// handler to act on the decision.
+const settleCap = 10 * time.Second
+
 // Arrived is closed when a request stopped at the hold.
 func (h *Held) Arrived() <-chan struct{} { return h.arrived }
 
@@ -56,6 +64,13 @@ func (h *Held) Arrived() <-chan struct{} { return h.arrived }
 // arrival, runs it); otherwise the server closes the connection without
 // a byte of answer (held on arrival: without running it). Only the
 // first call counts; releasing a hold nothing reached disarms it.
+//
+// Once a request reached the hold, Release returns only after its
+// handler acted (at most settleCap): a drop is in the log (Requests,
+// Index) and its connection closed when Release returns. Whatever the
+// harness does next (start the program again and note where its run
+// begins in the log) sees the drop where it happened, not in the run
+// after it, however late the handler's goroutine is scheduled.
 func (h *Held) Release(deliver bool) {
 	h.once.Do(func() {
 		if h.server != nil {
@@ -63,6 +78,15 @@ func (h *Held) Release(deliver bool) {
 		}
 		h.decided <- deliver
 	})
+	select {
+	case <-h.arrived:
+	default:
+		return // nothing reached it: disarmed
+	}
+	select {
+	case <-h.settled:
+	case <-time.After(settleCap):
+	}
 }
 
 // ClientGaveUp says whether the client had closed the held request's
@@ -89,12 +113,12 @@ func (in *Instance) Hold(h Hold) *Held {
 	if s := in.current(); s != nil {
 		return s.Hold(h)
 	}
-	return &Held{hold: h, arrived: make(chan struct{}), decided: make(chan bool, 1)}
+	return &Held{hold: h, arrived: make(chan struct{}), decided: make(chan bool, 1), settled: make(chan struct{})}
 }
 
 // Hold arms h: the next request it matches stops there.
 func (s *Server) Hold(h Hold) *Held {
-	held := &Held{server: s, hold: h, arrived: make(chan struct{}), decided: make(chan bool, 1), index: -1}
+	held := &Held{server: s, hold: h, arrived: make(chan struct{}), decided: make(chan bool, 1), settled: make(chan struct{}), index: -1}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.holds = append(s.holds, held)
@@ -149,9 +173,11 @@ func (s *Server) holdOnArrival(h *Held, next http.Handler, w http.ResponseWriter
 		h.mu.Unlock()
 		s.requests = append(s.requests, Arrival{At: time.Now(), Key: s.steps.key(r, body), Tenant: s.steps.tenant(r), Hash: digest(body), Method: r.Method, Path: r.URL.Path, Dropped: true})
 		s.mu.Unlock()
+		defer close(h.settled) // hangUp may end the handler by panicking
 		hangUp(w)
 		return
 	}
+	close(h.settled) // its entry comes when it ends, as any request's
 	next.ServeHTTP(w, r)
 }
 
@@ -167,6 +193,7 @@ func (s *Server) holdAfterWork(h *Held, next http.Handler, w http.ResponseWriter
 		}
 		return -1
 	})
+	defer close(h.settled) // hangUp may end the handler by panicking
 	if !deliver {
 		hangUp(w)
 		return

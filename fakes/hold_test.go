@@ -148,3 +148,39 @@ func TestHoldSeesAClientGiveUp(t *testing.T) {
 		h.Release(false)
 	}
 }
+
+// A drop is in the log, in its place, when Release returns: the harness
+// notes where the program's next run begins in the log right after it,
+// and a drop logged late would be charged to that run (a W2 trial once
+// judged the killed run's request as the restarted run's, and passed a
+// resend with a fresh key). Repeated, because only a late-scheduled
+// handler shows it.
+func TestHoldDropIsLoggedWhenReleaseReturns(t *testing.T) {
+	in := start(t, fakes.Options{})
+	parent := post(t, in.URL, "k-parent", `{"marker":"m-parent"}`).body["id"].(string)
+	for i := range 30 {
+		for _, after := range []bool{false, true} {
+			h := in.Hold(fakes.Hold{Method: http.MethodPost, Path: "/resources/*/events", After: after})
+			key := fmt.Sprintf("k-event-%d-%v", i, after)
+			got := make(chan error, 1)
+			go func() {
+				_, err := client.Do(mustRequest(t, http.MethodPost, in.URL+"/resources/"+parent+"/events", key, `{"marker":"m-event"}`))
+				got <- err
+			}()
+			select {
+			case <-h.Arrived():
+			case <-time.After(testenv.WaitLimit):
+				t.Fatal("the held request never arrived")
+			}
+			h.Release(false)
+			log := in.Requests()
+			i := h.Index()
+			if i < 0 || i >= len(log) || log[i].Key != key || log[i].Dropped == after {
+				t.Fatalf("after=%v: when Release returned, the held request was not in its place in the log (index %d of %d entries)", after, i, len(log))
+			}
+			if err := <-got; err == nil {
+				t.Fatalf("after=%v: the dropped request was answered", after)
+			}
+		}
+	}
+}

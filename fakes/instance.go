@@ -99,6 +99,11 @@ func serve(opts Options, port *net.TCPListener) (*generation, error) {
 		http:   &http.Server{Addr: port.Addr().String(), Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		done:   make(chan error, 1),
 	}
+	if d := opts.IdleTimeout; d > 0 {
+		// One timer per wait, as a socket timeout is: for the next
+		// request, for its head, for its whole body.
+		g.http.IdleTimeout, g.http.ReadHeaderTimeout, g.http.ReadTimeout = d, min(d, g.http.ReadHeaderTimeout), d
+	}
 	go func() { g.done <- g.http.Serve(&lease{TCPListener: port}) }()
 	return g, nil
 }

@@ -71,6 +71,14 @@ type Options struct {
 	// from a slow store is. Its checks must not FAIL for the answers
 	// they did not get.
 	ReplayDelay time.Duration
+	// IdleTimeout, when set, closes a connection that waits longer than
+	// this for its next request, and one whose request (head and body)
+	// did not all arrive within it, as servers that time out idle
+	// keep-alive connections do (Python's BaseHTTPRequestHandler.timeout,
+	// gunicorn's keepalive, uvicorn's --timeout-keep-alive, Node's
+	// keepAliveTimeout). A body cut by it is answered 400, as one cut
+	// short. Zero keeps connections as long as the client does.
+	IdleTimeout time.Duration
 }
 
 // Defaults for Options fields left zero.

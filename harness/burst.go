@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/idemspec/idemspec/harness/history"
@@ -28,6 +30,23 @@ const MaxBurst = 2000
 // of 20 it bought no tightness and the share of tight bursts that caught
 // a 100 µs race fell from about 90 % to about 75 % (BenchmarkDetection).
 const collectFrom = 100
+
+// BurstPatience bounds how long a burst keeps a connection it opened
+// waiting for its body. Servers close a connection that sends nothing
+// for a while and cut a request whose body does not come in time, and
+// some soon: Python's http.server with a handler timeout (often 1 s),
+// gunicorn and Node with their request timeouts. A body the server gave
+// up on is idemspec's stall, not the server's answer to a duplicate, so
+// the waits before the release (the servers asking for the bodies)
+// end within half that second of the burst's first connection.
+const BurstPatience = 500 * time.Millisecond
+
+// stallAfter is how long a body may wait in all, from its connection's
+// opening to its release, before its request is marked Stalled: later
+// than the waits allow by half their bound again (a busy machine), close
+// enough to the most impatient servers' second that a refusal of it may
+// be their read timeout's.
+const stallAfter = 3 * BurstPatience / 2
 
 // BurstSpec is one same-key burst.
 type BurstSpec struct {
@@ -57,8 +76,10 @@ type burstConn struct {
 	lane     *Lane
 	hold     *hold // the body, held in the lane's proxy (hold.go)
 	r        *bufio.Reader
+	opened   time.Time      // when the connection was opened
 	ready    bool           // the server asked for the body
 	early    *http.Response // a final answer that came before the release
+	gone     bool           // the server closed the connection before the release
 	released time.Time
 	x        history.Exchange
 }
@@ -72,6 +93,12 @@ type burstConn struct {
 // ContinueWait bounds it for servers that never ask), then write all the
 // bodies in one tight loop. The release spread and, when the server
 // reports arrival times, the arrival spread are recorded.
+//
+// A server may close a connection, or give up on a body, that waits too
+// long: the wait for the servers to ask ends within BurstPatience of the
+// first connection, a connection the server closed before the release
+// (none of its body had left) is opened again, and a request whose body
+// waited longer all the same (a busy machine) is marked Stalled.
 func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (history.Burst, []history.Exchange, error) {
 	b := history.Burst{Key: s.Key, Size: s.Size, Lane: s.Lane.Name, Fault: s.Lane.Fault()}
 	if len(s.Spread) > 1 {
@@ -118,14 +145,11 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 		}
 	}()
 	for i := 0; i < s.Size; i++ {
-		lane := s.laneOf(i)
-		nc, err := lane.dialTarget(ctx)
-		if err != nil {
+		c := &burstConn{lane: s.laneOf(i)}
+		if err := c.open(ctx, deadline); err != nil {
 			return b, nil, fmt.Errorf("burst: open connection %d of %d: %w", i+1, s.Size, err)
 		}
-		nc.SetDeadline(deadline)
-		c := &burstConn{Conn: nc, lane: lane, r: bufio.NewReaderSize(nc, 1<<10)}
-		c.x = e.exchange(Attempt{Step: fmt.Sprintf("%s %d/%d", s.Step, i+1, s.Size), Lane: lane, Key: s.Key, Body: s.Body, Variant: s.Variant})
+		c.x = e.exchange(Attempt{Step: fmt.Sprintf("%s %d/%d", s.Step, i+1, s.Size), Lane: c.lane, Key: s.Key, Body: s.Body, Variant: s.Variant})
 		conns = append(conns, c)
 	}
 	for _, c := range conns {
@@ -134,17 +158,29 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 		}
 	}
 
-	// Wait, in parallel, for each server to ask for its body.
-	var wg sync.WaitGroup
-	continueBy := time.Now().Add(e.Settings.ContinueWait)
+	// Wait, in parallel, for each server to ask for its body, no longer
+	// than the servers' patience allows.
+	patienceBy := conns[0].opened.Add(BurstPatience)
+	awaitContinue(conns, earliest(time.Now().Add(e.Settings.ContinueWait), patienceBy), deadline)
+	// A connection the server closed meanwhile carried none of its body:
+	// it is opened again, once, and its head sent again.
+	var again []*burstConn
 	for _, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.awaitContinue(continueBy, deadline)
-		}()
+		if !c.gone {
+			continue
+		}
+		c.Close()
+		if err := c.open(ctx, deadline); err != nil {
+			return b, nil, fmt.Errorf("burst: open a connection again: %w", err)
+		}
+		if _, err := c.Write(head); err != nil {
+			return b, nil, fmt.Errorf("burst: send request head: %w", err)
+		}
+		again = append(again, c)
+		b.Reopened++
 	}
-	wg.Wait()
+	awaitContinue(again, earliest(time.Now().Add(e.Settings.ContinueWait), patienceBy), deadline)
+	var wg sync.WaitGroup
 
 	resume := holdBodies(ctx, conns, body)
 	if s.Size >= collectFrom {
@@ -155,6 +191,7 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 			continue
 		}
 		c.released = time.Now()
+		c.x.Stalled = c.released.Sub(c.opened) > stallAfter
 		if c.hold != nil {
 			c.hold.release()
 		} else {
@@ -272,14 +309,40 @@ func (e *Env) splitRequest(ctx context.Context, s BurstSpec) (head, body []byte,
 	return raw[:i+4], raw[i+4:], nil
 }
 
+// open opens the connection to the target through its lane.
+func (c *burstConn) open(ctx context.Context, deadline time.Time) error {
+	nc, err := c.lane.dialTarget(ctx)
+	if err != nil {
+		return err
+	}
+	nc.SetDeadline(deadline)
+	c.Conn, c.r, c.opened, c.gone = nc, bufio.NewReaderSize(nc, 1<<10), time.Now(), false
+	return nil
+}
+
+// awaitContinue waits, in parallel, until each connection's server asks
+// for the body, answers early, closes the connection, or continueBy
+// passes.
+func awaitContinue(conns []*burstConn, continueBy, deadline time.Time) {
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() { c.awaitContinue(continueBy, deadline) })
+	}
+	wg.Wait()
+}
+
 // awaitContinue reads until the server sends 100 Continue, sends a final
-// answer early, or continueBy passes.
+// answer early, closes the connection, or continueBy passes.
 func (c *burstConn) awaitContinue(continueBy, deadline time.Time) {
 	c.SetReadDeadline(continueBy)
 	defer c.SetReadDeadline(deadline)
 	resp, err := http.ReadResponse(c.r, nil)
 	if err != nil {
-		return // no word from the server yet: it will be released on the timer
+		// No word from the server yet: it will be released on the timer.
+		// Closed without a word (an EOF or a reset, not the timer): the
+		// server let the connection go before its body left idemspec.
+		c.gone = closedUnder(err)
+		return
 	}
 	if resp.StatusCode == http.StatusContinue {
 		c.ready = true
@@ -312,6 +375,12 @@ func (c *burstConn) readAnswer(e *Env) {
 		return
 	}
 	e.fill(&c.x, resp, body)
+}
+
+// closedUnder says whether a read failed because the peer closed or
+// reset the connection.
+func closedUnder(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -15,12 +15,12 @@ import (
 
 // A burst's opening and its answers are bounded one timeout each: a slow
 // opening (here a server that never asks for the body, so the burst waits
-// out ContinueWait, as twenty TLS handshakes on a busy machine can take)
-// must not eat the time the answers have. With one timeout for both,
-// these answers, 2.5 s after the heads, came after the 2 s deadline and
-// read as "no answer".
+// out what BurstPatience leaves of ContinueWait, as twenty TLS handshakes
+// on a busy machine can take) must not eat the time the answers have.
+// With one timeout for both, these answers, 2.1 s after the heads, came
+// after the 2 s deadline and read as "no answer".
 func TestBurstAnswersHaveTheirOwnTimeout(t *testing.T) {
-	const think = 2500 * time.Millisecond
+	const think = 2100 * time.Millisecond
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(think) // the body is read (and 100 Continue sent) only now
 		io.Copy(io.Discard, r.Body)

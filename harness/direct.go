@@ -8,7 +8,7 @@ import "fmt"
 // side); a fault cannot be applied to it.
 func DirectLane(upstream string) *Lane {
 	l := &Lane{Name: directName, Addr: upstream, Upstream: upstream}
-	l.client = newLaneClient(l, true)
+	l.setClients(true)
 	return l
 }
 

@@ -25,7 +25,9 @@ type Settings struct {
 	// RequestTimeout bounds one attempt on a clean lane.
 	RequestTimeout time.Duration
 	// ContinueWait bounds how long a burst waits for the server to ask
-	// for the bodies (100 Continue) before it releases them anyway.
+	// for the bodies (100 Continue) before it releases them anyway; the
+	// wait ends within BurstPatience of the burst's first connection
+	// whatever it says.
 	ContinueWait time.Duration
 	// CommitWait bounds how long a scenario waits for the oracle to show
 	// a commit whose answer was lost.
@@ -40,7 +42,7 @@ func DefaultSettings() Settings {
 	return Settings{
 		BurstSize:      20,
 		RequestTimeout: 10 * time.Second,
-		ContinueWait:   time.Second,
+		ContinueWait:   BurstPatience,
 		CommitWait:     10 * time.Second,
 	}
 }
@@ -147,9 +149,10 @@ func (e *Env) lane(name, upstream string, reuse bool) (*Lane, error) {
 	if e.Target.BaseURL.Scheme == "https" {
 		l.tls, l.warmed = e.Target.TLSFor(), make(chan net.Conn, 1)
 	}
-	l.client = newLaneClient(l, reuse)
+	l.setClients(reuse)
 	// Every request to the target's API passes the gate.
 	e.gate.gated(l.client)
+	e.gate.gated(l.fresh)
 	return l, nil
 }
 
@@ -163,6 +166,7 @@ func (e *Env) FaultyLanes() []*Lane { return e.faults }
 func (e *Env) Close() error {
 	for _, l := range slices.Concat(e.cleans, e.faults) {
 		l.client.CloseIdleConnections()
+		l.fresh.CloseIdleConnections()
 		select {
 		case c := <-l.warmed: // nil channel for http://: never ready
 			c.Close()

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/Shopify/toxiproxy/v2"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // Lane is one proxy in front of the target. A scenario sends each request
@@ -26,6 +28,10 @@ type Lane struct {
 	proxy  *toxiproxy.Proxy
 	feed   *feed // the proxy's accept loop (nil for a direct lane)
 	client *http.Client
+	// fresh opens a connection for every request: a request that never
+	// left idemspec because the target had closed the idle connection it
+	// was given is sent again on one (send.go).
+	fresh *http.Client
 	// tls is set for an https:// target: connections through the lane
 	// carry TLS end to end, with the real host's name (SNI, certificate).
 	tls *tls.Config
@@ -153,22 +159,37 @@ func (l *Lane) warm() error {
 	return nil
 }
 
+// setClients gives the lane its HTTP clients: one that keeps idle
+// connections (with reuse) or not, and one that never does.
+func (l *Lane) setClients(reuse bool) {
+	l.client, l.fresh = newLaneClient(l, reuse), newLaneClient(l, false)
+}
+
 // newLaneClient builds the lane's HTTP client. It never follows
 // redirects, has no timeout of its own (each attempt's context has one)
 // and, with reuse off, never sends on a connection a previous fault left
-// half-broken.
+// half-broken. With reuse, an idle connection is reused only within
+// targets.IdleReuse: the target may close one idle for longer.
 func newLaneClient(l *Lane, reuse bool) *http.Client {
 	tr := &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return l.dial(ctx)
+			c, err := l.dial(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &tallyConn{Conn: c}, nil
 		},
 		DialTLSContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return l.dialTarget(ctx)
+			c, err := l.dialTarget(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &tallyConn{Conn: c}, nil
 		},
 		DisableCompression:    true,
 		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       30 * time.Second,
+		IdleConnTimeout:       targets.IdleReuse,
 		ResponseHeaderTimeout: 0,
 	}
 	if !reuse {
@@ -182,4 +203,18 @@ func newLaneClient(l *Lane, reuse bool) *http.Client {
 			return http.ErrUseLastResponse
 		},
 	}
+}
+
+// tallyConn counts the bytes written on a client connection, so that a
+// request that failed on a reused connection can tell whether any of it
+// left idemspec (send.go).
+type tallyConn struct {
+	net.Conn
+	written atomic.Int64
+}
+
+func (c *tallyConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
 }

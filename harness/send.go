@@ -113,27 +113,39 @@ func (a Attempt) keys() []string {
 // answer, it returns the response, its body already read (and kept in
 // memory for the caller).
 func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req *http.Request, onWrote, onAnswer func()) (*http.Response, error) {
-	// The transport reports the write from its own goroutine.
-	var wrote atomic.Bool
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			wrote.Store(true)
-			if onWrote != nil && info.Err == nil {
-				onWrote()
-			}
-		},
-		GotFirstResponseByte: func() {
-			if onAnswer != nil {
-				onAnswer()
-			}
-		},
-	}))
+	// The body is kept, for a send again on a new connection.
+	var payload []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			x.Outcome, x.Error = history.Failed, "read the request body: "+err.Error()
+			e.record(h, x)
+			return nil, err
+		}
+		payload = b
+		req.Body = io.NopCloser(bytes.NewReader(payload))
+	}
 	x.Start = time.Now()
-	resp, err := lane.client.Do(req)
+	t := e.try(lane.client, req, onWrote, onAnswer)
+	if t.err != nil && t.unsent() {
+		// A request written to a connection the server had closed while
+		// it was idle may be lost whole: none of it left idemspec, so it
+		// reached no handler, and it goes again on a new connection, as
+		// the same attempt.
+		again := req.Clone(req.Context())
+		if payload != nil {
+			again.Body = io.NopCloser(bytes.NewReader(payload))
+		}
+		x.Resent = true
+		t = e.try(lane.fresh, again, onWrote, onAnswer)
+	}
+	resp, err := t.resp, t.err
 	if err != nil {
 		x.Duration = time.Since(x.Start)
-		x.Outcome, x.Error = classify(err, wrote.Load()), err.Error()
+		x.Outcome, x.Error = classify(err, t.wrote.Load()), err.Error()
 		x.TimedOut = timedOut(err)
+		x.Reused = t.reused && !t.answered.Load()
 		e.record(h, x)
 		return nil, err
 	}
@@ -152,6 +164,56 @@ func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req
 	e.record(h, x)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
+}
+
+// try is one request on one connection, and what the transport said of
+// it.
+type try struct {
+	resp *http.Response
+	err  error
+	// wrote: the transport finished writing the request (or failed to);
+	// answered: the answer's first byte came.
+	wrote, answered atomic.Bool
+	// reused: the connection had carried an earlier request; conn and
+	// sent say how many bytes it had carried before this one.
+	reused bool
+	conn   *tallyConn
+	sent   int64
+}
+
+// unsent says whether the try failed on a reused connection without a
+// byte of its request written: the target had closed the connection
+// while it was idle, before the request came.
+func (t *try) unsent() bool {
+	return t.reused && t.conn != nil && t.conn.written.Load() == t.sent && !t.answered.Load()
+}
+
+// try sends req once with client.
+func (e *Env) try(client *http.Client, req *http.Request, onWrote, onAnswer func()) *try {
+	t := &try{}
+	// The transport reports the write from its own goroutine.
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			t.reused = info.Reused
+			if c, ok := info.Conn.(*tallyConn); ok {
+				t.conn, t.sent = c, c.written.Load()
+			}
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			t.wrote.Store(true)
+			if onWrote != nil && info.Err == nil {
+				onWrote()
+			}
+		},
+		GotFirstResponseByte: func() {
+			t.answered.Store(true)
+			if onAnswer != nil {
+				onAnswer()
+			}
+		},
+	}))
+	t.resp, t.err = client.Do(req)
+	return t
 }
 
 // exchange starts the record of an attempt.

@@ -65,7 +65,11 @@ func Compare(runs []Report) Matrix {
 				}
 				rows[key] = row
 			}
-			row.Cells[i] = Cell{Verdict: c.Verdict, Reason: c.Reason, Ran: true}
+			reason := c.Reason
+			if c.Accepted != nil {
+				reason = acceptedText(c)
+			}
+			row.Cells[i] = Cell{Verdict: c.Verdict, Reason: reason, Ran: true}
 		}
 	}
 	for _, row := range rows {

@@ -23,8 +23,16 @@ func (r Report) Headline() string {
 		if ran == 0 {
 			return fmt.Sprintf("no check ran: all %d skipped", s.Total)
 		}
+		// Never "all passed" over a WARN or an accepted finding.
+		var with []string
 		if s.Warn > 0 {
-			return fmt.Sprintf("passed, with %s: %d of %d %s passed%s", warnings(s.Warn), s.Pass, ran, plural(ran, "check", "checks"), skipped)
+			with = append(with, warnings(s.Warn))
+		}
+		if s.Accepted > 0 {
+			with = append(with, accepted(s.Accepted))
+		}
+		if len(with) > 0 {
+			return fmt.Sprintf("passed, with %s: %d of %d %s passed%s", strings.Join(with, " and "), s.Pass, ran, plural(ran, "check", "checks"), skipped)
 		}
 		return fmt.Sprintf("all %d %s passed%s", ran, plural(ran, "check", "checks"), skipped)
 	case "FAIL":
@@ -32,9 +40,19 @@ func (r Report) Headline() string {
 		if r.Run.Strict {
 			n += s.Warn // --strict: a WARN fails the run
 		}
-		line := fmt.Sprintf("%d of %d %s failed", n, s.Total, plural(s.Total, "check", "checks"))
+		var parts []string
+		if n > 0 || len(r.AcceptanceFailures()) == 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d %s failed", n, s.Total, plural(s.Total, "check", "checks")))
+		}
+		if bad := r.acceptanceProblems(); bad != "" {
+			parts = append(parts, bad)
+		}
+		line := strings.Join(parts, "; ")
 		if s.Warn > 0 && !r.Run.Strict {
 			line += ", with " + warnings(s.Warn)
+		}
+		if s.Accepted > 0 {
+			line += ", " + accepted(s.Accepted)
 		}
 		return line
 	case "INCOMPLETE":
@@ -45,10 +63,42 @@ func (r Report) Headline() string {
 
 func warnings(n int) string { return fmt.Sprintf("%d %s", n, plural(n, "warning", "warnings")) }
 
+func accepted(n int) string {
+	return fmt.Sprintf("%d accepted %s", n, plural(n, "finding", "findings"))
+}
+
+// acceptanceProblems counts the accepted-findings entries that fail the
+// run: "2 accepted findings expired (S1, S4), 1 stale (remove it: T1
+// passes now)".
+func (r Report) acceptanceProblems() string {
+	if r.Acceptance == nil {
+		return ""
+	}
+	var expired, stale []string
+	for _, e := range r.Acceptance.Entries {
+		switch e.State {
+		case AcceptExpired:
+			expired = append(expired, e.label())
+		case AcceptStale:
+			stale = append(stale, e.label())
+		}
+	}
+	var parts []string
+	if len(expired) > 0 {
+		parts = append(parts, fmt.Sprintf("%s expired (%s)", plural(len(expired), "an accepted finding", fmt.Sprintf("%d accepted findings", len(expired))), strings.Join(expired, ", ")))
+	}
+	if len(stale) > 0 {
+		parts = append(parts, fmt.Sprintf("%s (remove %s: %s %s now)", plural(len(stale), "a stale accepted finding", fmt.Sprintf("%d stale accepted findings", len(stale))),
+			plural(len(stale), "it", "them"), strings.Join(stale, ", "), plural(len(stale), "passes", "pass")))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // findingOrder is the order the reports expand the checks in: what
 // broke first (FAIL), then what could not be judged (ERROR), what is
-// worth a warning (WARN), what was not run (SKIP), and last what passed.
-var findingOrder = []check.Status{check.FAIL, check.ERROR, check.WARN, check.SKIP, check.PASS}
+// worth a warning (WARN), what broke but is accepted for now (ACCEPTED),
+// what was not run (SKIP), and last what passed.
+var findingOrder = []check.Status{check.FAIL, check.ERROR, check.WARN, check.ACCEPTED, check.SKIP, check.PASS}
 
 // byFinding sorts checks (in catalogue order) into findingOrder, each
 // group kept in catalogue order.

@@ -76,7 +76,7 @@ func ReadJSON(path string) (Report, error) {
 		}
 		return r, fmt.Errorf("%s%s: not an idemspec report: %w", path, position(b, err), err)
 	}
-	if head.Schema != Schema {
+	if head.Schema != Schema && head.Schema != SchemaV1 {
 		return r, fmt.Errorf("%s: schema %q, want %q (is it an idemspec report?)", path, head.Schema, Schema)
 	}
 	if err := json.Unmarshal(b, &r); err != nil {

@@ -49,7 +49,7 @@ func TestReadJSONErrorsNameTheFile(t *testing.T) {
 	cases := []struct{ path, want string }{
 		{filepath.Join(dir, "missing.json"), "missing.json: no such file or directory"},
 		{write("broken.json", "{\n  \"schema\": \"idemspec/report/v1\",\n  oops\n}"), "broken.json:3:3: not an idemspec report"},
-		{write("other.json", `{"schema":"someone/else/v3"}`), `other.json: schema "someone/else/v3", want "idemspec/report/v1"`},
+		{write("other.json", `{"schema":"someone/else/v3"}`), `other.json: schema "someone/else/v3", want "idemspec/report/v2"`},
 		{write("junit.json", `[1, 2]`), "junit.json: not an idemspec report: a report is a JSON object"},
 		{write("types.json", "{\"schema\":\"idemspec/report/v1\",\n\"run\":{\"seed\":\"x\"}}"), "types.json:2:"},
 	}

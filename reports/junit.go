@@ -77,6 +77,24 @@ func WriteJUnit(w io.Writer, r Report) error {
 		doc.Tests, doc.Failures, doc.Errors, doc.Skipped = doc.Tests+suite.Tests, doc.Failures+suite.Failures, doc.Errors+suite.Errors, doc.Skipped+suite.Skipped
 		doc.Suites = append(doc.Suites, suite)
 	}
+	// An expired or stale accepted-findings entry fails the run with no
+	// check failing: each is a failed case of its own, so CI shows why.
+	if bad := r.AcceptanceFailures(); len(bad) > 0 {
+		suite := junitSuite{Name: "idemspec: accepted findings", Time: "0.000", Timestamp: r.Run.Started.Format("2006-01-02T15:04:05")}
+		for i, e := range r.Acceptance.Entries {
+			if e.State != AcceptExpired && e.State != AcceptStale {
+				continue
+			}
+			suite.Cases = append(suite.Cases, junitCase{
+				Name: fmt.Sprintf("entry %d: %s %s", i+1, e.label(), e.State), Classname: "idemspec.accepted", Time: "0.000",
+				Failure: &junitProblem{Message: e.Message, Type: "accepted finding " + e.State, Text: e.Message},
+			})
+			suite.Tests++
+			suite.Failures++
+		}
+		doc.Tests, doc.Failures = doc.Tests+suite.Tests, doc.Failures+suite.Failures
+		doc.Suites = append(doc.Suites, suite)
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -152,6 +170,10 @@ func junitSuiteOf(r Report, op string) junitSuite {
 		case c.Verdict == check.SKIP:
 			tc.Skipped = &junitSkipped{Message: c.Reason}
 			suite.Skipped++
+		case c.Verdict == check.ACCEPTED && c.Accepted != nil:
+			// Skipped with the message: CI shows it, and nothing fails.
+			tc.Skipped = &junitSkipped{Message: acceptedText(c)}
+			suite.Skipped++
 		case c.Verdict == check.WARN:
 			tc.SystemOut = "WARN (" + string(c.Level) + " not met): " + c.Reason
 		}
@@ -162,6 +184,13 @@ func junitSuiteOf(r Report, op string) junitSuite {
 		suite.Time = seconds(took)
 	}
 	return suite
+}
+
+// acceptedText says what an ACCEPTED verdict stands for: "ACCEPTED until
+// 2027-01-31: fingerprint lands in Q1 (was FAIL: ...)".
+func acceptedText(c CheckResult) string {
+	a := c.Accepted
+	return fmt.Sprintf("ACCEPTED until %s: %s (was %s: %s)", a.Until, a.Reason, a.Was, c.Reason)
 }
 
 // problemText is what a CI page shows under a failed check: each

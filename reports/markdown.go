@@ -46,6 +46,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("| started | %s (%s) |", dateText(r.Run.Started), msText(r.Run.DurationMS))
 	md.linef("| tool | %s %s, report schema `%s` |", cell(r.Tool.Name), cell(r.Tool.Version), code(r.Schema))
 	md.tools(r.Tools) // an MCP tool audit's report starts with its tools
+	md.acceptance(r)
 	md.line("")
 	md.matrix(r)
 	for i, op := range r.Operations() {
@@ -73,6 +74,31 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("\n---\nWritten by %s %s. The JSON report (`report.json`) holds every exchange.", inline(r.Tool.Name), inline(r.Tool.Version))
 	_, err := io.WriteString(w, md.String())
 	return err
+}
+
+// acceptance is the run's accepted-findings file: what became of each
+// entry, the expired and stale ones first, in a caution.
+func (md *markdown) acceptance(r Report) {
+	a := r.Acceptance
+	if a == nil {
+		return
+	}
+	md.line("")
+	md.linef("## Accepted findings (`%s`)", code(a.File))
+	if bad := r.AcceptanceFailures(); len(bad) > 0 {
+		md.line("")
+		md.line("> [!CAUTION]")
+		md.line("> These entries fail the run:")
+		for _, m := range bad {
+			md.linef("> - %s", inline(m))
+		}
+	}
+	md.line("")
+	md.line("| entry | state | until | reason |")
+	md.line("|---|---|---|---|")
+	for _, e := range a.Entries {
+		md.linef("| %s (line %d) | %s | %s | %s |", cell(e.label()), e.Line, cell(e.State), cell(e.Until), cell(e.Reason))
+	}
 }
 
 // checks is the table of one operation's checks ("": the file's only
@@ -139,6 +165,10 @@ func (md *markdown) finding(c CheckResult, runID string) {
 	md.line("")
 	md.linef("Level **%s**, clause %s, group %s, %s.", inline(string(c.Level)), inline(c.Clause), inline(c.Group), msText(c.DurationMS))
 	md.line("")
+	if a := c.Accepted; a != nil {
+		md.linef("**Accepted until %s:** %s (a %s; accepted-findings entry at line %d).", inline(a.Until), inline(a.Reason), inline(string(a.Was)), a.Line)
+		md.line("")
+	}
 	if len(c.Violations) == 0 {
 		md.linef("%s", inline(c.Reason))
 	}
@@ -263,15 +293,16 @@ func burstLine(b history.Burst) string {
 }
 
 // guided says whether a check's section shows why it matters and how to
-// fix it: a finding that broke the check (FAIL, WARN), from a catalogue
+// fix it: a finding that broke the check (FAIL, WARN, or either one
+// accepted for now), from a catalogue
 // that has the texts. An ERROR or a SKIP says nothing about the target.
 func (c CheckResult) guided() bool {
-	return (c.Verdict == check.FAIL || c.Verdict == check.WARN) && (c.Why != "" || c.Fix != "")
+	return (c.Verdict == check.FAIL || c.Verdict == check.WARN || c.Verdict == check.ACCEPTED) && (c.Why != "" || c.Fix != "")
 }
 
 // findingWorthy: the verdicts that get a section of their own.
 func findingWorthy(s check.Status) bool {
-	return s == check.FAIL || s == check.WARN || s == check.ERROR
+	return s == check.FAIL || s == check.WARN || s == check.ERROR || s == check.ACCEPTED
 }
 
 // anchor is the GitHub heading anchor of a finding: lower case, spaces
@@ -303,13 +334,19 @@ func verdictIcon(s check.Status) string {
 		return "⏭️"
 	case check.ERROR:
 		return "💥"
+	case check.ACCEPTED:
+		return "🔕"
 	}
 	return "⏸️" // INCOMPLETE
 }
 
 func summaryText(s Summary) string {
-	return fmt.Sprintf("%d %s: %d pass, %d fail, %d warn, %d skip, %d error",
+	text := fmt.Sprintf("%d %s: %d pass, %d fail, %d warn, %d skip, %d error",
 		s.Total, plural(s.Total, "check", "checks"), s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	if s.Accepted > 0 {
+		text += fmt.Sprintf(", %d accepted", s.Accepted)
+	}
+	return text
 }
 
 func runFlagsText(r Run) string {

@@ -113,6 +113,45 @@ func Merge(runs []Report, names []string) (Report, error) {
 		return cmp.Or(cmp.Compare(slices.Index(ops, a.Operation), slices.Index(ops, b.Operation)), check.CompareID(a.ID, b.ID))
 	})
 	out.Summary = summarize(out.Checks)
+	acc, err := mergeAcceptance(runs, name)
+	if err != nil {
+		return Report{}, err
+	}
+	out.Acceptance = acc
+	return out, nil
+}
+
+// mergeAcceptance joins what each shard made of the one accepted-findings
+// file: an entry expired in any shard is expired; else applied in any,
+// applied; else stale in any (its check passed wherever it ran), stale.
+func mergeAcceptance(runs []Report, name func(int) string) (*AcceptanceRun, error) {
+	var out *AcceptanceRun
+	rank := map[string]int{AcceptUnused: 0, AcceptStale: 1, AcceptApplied: 2, AcceptExpired: 3}
+	for i, r := range runs {
+		a := r.Acceptance
+		if out == nil && a != nil && i == 0 {
+			out = &AcceptanceRun{File: a.File, Entries: slices.Clone(a.Entries)}
+			continue
+		}
+		same := (out == nil) == (a == nil)
+		if same && a != nil {
+			same = len(a.Entries) == len(out.Entries)
+			for k := 0; same && k < len(a.Entries); k++ {
+				same = a.Entries[k].Acceptance == out.Entries[k].Acceptance
+			}
+		}
+		if !same {
+			return nil, fmt.Errorf("%s and %s ran with different accepted-findings files (--accept): run every shard with the same one", name(0), name(i))
+		}
+		if a == nil {
+			continue
+		}
+		for k, e := range a.Entries {
+			if rank[e.State] > rank[out.Entries[k].State] {
+				out.Entries[k] = e
+			}
+		}
+	}
 	return out, nil
 }
 

@@ -9,7 +9,12 @@ import (
 )
 
 // Schema versions the JSON report; bump it on an incompatible change.
-const Schema = "idemspec/report/v1"
+// v2 added the verdict ACCEPTED (checks[].accepted, acceptance,
+// summary.accepted); a v1 report is read as it is, since v2 only adds.
+const Schema = "idemspec/report/v2"
+
+// SchemaV1 is the schema before ACCEPTED; its reports are still read.
+const SchemaV1 = "idemspec/report/v1"
 
 // Report is one run against one target.
 type Report struct {
@@ -21,6 +26,9 @@ type Report struct {
 	Summary Summary       `json:"summary"`
 	// Tools is the per-tool table of an MCP tool audit.
 	Tools []ToolRow `json:"tools,omitempty"`
+	// Acceptance is what the run made of its accepted-findings file
+	// (--accept), nil without one.
+	Acceptance *AcceptanceRun `json:"acceptance,omitempty"`
 }
 
 // Tool names the harness that wrote the report.
@@ -74,8 +82,11 @@ type CheckResult struct {
 	Operation string `json:"operation,omitempty"`
 	// Shard is the index of the shard that ran the check (0: the run
 	// was not sharded).
-	Shard      int               `json:"shard,omitempty"`
-	Verdict    check.Status      `json:"verdict"`
+	Shard   int          `json:"shard,omitempty"`
+	Verdict check.Status `json:"verdict"`
+	// Accepted is the finding an ACCEPTED verdict stands for, with the
+	// accepted-findings entry's reason and date.
+	Accepted   *Accepted         `json:"accepted,omitempty"`
 	Reason     string            `json:"reason,omitempty"`
 	Violations []check.Violation `json:"violations,omitempty"`
 	DurationMS float64           `json:"duration_ms"`
@@ -90,6 +101,9 @@ type Summary struct {
 	Warn  int `json:"warn"`
 	Skip  int `json:"skip"`
 	Error int `json:"error"`
+	// Accepted counts the FAILs and WARNs an accepted-findings entry
+	// turned into ACCEPTED.
+	Accepted int `json:"accepted"`
 	// Text is the run's headline (Report.Headline), as every format
 	// says it: "passed, with 2 warnings: ...", never "all passed" over
 	// a WARN.
@@ -223,17 +237,20 @@ func summarize(cs []CheckResult) Summary {
 			s.Skip++
 		case check.ERROR:
 			s.Error++
+		case check.ACCEPTED:
+			s.Accepted++
 		}
 	}
 	return s
 }
 
 // ExitCode is what the CLI returns: 1 for a violation (a FAIL, or a WARN
-// under strict), else 2 when the harness could not run a check or the run
-// was interrupted, else 0.
+// under strict, or an accepted-findings entry expired or stale), else 2
+// when the harness could not run a check or the run was interrupted,
+// else 0. An ACCEPTED finding fails nothing.
 func (r Report) ExitCode() int {
 	switch {
-	case r.Summary.Fail > 0 || (r.Run.Strict && r.Summary.Warn > 0):
+	case r.Summary.Fail > 0 || (r.Run.Strict && r.Summary.Warn > 0) || len(r.AcceptanceFailures()) > 0:
 		return 1
 	case r.Summary.Error > 0 || !r.Run.Complete:
 		return 2

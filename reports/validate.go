@@ -33,6 +33,12 @@ func (r Report) valid() error {
 		if err := knownVerdict(c.Verdict); err != nil {
 			return fmt.Errorf("checks[%d].verdict: %w", i, err)
 		}
+		if (c.Verdict == check.ACCEPTED) != (c.Accepted != nil) {
+			return fmt.Errorf("checks[%d].accepted: an ACCEPTED verdict, and only one, says what it accepted", i)
+		}
+		if a := c.Accepted; a != nil && a.Was != check.FAIL && a.Was != check.WARN {
+			return fmt.Errorf("checks[%d].accepted.was %q: want FAIL or WARN", i, a.Was)
+		}
 		if !slices.Contains([]check.Level{check.MUST, check.SHOULD, check.MAY}, c.Level) {
 			return fmt.Errorf("checks[%d].level %q: want MUST, SHOULD or MAY", i, c.Level)
 		}
@@ -55,7 +61,7 @@ func (r Report) valid() error {
 
 func knownVerdict(s check.Status) error {
 	if !slices.Contains(findingOrder, s) {
-		return fmt.Errorf("%q is not a verdict (PASS, FAIL, WARN, SKIP or ERROR)", s)
+		return fmt.Errorf("%q is not a verdict (PASS, FAIL, WARN, SKIP, ERROR or ACCEPTED)", s)
 	}
 	return nil
 }
@@ -63,5 +69,5 @@ func knownVerdict(s check.Status) error {
 func (s Summary) withoutText() Summary { s.Text = ""; return s }
 
 func (s Summary) counts() string {
-	return fmt.Sprintf("(total %d: %d pass, %d fail, %d warn, %d skip, %d error)", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
+	return fmt.Sprintf("(total %d: %d pass, %d fail, %d warn, %d skip, %d error, %d accepted)", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Accepted)
 }

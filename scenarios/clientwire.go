@@ -291,6 +291,9 @@ func (t *trial) judgeWire(ctx context.Context) (ClientTrial, error) {
 		return t.rec, fmt.Errorf("the trial's requests did not end: %w", err)
 	}
 	xs := rec.Since(t.offset)
+	if err := t.judgeUndescribed(xs); err != nil {
+		return t.rec, err
+	}
 	for _, x := range xs {
 		// A look-up reads a key, whichever operation's it is; the
 		// operations of one file often share one look-up path.

@@ -111,6 +111,9 @@ func (t *trial) judgeJobWire(ctx context.Context) (JobTrial, error) {
 		jt.Steps = append(jt.Steps, JobStep{Name: s.Name, Keyed: s.Keyed, Creates: s.Creates})
 	}
 	xs := rec.Since(t.offset)
+	if err := t.judgeUndescribed(xs); err != nil {
+		return JobTrial{}, err
+	}
 	for i, x := range xs {
 		r := JobRequest{Seq: x.Seq, Run: t.runOf(t.offset + i), Key: x.Key, Status: x.Status, Method: x.Method, Path: x.Path,
 			Lost: x.Forwarded && !x.Delivered, Dropped: !x.Forwarded && x.Fault != "" && x.Status == 0}

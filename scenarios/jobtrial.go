@@ -14,6 +14,7 @@ import (
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/wire"
 )
 
 // The workflow shape's trials (idemspec client --workflow): the program
@@ -162,7 +163,7 @@ func killAt(ctx context.Context, t *trial, step string, ran bool) error {
 		return err
 	}
 	run := len(t.job.runs)
-	late := false
+	late, landed := false, false
 	if t.await(ctx, p, h, "step "+step) {
 		where := "inside step " + step + " (its request ran at the server, the answer held)"
 		if !ran {
@@ -173,14 +174,63 @@ func killAt(ctx context.Context, t *trial, step string, ran bool) error {
 		}
 		late = h.ClientGaveUp()
 		p.Kill("SIGKILL to its process group " + where)
+		landed = true
 		t.job.kills = append(t.job.kills, JobKill{Run: run, Step: step, Ran: ran})
 		t.drop(h, "run "+fmt.Sprint(run)+": killed "+where)
+	} else {
+		// Disarmed, so that the runs after this one are not held.
+		h.Release(true)
 	}
 	t.finish(ctx, p, fmt.Sprintf("run %d", run))
 	if late {
 		return fmt.Errorf("%w: the program had given up on step %s's request (its own timeout) before the kill came", errFaultLate, step)
 	}
+	// The program's giving up can reach the hold after the look at it
+	// above: what the killed run sent after the held request says so
+	// for certain (a resend or a look-up of the step means it had
+	// stopped waiting, and a resend that finished the step would leave
+	// nothing unfinished to resume).
+	if landed && movedOn(t.requestsAfter(h), step) {
+		return fmt.Errorf("%w: the program had given up on step %s's request and gone on with the step (sent it again or looked it up) before the kill came", errFaultLate, step)
+	}
 	return nil
+}
+
+// requestsAfter are the requests logged after the held one (none when
+// it is not in the log).
+func (t *trial) requestsAfter(h heldRequest) []JobRequest {
+	i := h.Index()
+	if i < 0 {
+		return nil
+	}
+	var out []JobRequest
+	if t.wt != nil {
+		for _, x := range t.ce.Wire.Interposer.Record().Since(i + 1) {
+			switch x.Kind {
+			case wire.Lookup:
+				out = append(out, JobRequest{Kind: "lookup", Key: x.Key})
+			case wire.Create:
+				out = append(out, JobRequest{Kind: "send", Step: stepOf(x.Operation), Key: x.Key})
+			}
+		}
+		return out
+	}
+	log := t.ce.requests()
+	for j := i + 1; j < len(log); j++ {
+		out = append(out, t.jobRequest(j, log[j]))
+	}
+	return out
+}
+
+// movedOn says whether a run that sent rs after a held request of step
+// had stopped waiting for it: it sent the step again or looked a key up.
+func movedOn(rs []JobRequest, step string) bool {
+	for _, r := range rs {
+		if r.Kind == "lookup" || r.Kind == "send" && r.Step == step {
+			return true
+		}
+	}
+	return false
 }
 
 // errFaultLate says a fault landed after the moment it was aimed at (a
@@ -261,20 +311,7 @@ func (t *trial) judgeJob(ctx context.Context) (JobTrial, error) {
 	}
 	log := t.ce.requests()
 	for i := t.offset; i < len(log); i++ {
-		a := log[i]
-		r := JobRequest{Seq: i - t.offset + 1, Run: t.runOf(i), Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Status: a.Status, Lost: t.lost[i] && !a.Dropped, Dropped: a.Dropped, Method: a.Method, Path: a.Path}
-		if ok, _ := path.Match(strings.ReplaceAll(t.in.LookupPath, "{key}", "*"), a.Path); ok && a.Method == http.MethodGet {
-			r.Kind = "lookup"
-		} else {
-			r.Kind = "send"
-			for _, s := range t.job.steps {
-				if ok, _ := path.Match(stepPattern(s), a.Path); ok && s.Method == a.Method {
-					r.Step = s.Name
-					break
-				}
-			}
-		}
-		jt.Requests = append(jt.Requests, r)
+		jt.Requests = append(jt.Requests, t.jobRequest(i, log[i]))
 	}
 	jt.attributeLookups()
 	owned, err := t.ce.Server.Census(ctx, t.in.Marker)
@@ -293,6 +330,24 @@ func (t *trial) judgeJob(ctx context.Context) (JobTrial, error) {
 	t.ev.Readings = append(t.ev.Readings, reading)
 	t.jobRec = &jt
 	return jt, nil
+}
+
+// jobRequest is the server's log entry i as a request of the job: a
+// look-up, or a send of the step its method and path match.
+func (t *trial) jobRequest(i int, a fakes.Arrival) JobRequest {
+	r := JobRequest{Seq: i - t.offset + 1, Run: t.runOf(i), Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Status: a.Status, Lost: t.lost[i] && !a.Dropped, Dropped: a.Dropped, Method: a.Method, Path: a.Path}
+	if ok, _ := path.Match(strings.ReplaceAll(t.in.LookupPath, "{key}", "*"), a.Path); ok && a.Method == http.MethodGet {
+		r.Kind = "lookup"
+		return r
+	}
+	r.Kind = "send"
+	for _, s := range t.job.steps {
+		if ok, _ := path.Match(stepPattern(s), a.Path); ok && s.Method == a.Method {
+			r.Step = s.Name
+			break
+		}
+	}
+	return r
 }
 
 // runOf is the run of the program a log entry came from.

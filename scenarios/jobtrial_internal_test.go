@@ -19,3 +19,24 @@ func TestStartedAgainSaysHowTheRunBeforeEnded(t *testing.T) {
 		t.Errorf("after an end: %q", ended)
 	}
 }
+
+// A killed run that sent its held step again, or looked a key up, after
+// the held request had stopped waiting for it before the kill came: the
+// kill landed late. Another step's request does not say so.
+func TestMovedOnAfterTheHeldRequest(t *testing.T) {
+	cases := []struct {
+		name string
+		rs   []JobRequest
+		want bool
+	}{
+		{"nothing after it", nil, false},
+		{"the step sent again", []JobRequest{{Kind: "send", Step: "link", Key: "kl"}}, true},
+		{"a look-up", []JobRequest{{Kind: "lookup", Key: "kl"}}, true},
+		{"another step", []JobRequest{{Kind: "send", Step: "upload"}}, false},
+	}
+	for _, c := range cases {
+		if got := movedOn(c.rs, "link"); got != c.want {
+			t.Errorf("%s: movedOn = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -43,6 +43,9 @@ func succeeded(ids map[string]string) check.ClientExit {
 	return check.ClientExit{State: "SUCCEEDED", IDs: ids}
 }
 
+// killedAtLink is W2's kill: run 1, its link's request held on arrival.
+var killedAtLink = []scenarios.JobKill{{Run: 1, Step: "link"}}
+
 func TestWorkflowCheckers(t *testing.T) {
 	allIDs := map[string]string{"upload": "/u", "record": "r1", "link": "l1", "read": "l1"}
 	created := map[string][]string{"record": {"r1"}, "link": {"l1"}}
@@ -64,31 +67,44 @@ func TestWorkflowCheckers(t *testing.T) {
 		{"W1 nothing sent", scenarios.OnceEach, scenarios.JobTrial{Steps: jobSteps}, check.FAIL},
 		{"W1 nothing created", scenarios.OnceEach, scenarios.JobTrial{Steps: jobSteps, Requests: (&jobLog{}).send(1, "upload", "", 201, "").rs}, check.ERROR},
 
-		{"W2 resumed where it stopped", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Requests: resumed.rs, Exits: ended("killed", "SUCCEEDED", "SUCCEEDED")}, check.PASS},
-		{"W2 finished step redone", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "SUCCEEDED"),
+		{"W2 resumed where it stopped", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Requests: resumed.rs, Kills: killedAtLink, Exits: ended("killed", "SUCCEEDED", "SUCCEEDED")}, check.PASS},
+		// The evidence: a kill that landed in a step's request, and that
+		// step sent again by a later run. Without it, no PASS.
+		{"W2 no kill landed", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").rs}, check.ERROR},
+		// The killed run's dropped request charged to the run after it (a
+		// drop logged after the next run began): the send with a fresh
+		// key then looks like the run's first, not a resend.
+		{"W2 the killed request in the run after the kill", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "SUCCEEDED", "SUCCEEDED"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(2, "link", "kl", 0, "dropped").
+				look(2, "link", "kl", 404).send(2, "link", "kx", 201, "").send(2, "read", "", 200, "").rs}, check.ERROR},
+		{"W2 finished step redone", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "SUCCEEDED"),
 			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").
 				send(2, "upload", "", 200, "").send(2, "record", "kr", 201, "").look(2, "link", "kl", 404).send(2, "link", "kl", 201, "").rs}, check.FAIL},
-		{"W2 unfinished step with a new key", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "SUCCEEDED"),
+		{"W2 unfinished step with a new key", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "SUCCEEDED"),
 			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").
 				look(2, "link", "kl", 404).send(2, "link", "kx", 201, "").rs}, check.FAIL},
-		{"W2 a run after the end sends nothing", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
-			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").rs}, check.PASS},
+		{"W2 a run after the end sends nothing", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "SUCCEEDED", "SUCCEEDED"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").send(2, "link", "kl", 201, "").send(2, "read", "", 200, "").rs}, check.PASS},
 		{"W2 a run after the end resends the link", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
 			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").send(2, "link", "kl", 201, "").rs}, check.FAIL},
 		// An upload by path and a read are safe to repeat.
-		{"W2 a run after the end reads again", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("SUCCEEDED", "SUCCEEDED"),
-			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "").send(1, "read", "", 200, "").send(2, "upload", "", 200, "").send(2, "read", "", 200, "").rs}, check.PASS},
+		{"W2 a run after the end reads again", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "SUCCEEDED", "SUCCEEDED"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").send(2, "link", "kl", 201, "").send(2, "read", "", 200, "").send(3, "upload", "", 200, "").send(3, "read", "", 200, "").rs}, check.PASS},
 		// An answer lost is not a step finished: resending it is not a redo.
-		{"W2 a lost answer is not finished", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "SUCCEEDED"), Requests: inside.rs}, check.PASS},
+		{"W2 a lost answer is not finished", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: []scenarios.JobKill{{Run: 1, Step: "record", Ran: true}}, Exits: ended("killed", "SUCCEEDED"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "lost").send(2, "record", "kr", 201, "").send(2, "link", "kl", 201, "").send(2, "read", "", 200, "").rs}, check.PASS},
 		// The step a kill interrupted, never taken up again: a task
 		// message left unacknowledged, a workflow nobody recovers.
-		{"W2 unfinished step abandoned", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "UNKNOWN_RESULT", "UNKNOWN_RESULT"),
+		{"W2 unfinished step abandoned", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "UNKNOWN_RESULT", "UNKNOWN_RESULT"),
 			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").rs}, check.FAIL},
-		{"W2 unfinished step only looked up", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "UNKNOWN_RESULT"),
-			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").look(2, "link", "kl", 404).rs}, check.PASS},
-		{"W2 a send taken up in the same run is not abandoned", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "SUCCEEDED"),
+		// Taken up by a look-up, so not abandoned; but never resent, so
+		// the key of a resend was never seen.
+		{"W2 unfinished step only looked up", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "UNKNOWN_RESULT"),
+			Requests: (&jobLog{}).send(1, "upload", "", 201, "").send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").look(2, "link", "kl", 404).rs}, check.SKIP},
+		{"W2 a send taken up in the same run is not abandoned", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: []scenarios.JobKill{{Run: 1, Step: "link", Ran: true}}, Exits: ended("killed", "SUCCEEDED"),
 			Requests: (&jobLog{}).send(1, "record", "kr", 0, "dropped").send(1, "record", "kr", 201, "").send(1, "link", "kl", 201, "lost").send(2, "link", "kl", 201, "").rs}, check.PASS},
-		{"W2 the last run's unheard send is not abandoned", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Exits: ended("killed", "killed"),
+		{"W2 the last run's unheard send is not abandoned", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Kills: killedAtLink, Exits: ended("killed", "killed"),
 			Requests: (&jobLog{}).send(1, "record", "kr", 201, "").send(1, "link", "kl", 0, "dropped").send(2, "link", "kl", 0, "dropped").rs}, check.PASS},
 		{"W2 ran once", scenarios.NoRedo, scenarios.JobTrial{Steps: jobSteps, Requests: resumed.rs, Exits: ended("SUCCEEDED")}, check.ERROR},
 

@@ -92,9 +92,11 @@ func OddKeysSurvived(rec OddKeyRecord) check.Verdict {
 	for _, k := range rec.Keys {
 		x := k.Send
 		switch {
-		case x.Outcome != history.OK && x.TimedOut:
+		case x.Outcome != history.OK && (x.TimedOut || x.Reused):
 			// No answer in time is no answer at all, not a dropped
 			// connection: maybe applied, and the count below judges it.
+			// So is a drop on a reused keep-alive connection: the server
+			// may have closed it as idle while the request was on its way.
 			missing = append(missing, x)
 		case x.Outcome != history.OK:
 			vs = append(vs, check.Violation{

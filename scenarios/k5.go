@@ -55,7 +55,7 @@ func inFlightConflict(ctx context.Context, e *harness.Env, h *history.History, e
 		ev.Bursts = append(ev.Bursts, b)
 		rec.Bursts = append(rec.Bursts, b)
 		rec.Sends = append(rec.Sends, sends...)
-		if slices.ContainsFunc(sends, func(x history.Exchange) bool { return x.Outcome == history.OK && !x.Is2xx() }) {
+		if slices.ContainsFunc(sends, func(x history.Exchange) bool { return judgedRefusal(x, rec.InFlight) }) {
 			break
 		}
 	}
@@ -73,16 +73,26 @@ type InFlightRecord struct {
 	InFlight int                // the profile's in-flight status
 }
 
+// judgedRefusal says whether x is a refusal K5 judges: an answer that is
+// no success, unless idemspec held its body so long that a server's read
+// timeout may have cut it (Stalled) and it is not the in-flight status.
+func judgedRefusal(x history.Exchange, inFlight int) bool {
+	return x.Outcome == history.OK && !x.Is2xx() && (!x.Stalled || x.Status == inFlight)
+}
+
 // InFlightConflict judges K5: every duplicate the target refused carries
 // the profile's in-flight status, and a Retry-After, when given, parses.
 // Duplicates that were serialized and replayed are acceptable and only
-// counted; a second execution is S4's failure, not judged here.
+// counted; a second execution is S4's failure, not judged here. A
+// refusal of a request whose body idemspec held too long (Stalled) may
+// be the server's read timeout cutting the body, idemspec's doing: it is
+// counted, not judged.
 func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
 	if err := unreached(rec.Sends); err != nil {
 		return check.Errored("K5", err), nil
 	}
 	var vs []check.Violation
-	var success, conflict, silent int
+	var success, conflict, silent, stalled int
 	retryAfter := map[string]int{}
 	refused := map[int][]int{} // status -> seqs, for refusals with another status
 	var badRetryAfter []int
@@ -92,6 +102,8 @@ func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
 			silent++
 		case x.Is2xx():
 			success++
+		case !judgedRefusal(x, rec.InFlight):
+			stalled++
 		case x.Status != rec.InFlight:
 			refused[x.Status] = append(refused[x.Status], x.Seq)
 		default:
@@ -131,6 +143,9 @@ func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
 		if silent > 0 {
 			why += fmt.Sprintf("; %d got no answer (S4's to judge)", silent)
 		}
+		if stalled > 0 {
+			why += fmt.Sprintf("; %s", stalledRefusals(stalled))
+		}
 		return check.Skip("K5", fmt.Sprintf("no duplicate of the %d same-key requests in %d bursts was refused: %s, so no in-flight answer came to judge", len(rec.Sends), len(rec.Bursts), why)), nil
 	}
 	note := fmt.Sprintf("of %d same-key requests in %d bursts: %d succeeded (duplicates serialized and replayed are acceptable; a second execution is S4's failure), %d answered %d in flight",
@@ -141,7 +156,15 @@ func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
 	if silent > 0 {
 		note += fmt.Sprintf(", %d got no answer (judged by S4)", silent)
 	}
+	if stalled > 0 {
+		note += ", " + stalledRefusals(stalled)
+	}
 	return check.Judge("K5", vs...), []string{note}
+}
+
+// stalledRefusals says why refusals of stalled requests were not judged.
+func stalledRefusals(n int) string {
+	return fmt.Sprintf("%d refused after idemspec held their bodies past %s on a busy machine (a server's read timeout may have cut them: not judged)", n, harness.BurstPatience)
 }
 
 // executedAgain says how same-key requests executed more than once (2xx

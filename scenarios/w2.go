@@ -55,7 +55,9 @@ func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 // not finished must be resent with the key of its first send; and one
 // whose outcome a run never heard (no 2xx, no look-up answered 200) must
 // be taken up again, sent or looked up, by a later run before the job
-// ends.
+// ends. A trial without a defect PASSes only on evidence that the rule
+// was exercised (resumeEvidence): a run killed while a step's request
+// was held, and that step sent again by a later run.
 func NoRedo(jt JobTrial) check.Verdict {
 	if vs := jt.needSends(); vs != nil {
 		return check.Judge("W2", vs...)
@@ -112,7 +114,40 @@ func NoRedo(jt JobTrial) check.Verdict {
 		}
 	}
 	vs = append(vs, jt.abandoned()...)
-	return check.Judge("W2", vs...)
+	if len(vs) > 0 {
+		return check.Judge("W2", vs...)
+	}
+	return jt.resumeEvidence()
+}
+
+// resumeEvidence is W2's verdict on a trial without a violation: PASS
+// when each kill landed in its step's request (the killed run's log
+// holds a send of the step) and a later run sent that step again, so
+// the key of the resend was judged. No kill, or a kill whose request
+// the log does not show in the killed run, is ERROR (the stimulus did
+// not happen as aimed); a step looked up and never sent again is SKIP
+// (the program did not resend, so its resend's key shows nothing).
+func (jt JobTrial) resumeEvidence() check.Verdict {
+	if len(jt.Kills) == 0 {
+		return check.Errored("W2", fmt.Errorf("no run was killed inside a step (the program never reached the step the kill was aimed at), so no step was left unfinished to resume"))
+	}
+	for _, k := range jt.Kills {
+		held, resent := false, false
+		for _, r := range jt.Requests {
+			if r.Kind != "send" || r.Step != k.Step {
+				continue
+			}
+			held = held || r.Run == k.Run
+			resent = resent || r.Run > k.Run
+		}
+		if !held {
+			return check.Errored("W2", fmt.Errorf("run %d was killed while step %s's request was held, but the log shows no request of step %s in run %d: the log does not show the kill where it landed", k.Run, k.Step, k.Step, k.Run))
+		}
+		if !resent {
+			return check.Skip("W2", fmt.Sprintf("no run after run %d (killed in step %s) sent step %s again, so the key of a resend could not be judged", k.Run, k.Step, k.Step))
+		}
+	}
+	return check.Judge("W2")
 }
 
 // abandoned are the keyed steps a run left with an outcome it never

@@ -157,11 +157,20 @@ func (t *Target) NewDirectClient() *http.Client {
 	}
 }
 
+// IdleReuse bounds how long idemspec's clients keep an idle connection
+// to a target for its next request. Servers close idle keep-alive
+// connections, and fast (Python's http.server handler timeout is often
+// 1 s, gunicorn's keepalive 2 s, uvicorn's and Node's 5 s): a request
+// written to one the server has just closed gets an EOF or a reset that
+// says nothing of the server. Well under the shortest of them, a
+// connection is reused only while the server still keeps it.
+const IdleReuse = 250 * time.Millisecond
+
 // transport is an HTTP transport to the target: its TLS settings, no
 // proxy from the environment, and dial's pinned addresses. Health checks
 // keep no connection (one left from before a restart would only fail).
 func (t *Target) transport(keepAlive bool) *http.Transport {
-	tr := &http.Transport{Proxy: nil, DialContext: t.dial, DisableKeepAlives: !keepAlive, ForceAttemptHTTP2: false}
+	tr := &http.Transport{Proxy: nil, DialContext: t.dial, DisableKeepAlives: !keepAlive, ForceAttemptHTTP2: false, IdleConnTimeout: IdleReuse}
 	if t.TLS != nil {
 		tr.TLSClientConfig = t.TLS.Clone()
 	}

@@ -173,7 +173,7 @@ func (f *clientFlags) runChecks(l *lifecycle, ce *scenarios.ClientEnv, sent func
 		<-stopped
 	}()
 	return runSuite(suiteRun{
-		lc: l, env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
+		lc: l, adoption: &f.adoption, env: ce.Env, target: ce.Env.Target, reportDir: f.reportDir, labelFilter: filter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor, client: true, workflow: f.workflow,
 		banner: banner,
 	}, stdout, stderr)

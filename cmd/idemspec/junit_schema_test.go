@@ -51,6 +51,16 @@ func TestJUnitValidatesAgainstSchema(t *testing.T) {
 			Violations: []check.Violation{{What: "broke", Seqs: []int{1}}},
 		})
 	}
+	// ACCEPTED is a skipped case; a stale accepted-findings entry a
+	// failed case of its own.
+	every.Checks = append(every.Checks, reports.CheckResult{
+		Entry:   check.Entry{ID: "X9", Title: "should be accepted <&>", Level: check.MUST, Clause: "core", Group: "g"},
+		Verdict: check.ACCEPTED, Reason: "broke", Accepted: &reports.Accepted{Was: check.FAIL, Reason: "PAY-1 <&>", Until: "2027-01-31", Line: 1},
+	})
+	every.Acceptance = &reports.AcceptanceRun{File: "a.yaml", Entries: []reports.AcceptedEntry{{
+		Acceptance: reports.Acceptance{Check: "X1", Reason: "old", Until: "2027-01-31", Line: 4},
+		State:      reports.AcceptStale, Message: "a.yaml:4: remove it: X1 passes now",
+	}}}
 	files := []string{real}
 	for _, strict := range []bool{false, true} {
 		every.Run.Strict = strict

@@ -179,7 +179,7 @@ func TestReportBadInputExitsTwoNamingTheFile(t *testing.T) {
 		want string
 	}{
 		{[]string{"report", "/nonexistent/report.json"}, "/nonexistent/report.json: no such file"},
-		{[]string{"report", notReport}, notReport + `: schema "", want "idemspec/report/v1"`},
+		{[]string{"report", notReport}, notReport + `: schema "", want "idemspec/report/v2"`},
 		{[]string{"report", "--compare", broken}, broken + ":3:1: not an idemspec report"},
 		{[]string{"report", notReport, broken}, "one JSON report at a time"},
 		{[]string{"report"}, "name a JSON report"},

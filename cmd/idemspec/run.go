@@ -43,6 +43,7 @@ type suiteFlags struct {
 	quiet       bool
 	noColor     bool
 	timeout     time.Duration
+	adoption    adoption // --accept, --fail-on
 }
 
 // defaultRunTimeout bounds a whole run. The default suite takes seconds
@@ -61,6 +62,7 @@ func (c *suiteFlags) register(fs *pflag.FlagSet, filterUsage string) {
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print only the summary line (errors still go to stderr)")
 	fs.BoolVar(&c.noColor, "no-color", false, "no colour on a terminal (so does a non-empty NO_COLOR)")
 	fs.DurationVar(&c.timeout, "timeout", defaultRunTimeout, "bound on the whole run: when it runs out, the reports hold what finished and the rest is ERROR (exit 2)")
+	c.adoption.register(fs, &c.strict)
 }
 
 type runFlags struct {
@@ -195,7 +197,7 @@ func (f *runFlags) execute(l *lifecycle, stdout, stderr io.Writer) int {
 		return f.notRun(l, target, env.RunID, l.cut(err, "reaching the target"), stdout, stderr)
 	}
 	return runSuite(suiteRun{
-		lc: l, env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
+		lc: l, adoption: &f.adoption, env: env, target: target, reportDir: f.reportDir, labelFilter: f.labelFilter,
 		seed: f.seed, strict: f.strict, verbose: f.verbose, quiet: f.quiet, noColor: f.noColor,
 		budget: f.settings.Limits.Budget, shard: shard,
 		tuning: f.tuning, property: f.property, replay: f.replay,
@@ -209,6 +211,7 @@ type suiteRun struct {
 	// lc is the run's lifecycle: its signals, what is left of its time
 	// limit, its redactor.
 	lc              *lifecycle
+	adoption        *adoption // the accepted findings (nil: none)
 	env             *harness.Env
 	target          *targets.Target
 	reportDir       string
@@ -233,6 +236,9 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	target, env := r.target, r.env
 	if err := os.MkdirAll(r.reportDir, 0o755); err != nil {
 		return fail(stderr, fmt.Errorf("report directory: %w", err))
+	}
+	if err := r.adoption.load(target); err != nil {
+		return fail(stderr, err)
 	}
 	// Quiet: the summary line alone, and errors.
 	summary, incomplete := stdout, stdout
@@ -296,6 +302,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		Target: reportTarget(target), Redact: target.Redact, Shard: r.shard,
 	}, out.Checks)
 	rep.Run.Incomplete = namedSignal(r.lc.sig.first, rep.Run.Incomplete)
+	rep = r.adoption.judge(rep)
 	paths, err := reports.WriteAll(r.reportDir, rep)
 	if err != nil {
 		return fail(stderr, err)
@@ -328,6 +335,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 		silent = stderr
 	}
 	r.lc.showSilent(silent)
+	r.adoption.print(summary, rep)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error%s\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, warned(rep))
 	fmt.Fprintf(stdout, "reports: %s\n", strings.Join(paths, ", "))
@@ -340,7 +348,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 // warned is what the summary line adds to a run that passed over WARNs,
 // so that it never reads as a clean pass: ": passed, with 2 warnings".
 func warned(r reports.Report) string {
-	if r.Verdict() != "PASS" || r.Summary.Warn == 0 {
+	if r.Verdict() != "PASS" || r.Summary.Warn+r.Summary.Accepted == 0 {
 		return ""
 	}
 	head, _, _ := strings.Cut(r.Headline(), ":")

@@ -29,6 +29,7 @@ func serveCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&opts.InProgressTimeout, "in-progress-timeout", fakes.DefaultInProgressTimeout, "how long an abandoned in-flight key blocks retries")
 	fs.IntVar(&opts.PageSize, "page-size", 0, "list this many resources a page (0: all at once)")
 	fs.StringVar(&opts.PageStyle, "page-style", "", "how the list pages with --page-size: link (default), cursor, page or offset")
+	fs.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "close a connection that waits longer than this for its next request, or for the rest of a request, as Python's http.server (a handler timeout), gunicorn or Node do (0: never)")
 	fs.BoolVar(&opts.NoDrain, "no-drain", false, "on SIGTERM exit at once, finishing no request in flight, as a server with no SIGTERM handler does (it sends an answer's head before its body, so the exit can cut an answer)")
 	announceWork := fs.Bool("announce-work", false, "write a line work key=\"K\" as a request for key K enters its work: the crash point a target file's process.crash_at waits for")
 	serveMCPFlag := fs.Bool("mcp", false, "serve the reference MCP server (stdio; streamable HTTP when --addr is given); --mutant names an MCP mutant")
@@ -64,6 +65,9 @@ func serve(opts fakes.Options, addr, store string, announceWork bool, stdout, st
 	}
 	if opts.Delay <= 0 || opts.InProgressTimeout <= 0 {
 		return fail(stderr, "--delay and --in-progress-timeout must be positive")
+	}
+	if opts.IdleTimeout < 0 {
+		return fail(stderr, "--idle-timeout must not be negative")
 	}
 	if _, err := fakes.LookupMutant(fakes.OfServer, opts.Mutant); err != nil {
 		return fail(stderr, err)

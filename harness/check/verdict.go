@@ -16,6 +16,10 @@ const (
 	WARN  Status = "WARN"  // a SHOULD or MAY broken; fails the run only with --strict
 	SKIP  Status = "SKIP"  // the target lacks a capability the check needs
 	ERROR Status = "ERROR" // the harness could not run the check
+	// ACCEPTED is a FAIL or WARN the run's accepted-findings file lists,
+	// in date: reported with the entry's reason, it fails nothing. No
+	// judge returns it; the reports make it (reports.Accept).
+	ACCEPTED Status = "ACCEPTED"
 )
 
 // Violation is one way the observed behaviour broke the check.

@@ -44,6 +44,22 @@ type Exchange struct {
 	// busy or slow target times out; only a dropped connection is the
 	// target's answer.
 	TimedOut bool `json:"timed_out,omitempty"`
+	// Reused: no answer came on a keep-alive connection that had carried
+	// an earlier request. A server closes an idle connection when it
+	// likes, and its close may cross the request on the way: the drop is
+	// not the server's answer to this request (which may or may not have
+	// been applied).
+	Reused bool `json:"reused_connection,omitempty"`
+	// Resent: none of the request left idemspec on the connection it was
+	// first given (a reused one the target had closed while it was
+	// idle), so it was sent on a new connection: this is that send.
+	Resent bool `json:"resent,omitempty"`
+	// Stalled: a burst request whose body idemspec held longer than some
+	// servers wait for one (well past harness.BurstPatience after its
+	// connection opened, on a busy machine): a refusal of it may be the
+	// server's read timeout cutting the body, not its answer to the
+	// request.
+	Stalled bool `json:"body_stalled,omitempty"`
 	// Arrival is when the server had the whole request, if the server
 	// says so (the fakes do); zero otherwise.
 	Arrival time.Time `json:"arrival,omitzero"`
@@ -92,6 +108,9 @@ type Burst struct {
 	// Ready counts connections whose server asked for the body (100
 	// Continue) before the release; the rest were released on a timer.
 	Ready int `json:"ready"`
+	// Reopened counts connections the target closed before the release
+	// (none of their bodies had left idemspec), opened again.
+	Reopened int `json:"reopened,omitempty"`
 	// ReleaseSpread is the time between the first and the last request's
 	// final write.
 	ReleaseSpread time.Duration `json:"release_spread_ns"`

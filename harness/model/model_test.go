@@ -86,6 +86,15 @@ func oddKeyLost(c string, timedOut bool) model.Event {
 	return model.Event{OddKey: &model.OddKey{Case: c, X: x}}
 }
 
+// oddKeyReused is a create with a malformed key dropped on a reused
+// keep-alive connection: the server may have closed it as idle while the
+// request was on its way.
+func oddKeyReused(c string) model.Event {
+	x := exchange(history.MaybeApplied, 0, "")
+	x.Reused, x.Error = true, "read: connection reset by peer"
+	return model.Event{OddKey: &model.OddKey{Case: c, X: x}}
+}
+
 func variation(key, kind string, status int, id string) model.Event {
 	return model.Event{Variation: &model.Variation{Key: key, Kind: kind, X: exchange(history.OK, status, id)}}
 }
@@ -319,6 +328,11 @@ func TestCheck(t *testing.T) {
 		{name: "a malformed key's connection was dropped",
 			events: []model.Event{oddKeyLost("non-ASCII", false), oracle(model.OddKeys)},
 			want:   []string{"MUST malformed key (non-ASCII): got no answer: the connection was dropped"}},
+		{name: "a malformed key dropped on a reused keep-alive connection, and it may have made one resource",
+			events: []model.Event{oddKeyReused("empty"), oracle(model.OddKeys, "r1")}},
+		{name: "a malformed key dropped on a reused keep-alive connection, and two resources were made",
+			events: []model.Event{oddKeyReused("empty"), oddKey("non-ASCII", false, 400, ""), oracle(model.OddKeys, "r1", "r2")},
+			want:   []string{"MUST malformed key: refused keys created resources"}},
 		{name: "a malformed key's answer did not come in time, and nothing was made",
 			events: []model.Event{oddKeyLost("non-ASCII", true), oracle(model.OddKeys)}},
 		{name: "a malformed key's answer did not come in time, and it may have made one resource",

@@ -62,14 +62,16 @@ const OddKeys = "malformed key"
 // outside the declared format (SHOULD). One whose answer did not come
 // before the request's timeout may or may not have been applied, and
 // breaks no rule by itself (as Keyless): a busy machine or a slow target
-// times out, and OddOracle's count says whether it created anything.
+// times out, and OddOracle's count says whether it created anything. So
+// does one dropped on a reused keep-alive connection: the server may
+// have closed it as idle while the request was on its way.
 func (m *Model) OddKey(o OddKey) []Finding {
 	x := o.X
 	subject := OddKeys + " (" + o.Case + ")"
 	switch {
 	case x.Outcome == history.Failed:
 		return nil
-	case x.TimedOut:
+	case x.TimedOut || x.Reused:
 		m.oddUnanswered++
 		return nil
 	case x.Outcome != history.OK:

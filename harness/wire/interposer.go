@@ -193,9 +193,11 @@ func (ip *Interposer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // classify matches the request to an operation, numbers it, reads its
 // key and finds the aim that acts on it (nil: none).
 func (ip *Interposer) classify(r *http.Request, body []byte, x *Exchange) (Operation, *Armed) {
+	x.Shape = shape(body)
 	op, ok := matchUnder(ip.cfg.Operations, strings.TrimSuffix(ip.cfg.Base.Path, "/"), r.Method, r.URL.Path)
 	if !ok {
 		x.PayloadHash = hash(body)
+		x.Resembles = resembles(ip.cfg.Operations, r, body)
 		return Operation{}, nil
 	}
 	x.Operation, x.Kind = op.Name, op.Kind

@@ -1,7 +1,12 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
 	"net/http"
+	"path"
+	"slices"
 	"strings"
 )
 
@@ -81,9 +86,14 @@ func isPlaceholder(seg string) bool {
 
 // matchUnder is match for a request's whole path on an API served
 // under base (a path without its trailing slash, or ""): a path outside
-// base matches nothing.
-func matchUnder(ops []Operation, base, method, path string) (Operation, bool) {
-	if base != "" {
+// base matches nothing. The path is matched as an HTTP server routes
+// it, its dot segments resolved and its empty segments dropped
+// (/x/../charges, /./charges and //charges are /charges): a program
+// that sends its retries on such a path must not go unjudged, and a
+// server that does not route them refuses them, creating nothing.
+func matchUnder(ops []Operation, base, method, p string) (Operation, bool) {
+	path := routed(p)
+	if base = strings.TrimSuffix(routed(base), "/"); base != "" {
 		if !strings.HasPrefix(path, base+"/") && path != base {
 			return Operation{}, false
 		}
@@ -103,4 +113,45 @@ func match(ops []Operation, method, path string) (Operation, bool) {
 		}
 	}
 	return Operation{}, false
+}
+
+// routed is a request's path as a server routes it: dot segments
+// resolved, repeated slashes one, a trailing slash kept.
+func routed(p string) string {
+	if p == "" {
+		return "/"
+	}
+	out := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && out != "/" {
+		out += "/"
+	}
+	return out
+}
+
+// resembles names the first create operation of the request's method
+// whose key the request carries where the operation places it ("" none).
+func resembles(ops []Operation, r *http.Request, body []byte) string {
+	for _, o := range ops {
+		if o.Kind != Create || o.KeyOf == nil || !strings.EqualFold(r.Method, o.method()) {
+			continue
+		}
+		if key, _, found := o.KeyOf(r, body); found && key != "" {
+			return o.Name
+		}
+	}
+	return ""
+}
+
+// shape is the sorted top-level member names of a JSON object body,
+// comma-separated; "" for any other body or an empty object.
+func shape(body []byte) string {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return ""
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		return ""
+	}
+	return strings.Join(slices.Sorted(maps.Keys(members)), ",")
 }

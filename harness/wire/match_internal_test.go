@@ -40,6 +40,18 @@ func TestMatchUnderABasePath(t *testing.T) {
 		{"/v1", "/v10/charges", false},
 		{"/v1", "/v2/v1/charges", false},
 		{"", "/charges", true},
+		// As a server routes them: dot segments resolved, repeated
+		// slashes one.
+		{"/v1", "/v1/x/../charges", true},
+		{"/v1", "/v1/./charges", true},
+		{"/v1", "//v1//charges", true},
+		{"/v1", "/v1/charges/.", true},
+		{"/v1", "/v2/../v1/charges", true},
+		{"/v1", "/v1/../charges", false},
+		{"", "/x/../charges", true},
+		{"", "/../charges", true},
+		{"", "/charges/x/..", true},
+		{"", "/charges/..", false},
 	} {
 		if _, ok := matchUnder(ops, c.base, "POST", c.path); ok != c.want {
 			t.Errorf("under %q, POST %s matched = %v, want %v", c.base, c.path, ok, c.want)

@@ -34,6 +34,15 @@ type Exchange struct {
 	// sha256 of the body with the key put back to its slot.
 	Body        []byte
 	PayloadHash string
+	// Resembles, for a request that matched no operation, names the
+	// create operation whose key it carries where the file places it
+	// ("" none): a create the file may not describe (a path the API
+	// routes that the file does not, a second base path).
+	Resembles string
+	// Shape is the sorted top-level member names of a JSON object body,
+	// comma-separated ("" for another body): two requests of one shape
+	// are likely one call.
+	Shape string
 	// Fault names the fault aimed at the request ("" none).
 	Fault string
 	// Forwarded says the request went on to the API (which ran it, or
