@@ -14,6 +14,10 @@ only by its exit code: 0 created, 1 refused, 3 unknown.
                 each call's key and the order's id saved before the next
                 step, so a restarted job resumes where it was killed
     job-fresh   the job with a new key on every attempt, nothing saved
+    around      a new key on every attempt, the retries sent straight to
+                the API at DIRECT_URL, around idemspec's interposer
+    dots        a new key on every attempt, the retries sent on
+                /x/../resources, a path a server routes as /resources
 
 With ACCEPT_GZIP=1 it asks for gzip answers (Accept-Encoding) and decodes
 them, as an SDK with compression on does.
@@ -34,8 +38,8 @@ GZIP = os.environ.get("ACCEPT_GZIP") == "1"
 PAYLOAD = json.dumps({"marker": "unmodified-agent", "amount": 100}).encode()
 
 
-def call(method, path, key=None, body=None):
-    req = urllib.request.Request(BASE + path, data=body, method=method)
+def call(method, path, key=None, body=None, base=None):
+    req = urllib.request.Request((base or BASE) + path, data=body, method=method)
     if body is not None:
         req.add_header("Content-Type", "application/json")
     if key:
@@ -126,7 +130,12 @@ def main():
             status, _ = call("GET", "/idempotency-keys/" + key)
             if status == 200:
                 break
-        status, _ = call("POST", "/resources", key, PAYLOAD)
+        if attempt > 0 and MODE == "around":
+            status, _ = call("POST", "/resources", key, PAYLOAD, base=os.environ["DIRECT_URL"])
+        elif attempt > 0 and MODE == "dots":
+            status, _ = call("POST", "/x/../resources", key, PAYLOAD)
+        else:
+            status, _ = call("POST", "/resources", key, PAYLOAD)
         if status is not None and 200 <= status < 300:
             break
         if status in (400, 422):
