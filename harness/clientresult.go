@@ -44,12 +44,12 @@ func (r resultFile) remove() { os.RemoveAll(r.dir) }
 // stdout's last line; the file is gone afterwards.
 func (r resultFile) read(stdout string) (end, resourceID string, ids map[string]string, problem string) {
 	defer r.remove()
-	f, err := os.Open(r.path())
-	if errors.Is(err, fs.ErrNotExist) {
-		return readResult(stdout)
-	}
-	if err != nil {
-		return "", "", nil, fmt.Sprintf("the result file %s: %v", agent.EnvResultFile, err)
+	f, problem := openResult(r.path())
+	if f == nil {
+		if problem == "" {
+			return readResult(stdout)
+		}
+		return "", "", nil, problem
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, resultFileLimit+1))
@@ -62,6 +62,57 @@ func (r resultFile) read(stdout string) (end, resourceID string, ids map[string]
 		return readResult(stdout) // created, never written: stdout speaks
 	}
 	return parseResult(string(b), "the result file "+agent.EnvResultFile)
+}
+
+// openResult opens the result file the program wrote: nil and no
+// problem when it wrote none. Anything but a regular file is refused,
+// without waiting: a named pipe (or a link to one, or to idemspec's own
+// standard input) would hold a plain open until the run's --timeout.
+func openResult(path string) (*os.File, string) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode())
+	}
+	// Opened without waiting and without following a link, and looked
+	// at again once open: the program may have swapped the path meanwhile.
+	f, err := os.OpenFile(path, os.O_RDONLY|resultOpenFlags, 0)
+	if err == nil {
+		if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, notRegular(fi.Mode())
+		}
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ""
+		}
+		return nil, fmt.Sprintf("the result file %s: %v", agent.EnvResultFile, err)
+	}
+	return f, ""
+}
+
+// notRegular says why a result file of mode m is not read.
+func notRegular(m fs.FileMode) string {
+	kind := "not a regular file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSymlink != 0:
+		kind = "a symbolic link"
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Sprintf("the result file %s is %s, not read: write the result into a regular file at that path", agent.EnvResultFile, kind)
 }
 
 // readResult parses the result the contract asks for on the last
