@@ -17,8 +17,8 @@ import (
 // no redirection: the shell would read it as it is) and names an
 // existing file: with a / in it (examples/agent.py, ./bin/agent), or,
 // past a command's first word, an existing regular file (agent.py); a
-// --flag=PATH and a NAME=PATH are resolved in their value. Anything
-// else is left as written: the shell resolves it in the trial's
+// --flag=PATH and a NAME=PATH are resolved in their value. Nothing past
+// a cd is, nor anything else: the shell resolves it in the trial's
 // directory, as the program expects.
 func resolvePaths(command, dir string) string {
 	if dir == "" {
@@ -43,16 +43,26 @@ func resolvePaths(command, dir string) string {
 		for j < len(command) && command[j] != ' ' && command[j] != '\t' && command[j] != '\n' {
 			j++
 		}
-		word := command[i:j]
+		word, start := command[i:j], i
 		i = j
+		// "agent.py;" ends a command as "agent.py ;" does.
+		end := ""
+		if len(word) > 1 && strings.HasSuffix(word, ";") {
+			word, end = word[:len(word)-1], ";"
+		}
+		if first && word == "cd" {
+			// Past a cd, a relative path is relative to where it went.
+			b.WriteString(command[start:])
+			break
+		}
 		switch {
 		case word == ";" || word == "&&" || word == "||" || word == "|" || word == "&" || word == "exec" || word == "env":
 			b.WriteString(word)
 			first = true
 			continue
 		case strings.ContainsAny(word, "'\"\\$`*?[]{}()<>;&|~#"):
-			b.WriteString(word)
-			first = false
+			b.WriteString(word + end)
+			first = end != ""
 			continue
 		}
 		prefix, value := "", word
@@ -60,12 +70,12 @@ func resolvePaths(command, dir string) string {
 			prefix, value = word[:k+1], word[k+1:]
 			if !strings.HasPrefix(word, "-") && first {
 				// NAME=VALUE before the command: still its first word next.
-				b.WriteString(prefix + resolvedPath(value, dir, true))
+				b.WriteString(prefix + resolvedPath(value, dir, true) + end)
 				continue
 			}
 		}
-		b.WriteString(prefix + resolvedPath(value, dir, first || prefix != ""))
-		first = false
+		b.WriteString(prefix + resolvedPath(value, dir, first || prefix != "") + end)
+		first = end != ""
 	}
 	return b.String()
 }
