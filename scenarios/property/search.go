@@ -25,6 +25,10 @@ type Config struct {
 	// from it, and a failing sequence's own seed, given here, replays it
 	// as the first sequence. 0 lets rapid draw one.
 	Seed uint64
+	// Counterexample, when set, is the one sequence the search runs: a
+	// counterexample's actions as a report gives them (planText), taken
+	// as given, with nothing drawn and nothing shrunk.
+	Counterexample string
 	// ShrinkTime bounds the search for a shorter counterexample.
 	ShrinkTime time.Duration
 	// Crashes is how many crashes may land in a request's work in one
@@ -79,6 +83,9 @@ func (c Config) WithDefaults() Config {
 	c.Crashes = max(c.Crashes, 0)
 	if c.Log == nil {
 		c.Log = io.Discard
+	}
+	if c.Counterexample != "" {
+		c.Sequences = 1 // the counterexample's sequence alone
 	}
 	return c
 }
@@ -264,6 +271,7 @@ func (r *pass) result(id string) Result {
 	if r.failingSeed != 0 && r.cfg.Replay != nil {
 		replay := r.cfg
 		replay.Crashes = r.best.replayCrashes()
+		replay.Counterexample = r.best.planText()
 		res.Evidence.Replay = r.cfg.Replay(int64(r.failingSeed), replay, r.env.Target.Operation)
 		res.Evidence.Notes = append(res.Evidence.Notes, r.replayNotes(replay)...)
 	}

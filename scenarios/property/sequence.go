@@ -128,6 +128,10 @@ func (r *pass) sequence(t *rapid.T) {
 		}
 	}
 	s.startCrashes = s.crashes
+	if r.cfg.Counterexample != "" {
+		s.replayPlan(t)
+		return
+	}
 	if a, ok := r.action("crash"); ok && rapid.IntRange(0, 1).Draw(t, "open with a crash") == 1 {
 		s.draw(t, a)
 	}

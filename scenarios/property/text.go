@@ -69,6 +69,9 @@ func (r *pass) notes() []string {
 	if missing := unsupportedActions(r.env); len(missing) > 0 {
 		out = append(out, "not drawn, the target does not support them: "+strings.Join(missing, "; "))
 	}
+	if r.cfg.Counterexample != "" && r.best == nil {
+		out = append(out, r.counterexampleNote())
+	}
 	if r.held > 0 {
 		out = append(out, fmt.Sprintf("%d restarts and crashes not taken: a sequence restarts once, and a search lands %d crashes in a request's work (--crashes), each as a sequence's first action", r.held, r.cfg.Crashes))
 	}
@@ -132,6 +135,9 @@ const RaceDidNotRecur = "a race that did not recur"
 func (r *pass) summary() string {
 	if r.best == nil {
 		return fmt.Sprintf("%d sequences, no counterexample", r.sequences)
+	}
+	if r.cfg.Counterexample != "" {
+		return fmt.Sprintf("replayed the counterexample given (--counterexample): its actions as given, nothing drawn or shrunk; it broke the rules at step %d", len(r.best.steps))
 	}
 	s := fmt.Sprintf("first counterexample in sequence %d after %v", r.firstSequence, r.first.Round(time.Millisecond))
 	if r.failingSeed != 0 {
