@@ -54,7 +54,7 @@ const defaultRunTimeout = 30 * time.Minute
 // register adds the suite flags to fs; filterUsage says what the label
 // filter selects in this command.
 func (c *suiteFlags) register(fs *pflag.FlagSet, filterUsage string) {
-	fs.StringVar(&c.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
+	fs.StringVar(&c.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html, report.sarif and ginkgo.log are written")
 	fs.StringVar(&c.labelFilter, "label-filter", "", filterUsage)
 	fs.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
 	fs.BoolVar(&c.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
@@ -101,7 +101,6 @@ func runCommand(fs *pflag.FlagSet) body {
 	fs.IntVar(&f.property.Sequences, "checks", f.property.Sequences, "deprecated: --sequences")
 	fs.MarkHidden("checks")
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
-	fs.StringVar(&f.property.Counterexample, "counterexample", "", "run the properties on this one sequence of actions, as a report's replay line gives it (ACTION/KEY/PAYLOAD/N;...), with nothing drawn or shrunk")
 	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
 	intFlag(fs, &f.property.Workers, "search-workers", 0, 64, fmt.Sprintf("property sequences run at once, each on keys of its own (1..64; 0: sized to the API, %d, or %d when the preflight create took %s or longer); a restart or crash waits for the others to be between steps", property.QuickWorkers, property.SlowWorkers, property.SlowCreate))
@@ -364,9 +363,6 @@ func (f *runFlags) replay(seed int64, c property.Config, operation string) strin
 		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
 	if operation != "" {
 		cmd += " --operation " + shellQuote(operation)
-	}
-	if c.Counterexample != "" {
-		cmd += " --counterexample " + shellQuote(c.Counterexample)
 	}
 	if c.Budget > 0 {
 		cmd += fmt.Sprintf(" --property-budget %d", c.Budget)
