@@ -101,6 +101,7 @@ func runCommand(fs *pflag.FlagSet) body {
 	fs.IntVar(&f.property.Sequences, "checks", f.property.Sequences, "deprecated: --sequences")
 	fs.MarkHidden("checks")
 	fs.IntVar(&f.property.Steps, "steps", f.property.Steps, "average actions in a property sequence")
+	fs.StringVar(&f.property.Counterexample, "counterexample", "", "run the properties on this one sequence of actions, as a report's replay line gives it (ACTION/KEY/PAYLOAD/N;...), with nothing drawn or shrunk")
 	fs.IntVar(&f.property.Budget, "property-budget", f.property.Budget, "create requests the properties may send in all, shrinking included (0: none; --budget caps every request)")
 	fs.IntVar(&f.property.Crashes, "crashes", f.property.Crashes, "crashes the properties land in a request's work per search (each waits out the in-progress timeout; 0: none)")
 	intFlag(fs, &f.property.Workers, "search-workers", 0, 64, fmt.Sprintf("property sequences run at once, each on keys of its own (1..64; 0: sized to the API, %d, or %d when the preflight create took %s or longer); a restart or crash waits for the others to be between steps", property.QuickWorkers, property.SlowWorkers, property.SlowCreate))
@@ -363,6 +364,9 @@ func (f *runFlags) replay(seed int64, c property.Config, operation string) strin
 		shellQuote(f.target), seed, c.Steps, max(c.Crashes, 0))
 	if operation != "" {
 		cmd += " --operation " + shellQuote(operation)
+	}
+	if c.Counterexample != "" {
+		cmd += " --counterexample " + shellQuote(c.Counterexample)
 	}
 	if c.Budget > 0 {
 		cmd += fmt.Sprintf(" --property-budget %d", c.Budget)
