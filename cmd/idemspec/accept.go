@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/internal/outfile"
 	"github.com/idemspec/idemspec/reports"
@@ -67,9 +65,6 @@ func acceptCommand(fs *pflag.FlagSet) body {
 type adoption struct {
 	accept string
 	list   []reports.Acceptance
-	// file is the target file the run read ("": a built-in fake), whose
-	// lines the findings point at.
-	file string
 }
 
 // register adds the flags; --fail-on should is --strict under the name
@@ -82,13 +77,7 @@ func (a *adoption) register(fs *pflag.FlagSet, strict *bool) {
 // load reads the accepted-findings file, checking its operations against
 // the target's; before any check runs, so a bad entry costs nothing.
 func (a *adoption) load(target *targets.Target) error {
-	if a == nil {
-		return nil
-	}
-	if target != nil && !strings.HasPrefix(target.Source, "fake:") {
-		a.file = target.Source
-	}
-	if a.accept == "" {
+	if a == nil || a.accept == "" {
 		return nil
 	}
 	var ops []string
@@ -105,14 +94,9 @@ func (a *adoption) load(target *targets.Target) error {
 	return nil
 }
 
-// judge points each check at the line of the target file it is about
-// and applies the accepted findings to the run's report, as of today.
+// judge applies the accepted findings to the run's report, as of today.
 func (a *adoption) judge(r reports.Report) reports.Report {
-	if a == nil {
-		return r
-	}
-	locate(&r, a.file)
-	if a.accept == "" {
+	if a == nil || a.accept == "" {
 		return r
 	}
 	return reports.Accept(r, a.accept, a.list, time.Now())
@@ -122,11 +106,8 @@ func (a *adoption) judge(r reports.Report) reports.Report {
 // ACCEPTED check with its reason and date, and each entry that fails
 // the run.
 func (a *adoption) print(w io.Writer, r reports.Report) {
-	if a == nil {
+	if a == nil || r.Acceptance == nil {
 		return
-	}
-	if os.Getenv("GITHUB_ACTIONS") == "true" {
-		annotate(w, r)
 	}
 	for _, c := range r.Checks {
 		if c.Accepted != nil {
@@ -136,45 +117,6 @@ func (a *adoption) print(w io.Writer, r reports.Report) {
 	for _, m := range r.AcceptanceFailures() {
 		fmt.Fprintf(w, "accepted findings: %s\n", console.Text(m))
 	}
-}
-
-// annotate prints a GitHub Actions workflow command for each finding,
-// so the job's page and the pull request show it at the target file's
-// line: ::error for a FAIL, ::warning for a WARN, ::notice for an
-// ACCEPTED one, and an ::error for each accepted-findings entry that
-// fails the run.
-func annotate(w io.Writer, r reports.Report) {
-	for _, c := range r.Checks {
-		kind := map[check.Status]string{check.FAIL: "error", check.WARN: "warning", check.ACCEPTED: "notice"}[c.Verdict]
-		if kind == "" {
-			continue
-		}
-		props := []string{"title=" + escapeProperty(fmt.Sprintf("idemspec %s %s", c.Verdict, c.Label()))}
-		if l := c.Location; l != nil {
-			props = append([]string{"file=" + escapeProperty(l.File), fmt.Sprintf("line=%d", l.Line)}, props...)
-		}
-		msg := c.Title + ": " + c.Reason
-		if a := c.Accepted; a != nil {
-			msg = fmt.Sprintf("accepted until %s (%s): %s", a.Until, a.Reason, msg)
-		}
-		if c.Fix != "" {
-			msg = strings.TrimSuffix(msg, ".") + ". How to fix: " + c.Fix
-		}
-		fmt.Fprintf(w, "::%s %s::%s\n", kind, strings.Join(props, ","), escapeData(console.Text(msg)))
-	}
-	for _, m := range r.AcceptanceFailures() {
-		fmt.Fprintf(w, "::error title=idemspec accepted findings::%s\n", escapeData(console.Text(m)))
-	}
-}
-
-// escapeData and escapeProperty escape a workflow command's message and
-// its properties as the GitHub Actions runner reads them back.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
 // failOn is --fail-on: which broken level fails the run.

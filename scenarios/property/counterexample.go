@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 
 	"pgregory.net/rapid"
 )
@@ -78,6 +79,15 @@ func (r *pass) counterexampleNote() string {
 		why = "its " + strings.Join(timed, ", ") + " ride the machine's timing (arrivals, where a crash lands, when an answer is lost), so what it showed may not recur on every run"
 	}
 	return "replayed the counterexample given (--counterexample), its actions as given: no rule broke this time; " + why
+}
+
+// oneSequence is the Config.Sequences that runs one sequence: rapid
+// runs a fifth of the checks it is asked for under go test -short.
+func oneSequence() int {
+	if testing.Short() {
+		return 5
+	}
+	return 1
 }
 
 // timedActions are the actions whose outcome rides the machine's

@@ -85,7 +85,7 @@ func (c Config) WithDefaults() Config {
 		c.Log = io.Discard
 	}
 	if c.Counterexample != "" {
-		c.Sequences = 1 // the counterexample's sequence alone
+		c.Sequences = oneSequence()
 	}
 	return c
 }
