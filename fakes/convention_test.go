@@ -1,6 +1,7 @@
 package fakes_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -106,13 +107,21 @@ func TestKeyMutants(t *testing.T) {
 		{"uuid-only-500", "not-a-uuid", nil, 500},
 		{"uuid-only-500", key, nil, 201},
 		{"", key, []string{"Idempotency-Key", "another"}, 400},
-		{"first-of-duplicate-keys", key, []string{"Idempotency-Key", "another"}, 201},
+		{"", strings.Repeat("k", 256), nil, 400},
+		{"unbounded-key-length", strings.Repeat("k", 1024), nil, 201},
+		{"unbounded-key-length", "", nil, 400},
 	}
 	for _, tc := range tests {
 		base := withConvention(t, tc.mutant, nil)
 		if a := post(t, base, tc.key, `{"marker":"m5"}`, tc.extra...); a.status != tc.want {
 			t.Errorf("%s with key %q and %q: %d, want %d", or(tc.mutant, "reference"), tc.key, tc.extra, a.status, tc.want)
 		}
+	}
+	// Taking the first of two key headers is the reference's option, not
+	// a mutant: the draft leaves it to the server.
+	base := start(t, fakes.Options{FirstOfDuplicateKeys: true, Delay: time.Millisecond}).URL
+	if a := post(t, base, key, `{"marker":"m6"}`, "Idempotency-Key", "another"); a.status != 201 {
+		t.Errorf("duplicate_keys=first with two key headers: %d, want 201", a.status)
 	}
 }
 

@@ -119,12 +119,19 @@ var serverMutants = asMutantsOf(OfServer, []mutant.Mutant{
 		},
 	},
 	{
-		Name:    "first-of-duplicate-keys",
-		Bug:     "takes the first of two Idempotency-Key headers instead of refusing the request",
+		// Taking the first of two key headers is no bug: the draft leaves
+		// it to the server (fake:reference?duplicate_keys=first passes).
+		Name:    "unbounded-key-length",
+		Bug:     "accepts a key of any length (a 1024-character key is stored and run) instead of refusing one longer than the 255 characters keys may have",
 		Catches: mutant.Checks("K2a", "P2"),
 		Change: func(s *Server) {
-			count := s.steps.keyCount
-			s.steps.keyCount = func(r *http.Request, body []byte) int { return min(count(r, body), 1) }
+			refuse := s.steps.refuseKey
+			s.steps.refuseKey = func(key string) (answer, bool) {
+				if len(key) > maxKeyLength {
+					key = key[:maxKeyLength]
+				}
+				return refuse(key)
+			}
 		},
 	},
 	{

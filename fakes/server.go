@@ -52,6 +52,10 @@ type Options struct {
 	// at a time, in PageStyle (pages.go); 0 answers every item at once.
 	PageSize  int
 	PageStyle string
+	// FirstOfDuplicateKeys takes the first of two key headers instead of
+	// refusing the request, as every implementation tried does: a
+	// correct server (the draft leaves it to the server; K2a notes it).
+	FirstOfDuplicateKeys bool
 	// NoDrain makes a graceful stop exit at once, finishing nothing in
 	// flight (drain.go), as a server with no SIGTERM handler does; the
 	// answer's body follows its head by BodyLag (0: DefaultBodyLag).

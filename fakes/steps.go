@@ -78,7 +78,12 @@ func (s *Server) referenceSteps() steps {
 			}
 			return ""
 		},
-		keyCount:  func(r *http.Request, body []byte) int { return len(s.carriedKeys(r, body)) },
+		keyCount: func(r *http.Request, body []byte) int {
+			if s.opts.FirstOfDuplicateKeys {
+				return min(len(s.carriedKeys(r, body)), 1)
+			}
+			return len(s.carriedKeys(r, body))
+		},
 		create:    s.idempotent,
 		refuseKey: refuseInvalidKey,
 		once:      s.createOnce,

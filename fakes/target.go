@@ -26,7 +26,7 @@ func LoadTarget(ref string) (*targets.Target, error) {
 }
 
 // StartTarget starts a built-in fake on a loopback port and describes it:
-// "fake:NAME[?delay=D&in_progress_timeout=D&replay_delay=D&idle_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&action=events|event-count&drain=false&window=held]".
+// "fake:NAME[?delay=D&in_progress_timeout=D&replay_delay=D&idle_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&duplicate_keys=first&action=events|event-count&drain=false&window=held]".
 // With profile=P the fake answers by that profile's convention and the
 // target declares it, so every profile is proven against a real server.
 func StartTarget(ref string) (*targets.Target, error) {
@@ -78,6 +78,13 @@ func StartTarget(ref string) (*targets.Target, error) {
 			opts.NoDrain = !drain
 			continue
 		}
+		if name == "duplicate_keys" {
+			if vals[0] != "first" {
+				return nil, fmt.Errorf("%s: duplicate_keys: %q is not first (first: two key headers are not refused, the first is the key)", ref, vals[0])
+			}
+			opts.FirstOfDuplicateKeys = true
+			continue
+		}
 		if name == "key_in" {
 			opts.KeyIn = vals[0]
 			continue
@@ -109,7 +116,7 @@ func StartTarget(ref string) (*targets.Target, error) {
 		case "idle_timeout":
 			opts.IdleTimeout = d
 		default:
-			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, replay_delay, idle_timeout, profile, instances, list_scope, page_size, page_style, key_in, action, drain, window)", ref, name)
+			return nil, fmt.Errorf("%s: unknown option %q (known: delay, in_progress_timeout, replay_delay, idle_timeout, profile, instances, list_scope, page_size, page_style, key_in, duplicate_keys, action, drain, window)", ref, name)
 		}
 	}
 	in, err := Start(opts, "127.0.0.1:0")

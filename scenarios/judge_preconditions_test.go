@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 	"github.com/idemspec/idemspec/scenarios"
@@ -69,21 +70,33 @@ func TestShouldSkipsWhereItsMustFails(t *testing.T) {
 
 // TestOddKeysWithoutDeclaredFormat: with no format declared, every
 // single key is in the target's format (the harness marks them so), and
-// only the duplicated header is judged: accepting a non-ASCII key or
-// one with inner whitespace is no WARN.
+// only the duplicated header is outside the draft's grammar, which a
+// server may accept or refuse: nothing had to be refused (SKIP, never a
+// WARN), and the note says what the server did and why it is not
+// charged.
 func TestOddKeysWithoutDeclaredFormat(t *testing.T) {
 	keys := func(dup int) scenarios.OddKeyRecord {
 		return scenarios.OddKeyRecord{Keys: []scenarios.OddKey{
 			{Case: "non-ASCII", Send: answer(1, "key: non-ASCII", 201, "r1"), InFormat: true},
 			{Case: "inner whitespace", Send: answer(2, "key: inner whitespace", 201, "r2"), InFormat: true},
-			{Case: "duplicated header", Send: answer(3, "key: duplicated header", dup, "")},
+			{Case: "duplicated header", Send: answer(3, "key: duplicated header", dup, ""), May: harness.DuplicatedHeaderMay},
 		}, Reading: reading(2, "r1", "r2")}
 	}
-	expectVerdict(t, scenarios.OddKeysRefused(keys(400)), "K2a", check.PASS, "")
-	expectVerdict(t, scenarios.OddKeysRefused(keys(201)), "K2a", check.WARN, "a key (duplicated header) was accepted")
+	for _, c := range []struct {
+		dup  int
+		note string
+	}{{400, "a key (duplicated header) was refused (400), request 3: not charged, the draft (§2.1)"}, {201, "a key (duplicated header) was accepted (201), request 3: not charged, the draft (§2.1)"}} {
+		expectVerdict(t, scenarios.OddKeysRefused(keys(c.dup)), "K2a", check.SKIP, "each of the 3 odd keys sent is within the target's declared key format or one it may accept")
+		if notes := scenarios.OddKeyNotes(keys(c.dup)); len(notes) != 1 || !strings.HasPrefix(notes[0], c.note) {
+			t.Errorf("duplicated header answered %d: notes %q, want one starting %q", c.dup, notes, c.note)
+		}
+	}
 	bodyKey := keys(400)
 	bodyKey.Keys = bodyKey.Keys[:2] // a key in a body has no duplicated form
 	expectVerdict(t, scenarios.OddKeysRefused(bodyKey), "K2a", check.SKIP, "each of the 2 odd keys sent is within the target's declared key format")
+	if notes := scenarios.OddKeyNotes(bodyKey); len(notes) != 0 {
+		t.Errorf("no duplicated header sent: notes %q", notes)
+	}
 }
 
 // crashable is a target lifecycle that can be crashed.

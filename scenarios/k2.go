@@ -54,7 +54,7 @@ func oddKeyRecord(ctx context.Context, e *harness.Env, h *history.History, ev *c
 		x := e.Send(ctx, h, harness.Attempt{
 			Step: "key: " + c.Name, Lane: e.Clean, Key: c.Values[0], Keys: c.Values, Body: body, Variant: "100",
 		})
-		rec.Keys = append(rec.Keys, OddKey{Case: c.Name, Send: x, InFormat: c.InFormat(e)})
+		rec.Keys = append(rec.Keys, OddKey{Case: c.Name, Send: x, InFormat: c.InFormat(e), May: c.May})
 	}
 	rec.Reading, err = reading(ctx, e, ev, marker, "after the malformed keys")
 	return rec, err
@@ -67,6 +67,8 @@ type OddKey struct {
 	// InFormat is set when the target's declared format accepts the key
 	// after all: accepting it is then no fault.
 	InFormat bool
+	// May says why accepting it is no fault either (two key headers).
+	May string
 }
 
 // OddKeyRecord is what K2 and K2a observed: one create per malformed key,

@@ -108,6 +108,10 @@ func matrixEntries() []matrixEntry {
 	// still passes, and a record stored after the answer is still
 	// caught (the mutant's entry below).
 	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?drain=false", Mutant: mutant.Mutant{Name: fakes.Reference}})
+	// A server that takes the first of two key headers, as every
+	// implementation tried does: the draft leaves it to the server, so
+	// K2a and P2 pass it (a note says so).
+	entries = append(entries, matrixEntry{target: "fake:" + fakes.Reference + "?duplicate_keys=first", Mutant: mutant.Mutant{Name: fakes.Reference}})
 	entries = append(entries, keyPlaceEntries()...)
 	entries = append(entries, actionEntries()...)
 	for _, m := range fakes.MutantsOf(fakes.OfServer) {
@@ -335,12 +339,34 @@ func TestEveryCheckHasAMutant(t *testing.T) {
 	}
 }
 
+// TestDuplicatedKeyHeaderIsAMay: a server whose only divergence from
+// the reference is taking the first of two key headers passes K2a and
+// P2 under --strict (exit 0), and K2a's note says what it did and why
+// that is not charged.
+func TestDuplicatedKeyHeaderIsAMay(t *testing.T) {
+	long(t)
+	t.Parallel()
+	r := run(t, "--target", "fake:"+fakes.Reference+"?duplicate_keys=first", "--strict", "--label-filter", "K2a || P2")
+	verdicts := map[string]check.Status{}
+	for _, c := range r.report.Checks {
+		verdicts[c.ID] = c.Verdict
+		if c.ID == "K2a" && !slices.ContainsFunc(c.Evidence.Notes, func(n string) bool {
+			return strings.Contains(n, "a key (duplicated header) was accepted (201)") && strings.Contains(n, "not charged")
+		}) {
+			t.Errorf("K2a's notes do not say the duplicated header was accepted and not charged: %q", c.Evidence.Notes)
+		}
+	}
+	if r.code != 0 || verdicts["K2a"] != check.PASS || verdicts["P2"] != check.PASS {
+		t.Errorf("exit %d, K2a %s, P2 %s: want 0, PASS and PASS\n%s", r.code, verdicts["K2a"], verdicts["P2"], r.stdout)
+	}
+}
+
 // TestStrictTurnsWarnIntoFailure: a mutant that breaks only a SHOULD
 // check gives WARN and exit 0; with --strict the same WARN exits 1.
 func TestStrictTurnsWarnIntoFailure(t *testing.T) {
 	long(t)
 	t.Parallel()
-	const mutant = "fake:first-of-duplicate-keys"
+	const mutant = "fake:unbounded-key-length"
 	m := serverMutant(t, strings.TrimPrefix(mutant, "fake:"))
 	for _, id := range m.CaughtBy() {
 		if c, _ := check.Get(id); c.Level == check.MUST {

@@ -51,7 +51,10 @@ type OddKey struct {
 	// InFormat is set when the target's declared format accepts the key
 	// after all: accepting it is then no fault.
 	InFormat bool
-	X        history.Exchange
+	// May says why accepting the key is no fault either (a duplicated
+	// key header: harness.DuplicatedHeaderMay).
+	May string
+	X   history.Exchange
 }
 
 // OddKeys names, in findings, the creates sent with malformed keys.
@@ -59,12 +62,13 @@ const OddKeys = "malformed key"
 
 // OddKey judges a create with a malformed key: never a server error or a
 // dropped connection (MUST), and refused with a 4xx when the key is
-// outside the declared format (SHOULD). One whose answer did not come
-// before the request's timeout may or may not have been applied, and
-// breaks no rule by itself (as Keyless): a busy machine or a slow target
-// times out, and OddOracle's count says whether it created anything. So
-// does one dropped on a reused keep-alive connection: the server may
-// have closed it as idle while the request was on its way.
+// outside the declared format (SHOULD), unless accepting it is a MAY.
+// One whose answer did not come before the request's timeout may or may
+// not have been applied, and breaks no rule by itself (as Keyless): a
+// busy machine or a slow target times out, and OddOracle's count says
+// whether it created anything. So does one dropped on a reused
+// keep-alive connection: the server may have closed it as idle while the
+// request was on its way.
 func (m *Model) OddKey(o OddKey) []Finding {
 	x := o.X
 	subject := OddKeys + " (" + o.Case + ")"
@@ -80,7 +84,7 @@ func (m *Model) OddKey(o OddKey) []Finding {
 		return []Finding{must(violation(subject, x.Seq, "answered with a server error", "a 4xx", fmt.Sprint(x.Status)))}
 	case x.Is2xx():
 		m.oddIDs[x.ResourceID] = true
-		if !o.InFormat {
+		if !o.InFormat && o.May == "" {
 			return []Finding{should(violation(subject, x.Seq, "accepted", "a 4xx", fmt.Sprintf("%d %s", x.Status, x.ResourceID)))}
 		}
 	}
@@ -88,9 +92,12 @@ func (m *Model) OddKey(o OddKey) []Finding {
 }
 
 // ExpectOddKey says what a create with a malformed key may get.
-func (m *Model) ExpectOddKey(inFormat bool) string {
-	if inFormat {
+func (m *Model) ExpectOddKey(inFormat bool, may string) string {
+	switch {
+	case inFormat:
 		return "2xx or a 4xx (the key is in the declared format), never a 5xx"
+	case may != "":
+		return "2xx or a 4xx (a MAY), never a 5xx"
 	}
 	return "a 4xx, never a 5xx"
 }

@@ -590,6 +590,9 @@ func (p *searchPool) sum(workers []*pass) *pass {
 			for name, n := range r.drawn {
 				out.drawn[name] += n
 			}
+			for name, n := range r.mayAccepted {
+				out.mayAccepted[name] += n
+			}
 		}
 		if r.shouldSeen != nil && (out.shouldSeen == nil || r.shouldIndex < out.shouldIndex) {
 			out.shouldSeen, out.shouldIndex, out.shouldAt = r.shouldSeen, r.shouldIndex, r.shouldAt

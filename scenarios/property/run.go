@@ -55,6 +55,9 @@ type pass struct {
 	index       int
 	drawn       map[string]int
 	freshBursts int // bursts on a key no request had bound yet: the race window
+	// mayAccepted counts, per malformed key, the creates accepted with a
+	// key the target may accept (harness.MalformedKey.May): not charged.
+	mayAccepted map[mayCase]int
 	err         error
 	memo        memo
 
@@ -74,6 +77,9 @@ type pass struct {
 	shouldIndex int
 	shouldAt    time.Duration
 }
+
+// mayCase is a malformed key a target may accept, and why.
+type mayCase struct{ name, why string }
 
 // shrunk says whether shrinking has stopped paying: rapid's shrinker
 // keeps minimising bits nobody sees until its deadline (and checks the

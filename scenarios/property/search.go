@@ -249,10 +249,11 @@ func newPass(ctx context.Context, e *harness.Env, cfg Config, level check.Level)
 			Mismatch: e.Target.Profile.Mismatch, InFlight: e.Target.Profile.InFlight,
 			MissingKey: e.Target.Profile.MissingKey, Volatile: e.Target.Volatile,
 		},
-		actions:    availableActions(e),
-		twinTenant: twinTenant(e.Target),
-		drawn:      map[string]int{},
-		ledger:     &ledger{crashes: cfg.Crashes},
+		actions:     availableActions(e),
+		twinTenant:  twinTenant(e.Target),
+		drawn:       map[string]int{},
+		mayAccepted: map[mayCase]int{},
+		ledger:      &ledger{crashes: cfg.Crashes},
 	}
 }
 

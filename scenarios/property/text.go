@@ -2,6 +2,8 @@ package property
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +90,9 @@ func (r *pass) notes() []string {
 		if r.heldForCrash > 0 {
 			out = append(out, fmt.Sprintf("%d lost answers not taken while a crash waited for those under way to end", r.heldForCrash))
 		}
+	}
+	for _, c := range slices.SortedFunc(maps.Keys(r.mayAccepted), func(a, b mayCase) int { return strings.Compare(a.name, b.name) }) {
+		out = append(out, fmt.Sprintf("%d creates with a malformed key (%s) accepted: not charged, %s", r.mayAccepted[c], c.name, c.why))
 	}
 	out = append(out, r.stopped())
 	if r.best != nil {
