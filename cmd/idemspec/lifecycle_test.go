@@ -151,9 +151,9 @@ oracle: {tool: list_notes}
 
 // The bearer token an unmodified program sends through the interposer
 // is a secret of the run, as in contract mode: the program prints it,
-// and neither the terminal nor any file of the report directory holds
-// it (report.json and report.html quoted the program's stderr in
-// clear).
+// the API logs it (to target.log), and neither the terminal nor any file
+// of the report directory holds it. report.json and report.html quoted
+// the program's stderr in clear, and target.log the API's lines.
 func TestClientTargetRedactsTheProgramsToken(t *testing.T) {
 	long(t)
 	t.Parallel()
@@ -167,17 +167,64 @@ func TestClientTargetRedactsTheProgramsToken(t *testing.T) {
 	// It reads its token from a file: idemspec sees it only on the wire.
 	program := fmt.Sprintf(`T=$(cat %s); echo "agent: Authorization: Bearer $T" >&2; API_TOKEN=$T exec %s %s`, tokenFile, python(), agent)
 	dir := t.TempDir()
-	r := idemspec(t, "client", "--target", processReference(), "--base-url-env", "API_URL", "--label-filter", "C1",
+	r := idemspec(t, "client", "--target", loggingAPI(t), "--base-url-env", "API_URL", "--label-filter", "C1",
 		"--slack", pythonSlack.String(), "--report-dir", dir, "--cmd", program)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	// target.db is the API's own database (the file puts it in the
-	// report directory): what the API stores is the API's business.
 	files := notIn(t, dir, r, []string{"report.json", "junit.xml", "report.md", "report.html", "ginkgo.log", "target.log"}, token)
 	if j := files["report.json"]; !strings.Contains(j, "agent: Authorization: [redacted]") && !strings.Contains(j, "agent: Authorization: Bearer [redacted]") {
 		t.Error("report.json does not quote the program's stderr with the token redacted: did the excerpt go?")
 	}
+	if !strings.Contains(files["target.log"], "POST /resources Authorization: [redacted]") {
+		t.Errorf("target.log does not show the API's line with the token redacted:\n%s", files["target.log"])
+	}
+}
+
+// loggingAPI is a target file for a small API, run as a managed process,
+// that logs each request's Authorization to its stdout (target.log), as
+// many servers' access logs do; a create is deduplicated by its key.
+func loggingAPI(t *testing.T) string {
+	t.Helper()
+	server := writeFile(t, "server.py", `import http.server, json, sys, uuid
+items = []
+class API(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def answer(self, code, body):
+        b = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def do_GET(self):
+        print("GET", self.path.split("?")[0], "Authorization:", self.headers.get("Authorization"), flush=True)
+        if self.path.startswith("/idempotency-keys/"):
+            return self.answer(404, {})
+        marker = self.path.partition("marker=")[2]
+        self.answer(200, {"items": [i for i in items if i["marker"] == marker]})
+    def do_POST(self):
+        print("POST", self.path, "Authorization:", self.headers.get("Authorization"), flush=True)
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        key = self.headers.get("Idempotency-Key")
+        for i in items:
+            if key and i["key"] == key:
+                return self.answer(201, i)
+        i = {"id": "res_" + uuid.uuid4().hex, "marker": str(body.get("marker", "")), "key": key}
+        items.append(i)
+        self.answer(201, i)
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), API).serve_forever()
+`)
+	return writeFile(t, "logging-api.yaml", fmt.Sprintf(`name: logging-api
+base_url: http://127.0.0.1:{{.Port}}
+create: {path: /resources, body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/resources?marker={{.Marker}}', items: items}}
+process:
+  command: %s
+  args: [%s, "{{.Port}}"]
+  health: {path: /healthz, timeout: 30s}
+`, python(), server))
 }
 
 // The README's example of the agent you ship, run from the repository
