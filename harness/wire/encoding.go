@@ -10,15 +10,16 @@ import (
 	"strings"
 )
 
-// readable is an answer's body as idemspec reads it for the record and
-// the id: decoded when the API compressed it (Content-Encoding gzip or
-// deflate, which a program asks for with its own Accept-Encoding). The
-// program gets the bytes the API sent, unchanged; only idemspec's copy
-// is decoded. Decoding stops at MaxBody, so a small answer that expands
+// readable is a body as idemspec reads it for the record, the key and
+// the id: decoded when it was compressed (Content-Encoding gzip or
+// deflate: an answer to a program that asked with its own
+// Accept-Encoding, a request an SDK compressed). The bytes go on as
+// they came; only idemspec's copy is decoded; what names the body in a
+// problem ("the API's answer"). Decoding stops at MaxBody, so a small answer that expands
 // without bound (a gzip bomb) costs no more than a large one. An
 // encoding idemspec cannot read leaves the body as it came, and the
 // problem says so.
-func readable(h http.Header, body []byte) ([]byte, string) {
+func readable(h http.Header, body []byte, what string) ([]byte, string) {
 	codings := h.Values("Content-Encoding")
 	if len(codings) == 0 || len(body) == 0 {
 		return body, ""
@@ -45,18 +46,18 @@ func readable(h http.Header, body []byte) ([]byte, string) {
 		case "deflate":
 			r, err = zlib.NewReader(bytes.NewReader(out))
 		default:
-			return body, fmt.Sprintf("the API's answer is encoded %q, which idemspec does not decode: its id was read from the encoded bytes", list[i])
+			return body, fmt.Sprintf("%s is encoded %q, which idemspec does not decode: it was read as it came", what, list[i])
 		}
 		if err != nil {
-			return body, fmt.Sprintf("decoding the API's %s answer: %v", list[i], err)
+			return body, fmt.Sprintf("decoding %s (%s): %v", what, list[i], err)
 		}
 		plain, err := io.ReadAll(io.LimitReader(r, MaxBody+1))
 		r.Close()
 		switch {
 		case err != nil:
-			return body, fmt.Sprintf("decoding the API's %s answer: %v", list[i], err)
+			return body, fmt.Sprintf("decoding %s (%s): %v", what, list[i], err)
 		case len(plain) > MaxBody:
-			return body, fmt.Sprintf("the API's %s answer decodes to over %d bytes: idemspec read no id from it", list[i], MaxBody)
+			return body, fmt.Sprintf("%s (%s) decodes to over %d bytes: it was read as it came", what, list[i], MaxBody)
 		}
 		out = plain
 	}

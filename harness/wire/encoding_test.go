@@ -99,3 +99,42 @@ func TestGzipBombIsReadNoFurtherThanTheBodyCap(t *testing.T) {
 		t.Errorf("exchange %+v, want the bomb noted", x.Problem)
 	}
 }
+
+// A request body the program compressed is read decoded for the record
+// and the payload's hash (the same payload hashes alike either way),
+// and reaches the API as the program sent it.
+func TestGzipRequestIsReadDecodedAndForwardedAsSent(t *testing.T) {
+	sent := gzipped(t, `{"amount":1}`)
+	got := make(chan []byte, 2)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- b
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"charge":{"id":"ch_1"}}`)
+	}))
+	defer api.Close()
+	base, _ := url.Parse(api.URL)
+	ip, err := wire.Start(wire.Config{Base: base, Operations: []wire.Operation{{Name: "charge", Kind: wire.Create, Path: "/charges", KeyOf: keyInHeader}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ip.Close()
+	req, _ := http.NewRequestWithContext(bounded(t), http.MethodPost, ip.URL()+"/charges", bytes.NewReader(sent))
+	req.Header.Set("Idempotency-Key", "k-1")
+	req.Header.Set("Content-Encoding", "gzip")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if _, err := program(t, context.Background(), http.MethodPost, ip.URL()+"/charges", "k-1", `{"amount":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if first := <-got; !bytes.Equal(first, sent) {
+		t.Errorf("the API got %q, want the program's gzip bytes", first)
+	}
+	xs := ip.Record().Exchanges()
+	if string(xs[0].Body) != `{"amount":1}` || xs[0].PayloadHash != xs[1].PayloadHash || xs[0].Shape != "amount" {
+		t.Errorf("the compressed request was recorded as %q (hash %s, the plain one's %s)", xs[0].Body, xs[0].PayloadHash, xs[1].PayloadHash)
+	}
+}

@@ -151,8 +151,11 @@ func (ip *Interposer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ip.answer(w, x, http.StatusRequestEntityTooLarge, "", x.Problem)
 		return
 	}
-	x.Body = kept(body)
-	op, armed := ip.classify(r, body, x)
+	// The record, the key and the payload's hash read a compressed body
+	// decoded; the API gets the bytes the program sent.
+	plain, problem := readable(r.Header, body, "the program's request")
+	x.Body, x.Problem = kept(plain), problem
+	op, armed := ip.classify(r, plain, x)
 	ip.rec.add(x)
 	var f Fault
 	if armed != nil {
@@ -300,7 +303,7 @@ func (ip *Interposer) forward(r *http.Request, body []byte, op Operation, x *Exc
 	}
 	// The program gets the answer's bytes as the API sent them; the
 	// record and the id are read from them decoded.
-	plain, problem := readable(res.Header, answer)
+	plain, problem := readable(res.Header, answer, "the API's answer")
 	ip.rec.update(x, func(x *Exchange) {
 		x.Status, x.AnsweredBy, x.Answer = res.StatusCode, AnsweredByAPI, x.keep(plain)
 		if op.IDOf != nil && x.Committed() {

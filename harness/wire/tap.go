@@ -147,7 +147,8 @@ func (c *tapConn) readRequests(pending chan<- *Exchange) {
 		if err != nil {
 			return
 		}
-		x := &Exchange{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Header: req.Header, Body: kept(body), Forwarded: true, Start: time.Now()}
+		body, problem := readable(req.Header, body, "the request")
+		x := &Exchange{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Header: req.Header, Body: kept(body), Forwarded: true, Start: time.Now(), Problem: problem}
 		op, ok := c.tap.operation(req.Method, req.URL.Path)
 		if ok {
 			x.Operation, x.Kind = op.Name, op.Kind
@@ -189,7 +190,7 @@ func (c *tapConn) readAnswers(pending <-chan *Exchange) {
 		body, _ := io.ReadAll(io.LimitReader(res.Body, MaxBody))
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
-		body, problem := readable(res.Header, body)
+		body, problem := readable(res.Header, body, "the API's answer")
 		op, _ := c.tap.operation(x.Method, x.Path)
 		c.tap.rec.update(x, func(x *Exchange) {
 			x.Status, x.AnsweredBy, x.Answer, x.End, x.Done = res.StatusCode, AnsweredByAPI, kept(body), time.Now(), true
