@@ -144,7 +144,10 @@ func (e *Env) closeIdle() {
 // it lands at a delay drawn from the target's crash window after the
 // request was delivered. It returns the crashed
 // request's exchange (normally maybe-applied) and the restart, whose
-// Point says where the crash landed.
+// Point says where the crash landed. When the request was answered
+// before that moment came, the target is crashed all the same and the
+// error is a *CrashMissed: the crash shows nothing of a crash
+// mid-request.
 func (e *Env) CrashMidRequest(ctx context.Context, h *history.History, a Attempt, rng *rand.Rand) (history.Exchange, history.Restart, error) {
 	if why := e.Target.CannotCrash(); why != "" {
 		return history.Exchange{}, history.Restart{Mode: Crash}, errors.New(why)
@@ -153,33 +156,89 @@ func (e *Env) CrashMidRequest(ctx context.Context, h *history.History, a Attempt
 	if timeout == 0 {
 		timeout = e.Settings.RequestTimeout
 	}
-	var point <-chan struct{}
-	if cp, ok := e.Target.Lifecycle.(targets.CrashPointer); ok {
-		point = cp.CrashPoint(a.Key)
+	point, awaited := e.crashPoint(a.Key)
+	var offset time.Duration
+	if point == nil {
+		w := e.Target.CrashWindow
+		offset = w.Min
+		if w.Max > w.Min {
+			offset += time.Duration(rng.Int64N(int64(w.Max - w.Min + 1)))
+		}
+		awaited = fmt.Sprintf("%s after the request was delivered (drawn from the crash window %s)", offset.Round(time.Microsecond), w)
 	}
 	wrote := make(chan struct{})
 	a.Wrote = sync.OnceFunc(func() { close(wrote) })
 	done := make(chan history.Exchange, 1)
 	go func() { done <- e.Send(ctx, h, a) }()
 
-	where, answered, err := e.awaitCrashPoint(ctx, point, wrote, done, timeout, rng)
+	where, answered, err := e.awaitCrashPoint(ctx, point, wrote, done, timeout, offset, awaited)
 	if err != nil {
 		x := <-done
 		return x, history.Restart{Mode: Crash}, err
 	}
 	rec, err := e.Crash(ctx, where)
-	if answered != nil {
-		return *answered, rec, err
+	if answered == nil {
+		x := <-done
+		rec.Seqs = []int{x.Seq}
+		return x, rec, err
 	}
-	x := <-done
-	rec.Seqs = []int{x.Seq}
-	return x, rec, err
+	if err == nil {
+		err = &CrashMissed{Awaited: awaited, Drawn: point == nil, Outcome: answered.Outcome, Status: answered.Status}
+	}
+	return *answered, rec, err
 }
 
-// awaitCrashPoint waits for the moment to crash and describes it. If the
-// request is answered first, the crash comes after it (a missed point,
-// said so in the description).
-func (e *Env) awaitCrashPoint(ctx context.Context, point, wrote <-chan struct{}, done <-chan history.Exchange, timeout time.Duration, rng *rand.Rand) (string, *history.Exchange, error) {
+// crashPoint arms the target's crash point for key, if it has one, and
+// says what it is (for a crash that misses it): nil without one, when
+// the crash is drawn from the crash window.
+func (e *Env) crashPoint(key string) (<-chan struct{}, string) {
+	cp, ok := e.Target.Lifecycle.(targets.CrashPointer)
+	if !ok {
+		return nil, ""
+	}
+	point := cp.CrashPoint(key)
+	if point == nil {
+		return nil, ""
+	}
+	if l, ok := cp.(targets.CrashLiner); ok {
+		return point, fmt.Sprintf("the line process.crash_at names, %q", l.CrashLine(key))
+	}
+	return point, "the fake's crash point"
+}
+
+// CrashMissed is CrashMidRequest's error when the request was answered
+// before the crash's moment came: the target was crashed after the
+// answer, which is no evidence of what a crash mid-request does.
+type CrashMissed struct {
+	// Awaited is what the crash waited for: the target's crash point
+	// (for a managed process, the line process.crash_at names for the
+	// request's key) or the delay drawn from the crash window.
+	Awaited string
+	// Drawn: the moment was a delay drawn from the crash window, which a
+	// busy machine may make late once; a crash point is missed every
+	// time the same way.
+	Drawn bool
+	// Outcome and Status are the answer that came first.
+	Outcome history.Outcome
+	Status  int
+}
+
+func (m *CrashMissed) Error() string {
+	if m.Drawn {
+		return fmt.Sprintf("the crash did not land mid-request: the request was answered (%s %d) before %s had passed; "+
+			"a crash after the answer shows nothing of a crash mid-request (give the target a process.crash_at line, or a crash_window that ends before its work does)",
+			m.Outcome, m.Status, m.Awaited)
+	}
+	return fmt.Sprintf("the crash did not land mid-request: the request was answered (%s %d) before it reached %s; "+
+		"a crash after the answer shows nothing of a crash mid-request (check that the process writes that line, at its log level, "+
+		"unbuffered, as the request enters its work)", m.Outcome, m.Status, m.Awaited)
+}
+
+// awaitCrashPoint waits for the moment to crash, the target's crash
+// point or else offset after the request was delivered, and describes
+// it (awaited). If the request is answered first, the crash comes after
+// it: the answer is returned, and the description says so.
+func (e *Env) awaitCrashPoint(ctx context.Context, point, wrote <-chan struct{}, done <-chan history.Exchange, timeout, offset time.Duration, awaited string) (string, *history.Exchange, error) {
 	bound := time.NewTimer(timeout)
 	defer bound.Stop()
 	missed := func(x history.Exchange) (string, *history.Exchange, error) {
@@ -188,11 +247,11 @@ func (e *Env) awaitCrashPoint(ctx context.Context, point, wrote <-chan struct{},
 	if point != nil {
 		select {
 		case <-point:
-			return "inside the handler's work, where the target said it was (the fake's crash point, or the line of its process.crash_at)", nil, nil
+			return "inside the handler's work, where the target said it was (" + awaited + ")", nil, nil
 		case x := <-done:
 			return missed(x)
 		case <-bound.C:
-			return "", nil, fmt.Errorf("the request did not reach the handler's work within %s", timeout)
+			return "", nil, fmt.Errorf("the request did not reach the handler's work (%s) within %s", awaited, timeout)
 		case <-ctx.Done():
 			return "", nil, ctx.Err()
 		}
@@ -206,14 +265,9 @@ func (e *Env) awaitCrashPoint(ctx context.Context, point, wrote <-chan struct{},
 	case <-ctx.Done():
 		return "", nil, ctx.Err()
 	}
-	w := e.Target.CrashWindow
-	offset := w.Min
-	if w.Max > w.Min {
-		offset += time.Duration(rng.Int64N(int64(w.Max - w.Min + 1)))
-	}
 	select {
 	case <-time.After(offset):
-		return fmt.Sprintf("%s after the request was delivered (drawn from the crash window %s)", offset.Round(time.Microsecond), w), nil, nil
+		return awaited, nil, nil
 	case x := <-done:
 		return missed(x)
 	case <-ctx.Done():

@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -65,6 +66,52 @@ func TestCrashMidRequest(t *testing.T) {
 			again := env.Send(context.Background(), h, harness.Attempt{Step: "again", Lane: env.Clean, Key: key, Body: body})
 			if again.Outcome != history.OK || again.Status != 409 {
 				t.Errorf("after the restart: %s %d, want 409 (the crashed claim is still in flight)", again.Outcome, again.Status)
+			}
+		})
+	}
+}
+
+// silentLine can crash the fake and watches for a line it never
+// writes, as a managed process whose process.crash_at has a typo.
+type silentLine struct{ crashOnly }
+
+func (silentLine) CrashPoint(string) <-chan struct{} { return make(chan struct{}) }
+func (silentLine) CrashLine(key string) string       { return "working key=" + key }
+
+// A crash whose moment came after the answer (a line never written, a
+// delay longer than the work) is still made, and said to have missed,
+// with what it waited for: a caller must not take it for a crash
+// mid-request.
+func TestCrashMidRequestMissed(t *testing.T) {
+	cases := []struct {
+		name      string
+		lifecycle func(*fakes.Instance) targets.Lifecycle
+		drawn     bool
+		awaited   string
+	}{
+		{"a line never written", func(in *fakes.Instance) targets.Lifecycle { return silentLine{crashOnly{in}} }, false, `the line process.crash_at names, "working key=`},
+		{"a delay past the work", func(in *fakes.Instance) targets.Lifecycle { return crashOnly{in} }, true, "drawn from the crash window 2s"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env, in := newEnv(t)
+			env.Target.CrashWindow = targets.Window{Min: 2 * time.Second, Max: 2 * time.Second}
+			env.Target.Lifecycle = c.lifecycle(in)
+			key, marker := env.NewKey(), env.NewMarker("crash")
+			body, _ := env.Body(marker, "1")
+			x, rec, err := env.CrashMidRequest(context.Background(), &history.History{}, harness.Attempt{Step: "crashed", Lane: env.Clean, Key: key, Body: body}, rand.New(rand.NewPCG(1, 2)))
+			var missed *harness.CrashMissed
+			if !errors.As(err, &missed) {
+				t.Fatalf("err %v, want a CrashMissed", err)
+			}
+			if missed.Drawn != c.drawn || !strings.Contains(missed.Awaited, c.awaited) || missed.Status != x.Status || !x.Is2xx() {
+				t.Errorf("missed %+v after %s %d, want drawn %v, awaiting %q", missed, x.Outcome, x.Status, c.drawn, c.awaited)
+			}
+			if !strings.Contains(err.Error(), "did not land mid-request") {
+				t.Errorf("error %q", err)
+			}
+			if rec.Mode != harness.Crash || !strings.Contains(rec.Point, "after the request was answered") || rec.Down <= 0 {
+				t.Errorf("restart %+v: want the crash made after the answer", rec)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -176,6 +177,29 @@ func TestCrashMidRequest(t *testing.T) {
 			})
 			expectVerdict(t, got, "S5b", c.want, c.reason)
 		})
+	}
+}
+
+// TestCrashMidRequestMissed: a crash that came after the answer (a
+// process.crash_at line the process never wrote) is no evidence. The
+// record would PASS a crash-unsafe target (the answer committed, the
+// retry replays it), so S5b is ERROR and says what it waited for.
+func TestCrashMidRequestMissed(t *testing.T) {
+	crashAt := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	missed := (&harness.CrashMissed{Awaited: `the line process.crash_at names, "working key=\"k1\""`, Outcome: history.OK, Status: 201}).Error()
+	rec := scenarios.CrashRecord{
+		Crashed: answer(1, "crashed", 201, "r1"), Crash: history.Restart{Mode: "crash", At: crashAt},
+		Before: reading(1, "r1"), After: reading(1, "r1"), InFlight: 409, InProgressTimeout: 2 * time.Second,
+		Retries: []history.Exchange{answer(2, "retry", 201, "r1")},
+	}
+	expectVerdict(t, scenarios.CrashMidRequest(rec), "S5b", check.PASS, "")
+	rec.Missed, rec.Retries, rec.After = missed, nil, check.Reading{}
+	got := scenarios.CrashMidRequest(rec)
+	expectVerdict(t, got, "S5b", check.ERROR, `before it reached the line process.crash_at names, "working key=\"k1\""`)
+	for _, want := range []string{"did not land mid-request", "ok 201", "shows nothing of a crash mid-request"} {
+		if !strings.Contains(got.Reason, want) {
+			t.Errorf("reason %q does not say %q", got.Reason, want)
+		}
 	}
 }
 

@@ -32,7 +32,7 @@ func newCrashWatch(pattern string) *crashWatch {
 
 // arm returns a channel closed when the process writes the line for key.
 func (w *crashWatch) arm(key string) <-chan struct{} {
-	want := strings.ReplaceAll(w.pattern, KeyVar, key)
+	want := crashLine(w.pattern, key)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ch, ok := w.armed[want]
@@ -42,6 +42,10 @@ func (w *crashWatch) arm(key string) <-chan struct{} {
 	}
 	return ch
 }
+
+// crashLine is what pattern (process.crash_at) says the process writes
+// for key.
+func crashLine(pattern, key string) string { return strings.ReplaceAll(pattern, KeyVar, key) }
 
 // reset forgets the points armed for a process that is gone: a request
 // it never worked on will not be worked on by the next one unsent.

@@ -38,6 +38,13 @@ type CrashPointer interface {
 	CrashPoint(key string) <-chan struct{}
 }
 
+// CrashLiner is a crash pointer whose point is a line the target
+// writes (process.crash_at): CrashLine is that line for key, which a
+// crash that missed its point names.
+type CrashLiner interface {
+	CrashLine(key string) string
+}
+
 // CannotRestart says why the target cannot be restarted, or "" if it can.
 func (t *Target) CannotRestart() string {
 	if _, ok := t.Lifecycle.(Restarter); ok {

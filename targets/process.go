@@ -134,6 +134,15 @@ func (p *Process) CrashPoint(key string) <-chan struct{} {
 	return p.watch.arm(key)
 }
 
+// CrashLine is the line the process writes when the request for key is
+// inside its work (CrashAt with the key); "" without CrashAt.
+func (p *Process) CrashLine(key string) string {
+	if p.CrashAt == "" {
+		return ""
+	}
+	return crashLine(p.CrashAt, key)
+}
+
 // Pid is the running process's id, or 0.
 func (p *Process) Pid() int {
 	p.mu.Lock()

@@ -579,6 +579,10 @@ func (p *searchPool) sum(workers []*pass) *pass {
 			out.replayed += r.replayed
 			out.skipped += r.skipped
 			out.late += r.late
+			out.ran += r.ran
+			if out.missed == "" {
+				out.missed = r.missed
+			}
 			out.begun += r.begun
 			out.unpaid += r.unpaid
 			out.held += r.held

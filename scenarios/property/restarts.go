@@ -1,6 +1,7 @@
 package property
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -67,8 +68,22 @@ func (s *sequence) crash(st *history.Step, k *poolKey, p planned) error {
 		Lane: e.Clean, Key: k.key, Body: k.bodies[p.payload], Variant: p.payload}
 	x, rec, err := e.CrashMidRequest(s.r.ctx, s.h, a, s.crashRand())
 	s.restarts = append(s.restarts, rec)
+	// A crash that came after the answer is still a crash of the target
+	// (a restart after the work), judged as such; one meant to land in
+	// the request's work (s.landed: see hold) is counted, since a PASS
+	// may not rest on it.
+	var late *harness.CrashMissed
+	if errors.As(err, &late) {
+		err = nil
+	}
 	if err != nil {
 		return err
+	}
+	if s.landed && s.r.best == nil {
+		s.r.ledger.crashed(late == nil, late != nil && late.Drawn)
+		if late != nil && s.r.missed == "" {
+			s.r.missed = late.Error()
+		}
 	}
 	s.crashedAt[k.name], s.crashed[k.name] = rec.At, p.payload
 	s.judge(k, p.payload, x, false, false)

@@ -2,6 +2,7 @@ package property
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -32,6 +33,7 @@ type pass struct {
 	replayed  int           // of which the memo answered without the target
 	skipped   int           // sequences the budget left no request for
 	late      int           // sequences the search's time left no room for
+	ran       int           // sequences run against the target (MinSequences)
 	begun     int           // sequences the pool started (0 alone: see sequences)
 	alone     time.Duration // how long restarts and crashes held the pool's target alone
 	drained   time.Duration // how long they waited for the other sequences' steps to end
@@ -45,7 +47,10 @@ type pass struct {
 	// sequence's crash waited for the lost answers under way to end
 	// (see awaitSafeCrash).
 	heldForCrash int
-	steps        int
+	// missed says why a crash meant to land in a request's work came
+	// after its answer (the first such; see sequence.crash).
+	missed string
+	steps  int
 	// ledger holds the creates sent and the crashes left, which the
 	// pool's workers share (see pool).
 	ledger *ledger
@@ -171,6 +176,9 @@ type ledger struct {
 	mu      sync.Mutex
 	spent   int
 	crashes int
+	// landed and missed count the crashes meant to land in a request's
+	// work that did, and that came after the answer instead.
+	landed, missed int
 	// resent counts the creates resent to a key still in flight while
 	// an action settled it: the budget is checked before each action,
 	// and an action under way finishes.
@@ -227,4 +235,38 @@ func (l *ledger) landCrash() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.crashes--
+}
+
+// crashed counts a crash meant to land in a request's work: it landed,
+// or came after the answer. One drawn from the crash window that came
+// late (a busy machine) gives its place in the budget back, so another
+// sequence may land it, up to maxMissedCrashes times; a crash point
+// missed is missed every time, and gives nothing back.
+func (l *ledger) crashed(landed, drawn bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if landed {
+		l.landed++
+		return
+	}
+	l.missed++
+	if drawn && l.missed < maxMissedCrashes {
+		l.crashes++
+	}
+}
+
+// maxMissedCrashes is how many crashes drawn from the crash window may
+// come after their answer before the search stops giving them back.
+const maxMissedCrashes = 3
+
+// crashEvidence says why the search's crashes are no evidence ("": they
+// are, or none was meant to land): some were meant to land in a
+// request's work and none did.
+func (l *ledger) crashEvidence(why string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.missed == 0 || l.landed > 0 {
+		return ""
+	}
+	return fmt.Sprintf("none of the search's %d crashes meant for a request's work landed there: %s; a PASS cannot rest on crashes that never landed", l.missed, why)
 }

@@ -2,6 +2,7 @@ package property
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -122,6 +123,12 @@ func Search(ctx context.Context, e *harness.Env, cfg Config) (Results, error) {
 		return Results{}, err
 	}
 	out := Results{Must: must.result("P1")}
+	if v := out.Must.Verdict; v.Status == check.ERROR {
+		// The SHOULD rules were no more exercised than the MUST ones.
+		out.Should = Result{Verdict: check.Errored("P2", errors.New(v.Reason))}
+		out.Should.Evidence.Notes = out.Must.Evidence.Notes
+		return out, nil
+	}
 	if must.best != nil {
 		// The conventions are judged on a target that keeps the core
 		// guarantee; one that breaks it has that to mend first.
@@ -262,6 +269,9 @@ func (r *pass) result(id string) Result {
 	res := Result{FirstCounterexample: r.first, FirstSequence: r.firstSequence}
 	if r.best == nil {
 		res.Verdict = check.Judge(id)
+		if why := r.unexercised(); why != "" {
+			res.Verdict = check.Errored(id, errors.New(why))
+		}
 		res.Evidence.Notes = r.notes()
 		return res
 	}
@@ -277,6 +287,28 @@ func (r *pass) result(id string) Result {
 		res.Evidence.Notes = append(res.Evidence.Notes, r.replayNotes(replay)...)
 	}
 	return res
+}
+
+// MinSequences is the fewest sequences a search must run against the
+// target for its finding nothing to be a PASS: a search whose time or
+// budget ran out before any began has exercised no rule.
+const MinSequences = 1
+
+// unexercised says why a search that found no counterexample is no
+// evidence ("": it is): fewer sequences ran than MinSequences, or the
+// crashes meant to land in a request's work all came after the answer.
+func (r *pass) unexercised() string {
+	if r.ran < MinSequences {
+		why := "nothing stopped it"
+		switch {
+		case r.late > 0:
+			why = fmt.Sprintf("its time ran out first (--search-time %s): raise --search-time", r.cfg.SearchTime)
+		case r.skipped > 0:
+			why = fmt.Sprintf("its request budget ran out first (--property-budget %d): raise --property-budget", r.cfg.Budget)
+		}
+		return fmt.Sprintf("the search ran %d sequences against the target, fewer than %d, so it exercised no rule: %s", r.ran, MinSequences, why)
+	}
+	return r.ledger.crashEvidence(r.missed)
 }
 
 // replayNotes say why a replay line gives fewer crashes than its

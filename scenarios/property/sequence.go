@@ -115,6 +115,7 @@ func (r *pass) sequence(t *rapid.T) {
 	if err != nil {
 		r.fail(t, err)
 	}
+	r.ran++
 	defer r.pool.enlist(r, s)()
 	// While searching, the sequence may land the search's next crash.
 	// While shrinking, a sequence lands one if the counterexample did:
