@@ -30,6 +30,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	if !r.Run.Complete {
 		md.linef("\n> [!WARNING]\n> This run is incomplete (%s): it holds only the checks that finished.", inline(r.Run.Incomplete))
 	}
+	md.since(r.Since)
 	md.line("")
 	md.line("| | |")
 	md.line("|---|---|")
@@ -74,6 +75,31 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	md.linef("\n---\nWritten by %s %s. The JSON report (`report.json`) holds every exchange.", inline(r.Tool.Name), inline(r.Tool.Version))
 	_, err := io.WriteString(w, md.String())
 	return err
+}
+
+// since is the short table of what changed from the previous run, at
+// the top: what a reviewer of a pull request wants first.
+func (md *markdown) since(s *Since) {
+	if s == nil {
+		return
+	}
+	md.line("")
+	when := ""
+	if !s.Started.IsZero() {
+		when = ", " + dateText(s.Started)
+	}
+	md.linef("**Since the previous run** (`%s`%s):", code(s.Run), when)
+	md.line("")
+	md.line("| newly failing | fixed | still failing |")
+	md.line("|---|---|---|")
+	md.linef("| %s | %s | %s |", labelsCell(s.NewlyFailing), labelsCell(s.Fixed), labelsCell(s.StillFailing))
+}
+
+func labelsCell(labels []string) string {
+	if len(labels) == 0 {
+		return "none"
+	}
+	return cell(strings.Join(labels, ", "))
 }
 
 // acceptance is the run's accepted-findings file: what became of each

@@ -29,6 +29,9 @@ type Report struct {
 	// Acceptance is what the run made of its accepted-findings file
 	// (--accept), nil without one.
 	Acceptance *AcceptanceRun `json:"acceptance,omitempty"`
+	// Since is what changed from the previous run (--previous), nil
+	// without one.
+	Since *Since `json:"since,omitempty"`
 }
 
 // Tool names the harness that wrote the report.
@@ -84,6 +87,10 @@ type CheckResult struct {
 	// was not sharded).
 	Shard   int          `json:"shard,omitempty"`
 	Verdict check.Status `json:"verdict"`
+	// Location is the line of the target file the check is about (the
+	// create's path, the key, the process, the tenants), for code
+	// scanning; nil without a file (a built-in fake).
+	Location *Location `json:"location,omitempty"`
 	// Accepted is the finding an ACCEPTED verdict stands for, with the
 	// accepted-findings entry's reason and date.
 	Accepted   *Accepted         `json:"accepted,omitempty"`
@@ -91,6 +98,13 @@ type CheckResult struct {
 	Violations []check.Violation `json:"violations,omitempty"`
 	DurationMS float64           `json:"duration_ms"`
 	Evidence   check.Evidence    `json:"evidence"`
+}
+
+// Location is a line of the target file.
+type Location struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Field string `json:"field"` // the dotted field at that line, e.g. create.path
 }
 
 // Summary counts verdicts.

@@ -22,6 +22,7 @@ var Writers = []Writer{
 	{File: "junit.xml", Render: WriteJUnit},
 	{File: "report.md", Render: WriteMarkdown},
 	{File: "report.html", Render: WriteHTML},
+	{File: "report.sarif", Render: WriteSARIF},
 }
 
 // WriteAll renders every format into dir and returns the paths written.

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/internal/console"
 	"github.com/idemspec/idemspec/internal/outfile"
 	"github.com/idemspec/idemspec/reports"
@@ -65,19 +67,39 @@ func acceptCommand(fs *pflag.FlagSet) body {
 type adoption struct {
 	accept string
 	list   []reports.Acceptance
+	// file is the target file the run read ("": a built-in fake), whose
+	// lines the findings point at.
+	file string
+	// previous is --previous: the report of the run to compare with.
+	previous    string
+	previousRun *reports.Report
 }
 
 // register adds the flags; --fail-on should is --strict under the name
 // code-scanning tools use.
 func (a *adoption) register(fs *pflag.FlagSet, strict *bool) {
 	fs.StringVar(&a.accept, "accept", "", "an accepted-findings `FILE` (idemspec accept writes one): each FAIL or WARN it lists is ACCEPTED with its reason until its date; an expired or stale entry fails the run")
+	fs.StringVar(&a.previous, "previous", "", "a previous run's `report.json` (the main branch's last): the terminal summary and report.md start with what is newly failing, fixed and still failing since")
 	fs.Var(failOn{strict}, "fail-on", "`must`: a FAIL fails the run (the default); should: a WARN too (the same as --strict)")
 }
 
 // load reads the accepted-findings file, checking its operations against
 // the target's; before any check runs, so a bad entry costs nothing.
 func (a *adoption) load(target *targets.Target) error {
-	if a == nil || a.accept == "" {
+	if a == nil {
+		return nil
+	}
+	if target != nil && !strings.HasPrefix(target.Source, "fake:") {
+		a.file = target.Source
+	}
+	if a.previous != "" {
+		prev, err := reports.ReadJSON(a.previous)
+		if err != nil {
+			return fmt.Errorf("--previous: %w", err)
+		}
+		a.previousRun = &prev
+	}
+	if a.accept == "" {
 		return nil
 	}
 	var ops []string
@@ -94,20 +116,44 @@ func (a *adoption) load(target *targets.Target) error {
 	return nil
 }
 
-// judge applies the accepted findings to the run's report, as of today.
+// judge points each check at the line of the target file it is about
+// and applies the accepted findings to the run's report, as of today.
 func (a *adoption) judge(r reports.Report) reports.Report {
-	if a == nil || a.accept == "" {
+	if a == nil {
 		return r
 	}
-	return reports.Accept(r, a.accept, a.list, time.Now())
+	locate(&r, a.file)
+	if a.accept != "" {
+		r = reports.Accept(r, a.accept, a.list, time.Now())
+	}
+	if a.previousRun != nil {
+		r.Since = reports.Changes(*a.previousRun, r)
+	}
+	return r
 }
 
 // print says on the terminal what the accepted findings did: each
 // ACCEPTED check with its reason and date, and each entry that fails
 // the run.
 func (a *adoption) print(w io.Writer, r reports.Report) {
-	if a == nil || r.Acceptance == nil {
+	if a == nil {
 		return
+	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		annotate(w, r)
+	}
+	if s := r.Since; s != nil {
+		fmt.Fprintf(w, "since the previous run (%s):\n", console.Text(s.Run))
+		for _, row := range []struct {
+			what   string
+			labels []string
+		}{{"newly failing", s.NewlyFailing}, {"fixed", s.Fixed}, {"still failing", s.StillFailing}} {
+			text := "none"
+			if len(row.labels) > 0 {
+				text = console.Text(strings.Join(row.labels, ", "))
+			}
+			fmt.Fprintf(w, "  %-14s %s\n", row.what, text)
+		}
 	}
 	for _, c := range r.Checks {
 		if c.Accepted != nil {
@@ -117,6 +163,45 @@ func (a *adoption) print(w io.Writer, r reports.Report) {
 	for _, m := range r.AcceptanceFailures() {
 		fmt.Fprintf(w, "accepted findings: %s\n", console.Text(m))
 	}
+}
+
+// annotate prints a GitHub Actions workflow command for each finding,
+// so the job's page and the pull request show it at the target file's
+// line: ::error for a FAIL, ::warning for a WARN, ::notice for an
+// ACCEPTED one, and an ::error for each accepted-findings entry that
+// fails the run.
+func annotate(w io.Writer, r reports.Report) {
+	for _, c := range r.Checks {
+		kind := map[check.Status]string{check.FAIL: "error", check.WARN: "warning", check.ACCEPTED: "notice"}[c.Verdict]
+		if kind == "" {
+			continue
+		}
+		props := []string{"title=" + escapeProperty(fmt.Sprintf("idemspec %s %s", c.Verdict, c.Label()))}
+		if l := c.Location; l != nil {
+			props = append([]string{"file=" + escapeProperty(l.File), fmt.Sprintf("line=%d", l.Line)}, props...)
+		}
+		msg := c.Title + ": " + c.Reason
+		if a := c.Accepted; a != nil {
+			msg = fmt.Sprintf("accepted until %s (%s): %s", a.Until, a.Reason, msg)
+		}
+		if c.Fix != "" {
+			msg = strings.TrimSuffix(msg, ".") + ". How to fix: " + c.Fix
+		}
+		fmt.Fprintf(w, "::%s %s::%s\n", kind, strings.Join(props, ","), escapeData(console.Text(msg)))
+	}
+	for _, m := range r.AcceptanceFailures() {
+		fmt.Fprintf(w, "::error title=idemspec accepted findings::%s\n", escapeData(console.Text(m)))
+	}
+}
+
+// escapeData and escapeProperty escape a workflow command's message and
+// its properties as the GitHub Actions runner reads them back.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
 // failOn is --fail-on: which broken level fails the run.

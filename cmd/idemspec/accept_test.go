@@ -101,8 +101,9 @@ func TestAcceptedFindingsThroughTheBinary(t *testing.T) {
 		t.Errorf("expired entry: exit %d, want 1 and %q\n%s%s", late.code, want, late.stdout, late.stderr)
 	}
 
-	// Against the reference every entry is stale.
-	stale := run("stale", "--target", "fake:reference", "--accept", accepted)
+	// Against the reference every entry is stale, and since the red run
+	// every finding is fixed (--previous).
+	stale := run("stale", "--target", "fake:reference", "--accept", accepted, "--previous", filepath.Join(dir, "red", "report.json"))
 	if stale.code != 1 {
 		t.Errorf("reference with the file: exit %d, want 1\n%s%s", stale.code, stale.stdout, stale.stderr)
 	}
@@ -110,6 +111,18 @@ func TestAcceptedFindingsThroughTheBinary(t *testing.T) {
 		if !strings.Contains(stale.stdout, "remove it: "+id+" passes now") {
 			t.Errorf("the stale entry for %s is not named:\n%s", id, stale.stdout)
 		}
+	}
+
+	since := "since the previous run (" + red.report.Run.ID + "):\n  newly failing  none\n  fixed          " + strings.Join(findings, ", ") + "\n  still failing  none\n"
+	if !strings.Contains(stale.stdout, since) {
+		t.Errorf("the terminal summary lacks\n%s\n%s", since, stale.stdout)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "stale", "report.md"))
+	if !strings.Contains(string(md), "| none | "+strings.Join(findings, ", ")+" | none |") {
+		t.Errorf("report.md lacks the table since the previous run:\n%.1500s", md)
+	}
+	if r := run("noprevious", "--target", "fake:reference", "--previous", filepath.Join(dir, "none.json")); r.code != 2 || !strings.Contains(r.stderr, "--previous: report:") {
+		t.Errorf("a missing previous report: exit %d, %q", r.code, r.stderr)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
@@ -128,7 +141,7 @@ func TestFailOnLevels(t *testing.T) {
 		strict bool
 	}{{"must", false}, {"should", true}} {
 		dir := t.TempDir()
-		r := idemspec(t, "run", "--target", "fake:first-of-duplicate-keys", "--label-filter", "K2a", "--report-dir", dir, "--fail-on", c.level)
+		r := idemspec(t, "run", "--target", "fake:unbounded-key-length", "--label-filter", "K2a", "--report-dir", dir, "--fail-on", c.level)
 		rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
 		if err != nil {
 			t.Fatalf("--fail-on %s: %v\n%s", c.level, err, r.stderr)

@@ -175,8 +175,8 @@ func TestForgedReportTextIsEscapedInEveryReport(t *testing.T) {
 		args  []string
 		files []string
 	}{
-		{[]string{"report", "--out", filepath.Join(dir, "again"), a}, []string{"report.md", "report.html", "junit.xml"}},
-		{[]string{"report", "--merge", "--out", filepath.Join(dir, "merged"), a, b}, []string{"report.md", "report.html", "junit.xml", "report.json"}},
+		{[]string{"report", "--out", filepath.Join(dir, "again"), a}, []string{"report.md", "report.html", "junit.xml", "report.sarif"}},
+		{[]string{"report", "--merge", "--out", filepath.Join(dir, "merged"), a, b}, []string{"report.md", "report.html", "junit.xml", "report.json", "report.sarif"}},
 		{[]string{"report", "--compare", "--out", filepath.Join(dir, "compared"), a, b}, []string{"compare.md", "compare.html"}},
 	} {
 		r := idemspec(t, c.args...)

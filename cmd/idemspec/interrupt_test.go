@@ -81,8 +81,8 @@ func TestInterruptedRunLeavesIncompleteReport(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "ginkgo.log junit.xml report.html report.json report.md" {
-		t.Errorf("report directory holds %v: want the four reports and the log, no temporary files", names)
+	if strings.Join(names, " ") != "ginkgo.log junit.xml report.html report.json report.md report.sarif" {
+		t.Errorf("report directory holds %v: want the five reports and the log, no temporary files", names)
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
 	if !strings.Contains(string(html), "Incomplete run.") {

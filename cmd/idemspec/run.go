@@ -54,7 +54,7 @@ const defaultRunTimeout = 30 * time.Minute
 // register adds the suite flags to fs; filterUsage says what the label
 // filter selects in this command.
 func (c *suiteFlags) register(fs *pflag.FlagSet, filterUsage string) {
-	fs.StringVar(&c.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html and ginkgo.log are written")
+	fs.StringVar(&c.reportDir, "report-dir", "idemspec-report", "where report.json, junit.xml, report.md, report.html, report.sarif and ginkgo.log are written")
 	fs.StringVar(&c.labelFilter, "label-filter", "", filterUsage)
 	fs.Int64Var(&c.seed, "seed", 0, "random seed (0: from the clock); printed and stored in the report")
 	fs.BoolVar(&c.strict, "strict", false, "fail the run on WARN (a SHOULD not met)")
