@@ -307,6 +307,8 @@ func (d *document) build(s fileSpec) *Target {
 	if s.InProgressTimeout != "" {
 		if t.InProgressTimeout, err = time.ParseDuration(s.InProgressTimeout); err != nil || t.InProgressTimeout <= 0 {
 			d.keep(d.errorf("in_progress_timeout", "%q is not a positive duration such as 30s", s.InProgressTimeout))
+		} else if t.InProgressTimeout > MaxInProgressTimeout {
+			d.keep(d.errorf("in_progress_timeout", "%s is longer than %s: idemspec adds it to its request timeout, and the sum would overflow", t.InProgressTimeout, MaxInProgressTimeout))
 		}
 	}
 	d.keep(d.lifecycle(s, t, port, expand))

@@ -212,6 +212,9 @@ func parseWindow(v string) (Window, error) {
 	if err1 != nil || err2 != nil || min < 0 || max < min {
 		return Window{}, fmt.Errorf("%q is not a window such as 50ms-200ms", v)
 	}
+	if max > MaxWait {
+		return Window{}, fmt.Errorf("%q ends past %s, the most idemspec waits for anything", v, MaxWait)
+	}
 	return Window{Min: min, Max: max}, nil
 }
 

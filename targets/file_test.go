@@ -258,6 +258,9 @@ func TestParseErrors(t *testing.T) {
 			[]string{`t.yaml:9: in_progress_timeout: "soon" is not a positive duration`}, nil},
 		{"in_progress_timeout not positive", appendLines("in_progress_timeout: -5s"),
 			[]string{`t.yaml:9: in_progress_timeout: "-5s" is not a positive duration`}, nil},
+		// Added to --request-timeout and doubled, 2562047h wrapped negative.
+		{"in_progress_timeout past a year", appendLines("in_progress_timeout: 2562047h"),
+			[]string{`t.yaml:9: in_progress_timeout: 2562047h0m0s is longer than 8760h0m0s: idemspec adds it to its request timeout, and the sum would overflow`}, nil},
 		{"oracle path not a template", replaceLine(8, "    path: /things?marker={{.Marker"), []string{"t.yaml:8: oracle.list.path: not a valid template"}, nil},
 		{"unset variable in a header", appendLines("headers:", "  Accept: application/json", "  Authorization: Bearer ${IDEMSPEC_TEST_UNSET}"),
 			[]string{`t.yaml:11: headers.Authorization: environment variable "IDEMSPEC_TEST_UNSET" is not set`}, nil},

@@ -127,6 +127,8 @@ func TestParseLifecycleErrors(t *testing.T) {
 			"t.yaml:11: process.helth: unknown field (did you mean \"health\"?)"},
 		{"bad crash window", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  crash_window: 80ms-20ms\n",
 			"process.crash_window: \"80ms-20ms\" is not a window such as 50ms-200ms"},
+		{"a crash window past the cap", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  crash_window: 0s-2562047h\n",
+			"process.crash_window: \"0s-2562047h\" ends past 1m0s"},
 		{"a crash point without the key", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  crash_at: working\n",
 			"process.crash_at: must hold {{.Key}}"},
 		{"bad health timeout", "base_url: http://127.0.0.1:1" + sections + "process:\n  command: x\n  health: {timeout: soon}\n",

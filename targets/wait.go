@@ -10,6 +10,12 @@ import "time"
 // (S5b warns), never waited out.
 const MaxWait = time.Minute
 
+// MaxInProgressTimeout bounds what a target may declare as its
+// in-progress timeout: a day is common, and is reported rather than
+// waited out; past a year, idemspec's sums with it (its request timeout,
+// doubled for a wait in the property search) would overflow.
+const MaxInProgressTimeout = 365 * 24 * time.Hour
+
 // MaxStartup caps the wait for a target to come up: a managed process's
 // start and its restarts (process.health.timeout), and a restart hook's
 // health check (restart.health.timeout). A JVM service or a first
