@@ -22,7 +22,7 @@ var C3 = check.Define(Check{
 
 // C3: every create is answered 503 for the whole run.
 func persistentOutage(ctx context.Context, t *trial) (check.Verdict, error) {
-	return answeredAlways(ctx, t, http.StatusServiceUnavailable, "every create answered 503 by the server (nothing committed)", Bounded)
+	return answeredAlways(ctx, t, http.StatusServiceUnavailable, "every create answered 503 "+t.ce.answerer()+" (nothing committed)", Bounded)
 }
 
 // Bounded judges C3: at most Budget creates, and an exit of its own

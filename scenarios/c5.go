@@ -47,7 +47,7 @@ func ReconcileFirst(t ClientTrial) check.Verdict {
 		case r.Kind == "lookup":
 			looked = true
 		case lost != nil && !looked:
-			vs = append(vs, check.Violation{What: blindResend("resubmitted after an unknown outcome", lost.Key, r.Key), Expected: "a look-up between the two creates", Observed: "none", Seqs: seqs(*lost, r)})
+			vs = append(vs, check.Violation{What: resend(t, *lost, r), Expected: "a look-up between the two creates", Observed: "none", Seqs: seqs(*lost, r)})
 		}
 		if r.Kind == "create" {
 			lost, looked = nil, false
@@ -57,6 +57,16 @@ func ReconcileFirst(t ClientTrial) check.Verdict {
 		}
 	}
 	return check.Judge("C5", vs...)
+}
+
+// resend says what C5's resend without a look-up was: with no key (an
+// operation that takes none) there is no "same key" to speak of.
+func resend(t ClientTrial, lost, next check.ServerRequest) string {
+	const what = "resubmitted after an unknown outcome"
+	if t.NoKey != "" {
+		return what + " without looking it up first (the operation takes no key: nothing but a look-up tells whether the first call ran)"
+	}
+	return blindResend(what, lost.Key, next.Key)
 }
 
 // blindResend says what a resend without a look-up was: with the same

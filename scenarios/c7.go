@@ -22,7 +22,7 @@ var C7 = check.Define(Check{
 // C7: every create is refused with 422 (as for a key reused with another
 // payload): final for the request.
 func refused(ctx context.Context, t *trial) (check.Verdict, error) {
-	return answeredAlways(ctx, t, http.StatusUnprocessableEntity, "every create refused 422 by the server", NoRetryOfRefusal)
+	return answeredAlways(ctx, t, http.StatusUnprocessableEntity, "every create refused 422 "+t.ce.answerer(), NoRetryOfRefusal)
 }
 
 // NoRetryOfRefusal judges C7: no create follows one answered 400 or 422.

@@ -48,6 +48,21 @@ func (ce *ClientEnv) server() ClientServer {
 	return ce.Server
 }
 
+// answerer says who answers a create idemspec fails on a check's
+// request (FailNext): the fault lines name it as the exchange tables do.
+func (ce *ClientEnv) answerer() string {
+	switch ce.MCP.(type) {
+	case *TargetMCP:
+		return "by idemspec's relay (a tool error of its own, the call not forwarded to the MCP server)"
+	case *ClientMCP:
+		return "by idemspec (a tool error of its own, the call not run by the reference MCP server)"
+	}
+	if ce.Wire != nil {
+		return "by idemspec (not forwarded to the API)"
+	}
+	return "by idemspec's reference server itself, before any work"
+}
+
 // ClientMCP is client mode over MCP: the C checks judge the client's
 // tool calls as they judge its requests. A create is a call of the
 // create tool, a look-up a call of the find tool; an answer is lost

@@ -43,6 +43,11 @@ type ClientWire struct {
 	failCount  int
 }
 
+// WireCounted is what an unmodified program's counts rest on
+// (targets.Target.CountedBy): the wire always, the oracle only where the
+// program's creates carry a marker.
+const WireCounted = "resources counted from the wire (the distinct ids in the API's answers to the program's creates), and by the oracle only where the program's creates carry a marker where the file's create.body puts {{.Marker}}: each check's notes say which"
+
 // wireTrial is what a trial in wire mode knows besides the one-create
 // trial's: the baseline and the operation it aims at.
 type wireTrial struct {

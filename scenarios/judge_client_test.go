@@ -102,3 +102,26 @@ func TestC6NamesTheAPIThatKeptTheCount(t *testing.T) {
 		t.Errorf("got %s %q", v.Status, v.Reason)
 	}
 }
+
+// C5's WARN says what the resend carried: the same key, another, or
+// (a tool that takes no key) none, never "the same key" of a key that
+// was never there.
+func TestReconcileFirstSaysWhatTheResendCarried(t *testing.T) {
+	blind := []check.ServerRequest{create(1, "", "h", 503, true), create(2, "", "h", 201, false)}
+	for _, c := range []struct {
+		name  string
+		trial scenarios.ClientTrial
+		want  string
+	}{
+		{"same key", scenarios.ClientTrial{Requests: []check.ServerRequest{create(1, "k", "h", 503, true), create(2, "k", "h", 201, false)}}, "with the same key without looking it up first"},
+		{"no key", scenarios.ClientTrial{Requests: blind, NoKey: "create_entities takes no key argument"}, "without looking it up first (the operation takes no key"},
+	} {
+		v := scenarios.ReconcileFirst(c.trial)
+		if v.Status != check.WARN || !strings.Contains(v.Reason, c.want) {
+			t.Errorf("%s: %s %q, want WARN saying %q", c.name, v.Status, v.Reason, c.want)
+		}
+		if c.trial.NoKey != "" && strings.Contains(v.Reason, "same key") {
+			t.Errorf("%s: %q speaks of a key the operation does not take", c.name, v.Reason)
+		}
+	}
+}

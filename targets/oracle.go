@@ -166,6 +166,19 @@ func (o *ListOracle) Evidence() string {
 	return "strong: lists every resource carrying the marker, with ids, from the API's own list endpoint"
 }
 
+// EvidenceOf says what t's counts rest on, for the report's header: its
+// oracle's evidence, after what else they rest on (CountedBy).
+func EvidenceOf(t *Target) string {
+	e := Evidence(t.Oracle)
+	if t.CountedBy == "" {
+		return e
+	}
+	if e == "" {
+		return t.CountedBy
+	}
+	return t.CountedBy + "; where the oracle is read, " + e
+}
+
 // Evidence says how strong an oracle's readings are, for the report.
 func Evidence(o Oracle) string {
 	if e, ok := o.(interface{ Evidence() string }); ok {

@@ -51,6 +51,11 @@ type Target struct {
 	written string
 
 	Oracle Oracle
+	// CountedBy says what a run's counts rest on besides the oracle ("":
+	// its readings alone), for the header: an unmodified program judged
+	// by `client --target` may carry no marker, and then its resources
+	// are counted from the wire.
+	CountedBy string
 	// LookupPath, when set, reads a key's record: a template with {{.Key}}.
 	LookupPath string
 	// LookupIDField is the dotted path of the resource id in a look-up

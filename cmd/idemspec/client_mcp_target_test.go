@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +76,14 @@ func TestClientMCPTargetJudgesAnUnmodifiedAgent(t *testing.T) {
 			}
 			if r.code != c.code {
 				t.Errorf("exit %d, want %d\n%s", r.code, c.code, r.stdout)
+			}
+			// C7's fault line names who refused: the relay, not the server.
+			for _, k := range r.report.Checks {
+				if k.ID == "C7" && !slices.ContainsFunc(k.Evidence.Faults, func(f string) bool {
+					return strings.HasPrefix(f, "every create refused 422 by idemspec's relay")
+				}) {
+					t.Errorf("C7's faults %q do not say idemspec's relay refused the creates", k.Evidence.Faults)
+				}
 			}
 		})
 	}

@@ -138,6 +138,7 @@ func (f *clientFlags) executeTarget(l *lifecycle, stdout, stderr io.Writer) int 
 		return fail(stderr, err)
 	}
 	defer os.RemoveAll(root)
+	target.CountedBy = scenarios.WireCounted
 	ce := &scenarios.ClientEnv{Env: env, StateRoot: root, Wire: &scenarios.ClientWire{
 		Interposer: ip, BaseURLEnv: f.target.baseURLEnv, StateDirEnv: f.target.stateDirEnv, ExitCodes: f.target.codes,
 	}}

@@ -3,6 +3,7 @@ package main_test
 import (
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,17 @@ func TestUnmodifiedProgramAgainstATargetFile(t *testing.T) {
 	}
 	if r.code != 0 {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The header says what the counts rest on: the program's creates
+	// carry no marker, so the wire, not the list endpoint alone.
+	if e := r.report.Target.OracleEvidence; !strings.HasPrefix(e, "resources counted from the wire") || !strings.Contains(r.stdout, e) {
+		t.Errorf("oracle evidence %q: want it to start with what the counts rest on, in the header too\n%s", e, r.stdout)
+	}
+	// The fault lines name who answered, as the exchange tables do.
+	for id, want := range map[string]string{"C3": "every create answered 503 by idemspec (not forwarded to the API)", "C7": "every create refused 422 by idemspec (not forwarded to the API)"} {
+		if faults := verdicts[id].Evidence.Faults; !slices.ContainsFunc(faults, func(f string) bool { return strings.HasPrefix(f, want) }) {
+			t.Errorf("%s's faults %q, want %q", id, faults, want)
+		}
 	}
 }
 

@@ -288,7 +288,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	if r.workflow {
 		fmt.Fprintln(stdout, "oracle: the reference server's database (every resource and event carrying the job's marker, of every tenant)")
 	} else {
-		fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.Evidence(target.Oracle))
+		fmt.Fprintf(stdout, "oracle: %s (%s)\n", target.Oracle.Kind(), targets.EvidenceOf(target))
 	}
 	if r.shard != nil {
 		fmt.Fprintf(stdout, "shard %s: this run holds its slice of the suite's %d checks\n", r.shard, r.shard.Checks)

@@ -107,7 +107,7 @@ func (f *runFlags) notRun(l *lifecycle, t *targets.Target, runID string, cause e
 func reportTarget(t *targets.Target) reports.Target {
 	r := reports.Target{
 		Name: t.Name, Source: t.Source, BaseURL: t.BaseURL.String(),
-		Profile: t.Profile.Name, Oracle: t.Oracle.Kind(), OracleEvidence: targets.Evidence(t.Oracle),
+		Profile: t.Profile.Name, Oracle: t.Oracle.Kind(), OracleEvidence: targets.EvidenceOf(t),
 	}
 	if !strings.HasPrefix(t.Source, fakes.TargetPrefix) {
 		if b, err := os.ReadFile(t.Source); err == nil {
