@@ -21,7 +21,8 @@ import (
 // a correct server with a 1 s idle timeout. So a connection idle longer
 // than targets.IdleReuse is never reused: the request after such a pause
 // arrives on a new connection. (With the lane's old 30 s, it came on the
-// same one.)
+// same one.) An attempt marked Fresh (K2's malformed keys: a drop must
+// be the server's answer to that key) always gets a new one.
 func TestIdleConnectionsAreNotReusedPastIdleReuse(t *testing.T) {
 	var mu sync.Mutex
 	var peers []string // the connection each create arrived on
@@ -41,18 +42,19 @@ func TestIdleConnectionsAreNotReusedPastIdleReuse(t *testing.T) {
 	defer env.Close()
 	body, _ := env.Body(env.NewMarker("idle"), "1")
 	h := &history.History{}
-	send := func(step string) {
+	send := func(step string, fresh bool) {
 		t.Helper()
-		x := env.Send(context.Background(), h, harness.Attempt{Step: step, Lane: env.Clean, Key: env.NewKey(), Body: body})
+		x := env.Send(context.Background(), h, harness.Attempt{Step: step, Lane: env.Clean, Key: env.NewKey(), Body: body, Fresh: fresh})
 		if x.Outcome != history.OK || x.Status != http.StatusCreated {
 			t.Fatalf("%s: %s %d %s", step, x.Outcome, x.Status, x.Error)
 		}
 	}
-	send("first")
-	send("straight after")
+	send("first", false)
+	send("straight after", false)
 	// The pause is the stimulus (a connection left idle), not a wait.
 	time.Sleep(targets.IdleReuse + 100*time.Millisecond)
-	send("after a pause")
+	send("after a pause", false)
+	send("on a fresh connection", true)
 	mu.Lock()
 	defer mu.Unlock()
 	if peers[0] != peers[1] {
@@ -60,5 +62,8 @@ func TestIdleConnectionsAreNotReusedPastIdleReuse(t *testing.T) {
 	}
 	if peers[2] == peers[1] {
 		t.Errorf("the request after a pause of %s came on the connection idle since (%s): a server with a 1 s idle timeout may be closing it", targets.IdleReuse+100*time.Millisecond, peers[2])
+	}
+	if peers[3] == peers[2] {
+		t.Errorf("an attempt meant for a fresh connection came on the one idle since the last answer (%s)", peers[3])
 	}
 }

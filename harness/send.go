@@ -44,6 +44,10 @@ type Attempt struct {
 	// Answered, when set, is called (from the transport's goroutine) the
 	// instant the answer's first byte arrives, before the rest is read.
 	Answered func()
+	// Fresh sends the attempt on a new connection: a dropped connection
+	// is then the server's answer to this request alone, never an idle
+	// connection it closed as the request came (K2's malformed keys).
+	Fresh bool
 	// Pause, when set, spends SendUntil's wait between two attempts, when
 	// none of them is in flight (the property search's pool lets a
 	// restart in meanwhile). It returns false when the wait was cut
@@ -92,7 +96,11 @@ func (e *Env) Send(ctx context.Context, h *history.History, a Attempt) history.E
 	if a.Query != "" {
 		req.URL.RawQuery = strings.TrimPrefix(req.URL.RawQuery+"&"+a.Query, "&")
 	}
-	e.roundTrip(h, &x, a.Lane, req, a.Wrote, a.Answered)
+	client := a.Lane.client
+	if a.Fresh {
+		client = a.Lane.fresh
+	}
+	e.roundTripWith(client, h, &x, a.Lane, req, a.Wrote, a.Answered)
 	return x
 }
 
@@ -113,6 +121,11 @@ func (a Attempt) keys() []string {
 // answer, it returns the response, its body already read (and kept in
 // memory for the caller).
 func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req *http.Request, onWrote, onAnswer func()) (*http.Response, error) {
+	return e.roundTripWith(lane.client, h, x, lane, req, onWrote, onAnswer)
+}
+
+// roundTripWith is roundTrip with client, one of the lane's.
+func (e *Env) roundTripWith(client *http.Client, h *history.History, x *history.Exchange, lane *Lane, req *http.Request, onWrote, onAnswer func()) (*http.Response, error) {
 	// The body is kept, for a send again on a new connection.
 	var payload []byte
 	if req.Body != nil && req.Body != http.NoBody {
@@ -127,8 +140,8 @@ func (e *Env) roundTrip(h *history.History, x *history.Exchange, lane *Lane, req
 		req.Body = io.NopCloser(bytes.NewReader(payload))
 	}
 	x.Start = time.Now()
-	t := e.try(lane.client, req, onWrote, onAnswer)
-	if t.err != nil && t.unsent() {
+	t := e.try(client, req, onWrote, onAnswer)
+	if t.err != nil && t.unsent() && req.Context().Err() == nil {
 		// A request written to a connection the server had closed while
 		// it was idle may be lost whole: none of it left idemspec, so it
 		// reached no handler, and it goes again on a new connection, as

@@ -51,8 +51,9 @@ func oddKeyRecord(ctx context.Context, e *harness.Env, h *history.History, ev *c
 	}
 	var rec OddKeyRecord
 	for _, c := range harness.MalformedKeys(e) {
+		// Each on a new connection: a drop is then this key's answer.
 		x := e.Send(ctx, h, harness.Attempt{
-			Step: "key: " + c.Name, Lane: e.Clean, Key: c.Values[0], Keys: c.Values, Body: body, Variant: "100",
+			Step: "key: " + c.Name, Lane: e.Clean, Key: c.Values[0], Keys: c.Values, Body: body, Variant: "100", Fresh: true,
 		})
 		rec.Keys = append(rec.Keys, OddKey{Case: c.Name, Send: x, InFormat: c.InFormat(e), May: c.May})
 	}

@@ -100,7 +100,7 @@ func (s *sequence) malformedKey(st *history.Step, k *poolKey, p planned) error {
 	st.Action, st.Payload, st.Expected = "submit with a malformed key ("+c.Name+")", "", s.model.ExpectOddKey(inFormat, c.May)
 	x := e.Send(s.r.ctx, s.h, harness.Attempt{
 		Step: fmt.Sprintf("#%d key: %s", st.N, c.Name), Lane: e.Clean, Key: c.Values[0], Keys: c.Values,
-		Body: k.bodies[p.payload], Variant: p.payload,
+		Body: k.bodies[p.payload], Variant: p.payload, Fresh: true, // a drop is then this key's answer
 	})
 	s.pending = append(s.pending, s.model.OddKey(model.OddKey{Case: c.Name, InFormat: inFormat, May: c.May, X: x})...)
 	if c.May != "" && x.Outcome == history.OK && x.Is2xx() {
