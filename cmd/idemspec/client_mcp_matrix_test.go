@@ -14,7 +14,11 @@ import (
 // The client matrix over MCP: the reference agent (Go SDK) and the
 // TypeScript example (the MCP TypeScript SDK) pass C1-C7 over stdio and
 // over streamable HTTP, and each client mutant fails exactly its Catches
-// over both.
+// over both. The TypeScript example's --list-tools twin lists the tools
+// on each session, so that its SDK validates every answer's structured
+// content against create_record's declared outputSchema: it passes too,
+// on the contract and through the relay, since every answer idemspec
+// injects is one the server could give.
 
 // tsExampleInstall is how .ci/run installs and builds the TypeScript
 // example.
@@ -36,7 +40,9 @@ func mcpClientEntries() []clientEntry {
 		entries = append(entries,
 			clientEntry{name: "mcp-" + transport + "/reference", command: binary + " agent --mcp", args: args, slack: agentSlack},
 			clientEntry{name: "mcp-" + transport + "/typescript", command: "node " + tsClient, args: args, slack: pythonSlack,
-				requires: func(t *testing.T) { requireBuilt(t, tsClient, tsExampleInstall) }})
+				requires: func(t *testing.T) { requireBuilt(t, tsClient, tsExampleInstall) }},
+			clientEntry{name: "mcp-" + transport + "/typescript-list-tools", command: "node " + tsClient + " --list-tools", args: args, slack: pythonSlack,
+				requires: func(t *testing.T) { requireBuilt(t, tsClient, tsExampleInstall) }, runs: 2})
 		for _, m := range fakes.MutantsOf(fakes.OfClient) {
 			// Three runs each: the reference's five hold the rule of no
 			// false alarm; a mutant's verdict was the same in 10 of 10
@@ -45,7 +51,24 @@ func mcpClientEntries() []clientEntry {
 				args: args, catches: m.CaughtBy(), slack: agentSlack, runs: 3})
 		}
 	}
-	return append(entries, mcpTwinEntries()...)
+	return append(append(entries, mcpTwinEntries()...), tsTwinEntry(tsClient))
+}
+
+// tsTwinEntry is the TypeScript example with --list-tools, unmodified,
+// reading only RECORDS_MCP_COMMAND, judged through --mcp --target
+// against `idemspec serve --mcp --records` behind idemspec's relay: the
+// relay's own answers (C3, C7) must fit create_record's declared
+// outputSchema, or its SDK throws where the real server never makes it.
+func tsTwinEntry(tsClient string) clientEntry {
+	file := filepath.Join(filepath.Dir(binary), "mcp-twin-typescript-list-tools.yaml")
+	state := filepath.Join(filepath.Dir(binary), "mcp-twin-typescript-list-tools.json")
+	yaml := fmt.Sprintf("name: records\nmcp:\n  command: %s serve --mcp --records --state %s\n", binary, state)
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		panic(err) // the binary's own directory: writable, or no test runs
+	}
+	return clientEntry{name: "mcp-twin/typescript-list-tools", command: "node " + tsClient + " --list-tools",
+		args: []string{"--mcp", "--target", file, "--mcp-command-env", "RECORDS_MCP_COMMAND"}, slack: pythonSlack, runs: 2, serial: true,
+		requires: func(t *testing.T) { requireBuilt(t, tsClient, tsExampleInstall) }}
 }
 
 // stdioBounds are a program's bounds when its first call starts an MCP

@@ -38,14 +38,37 @@ type findArgs struct {
 	Key string `json:"idempotency_key" jsonschema:"the key a create_record call carried"`
 }
 
+// RecordOutput is create_record's declared outputSchema: the record it
+// made (or replayed), or the tool error of idemspec's client contract
+// (docs/CLIENT-CONTRACT.md#over-mcp), whose structured content marks a
+// transient error retryable. A client that validates structured content
+// against it (the MCP TypeScript SDK does once it has listed the tools)
+// accepts both, and nothing else: a fault idemspec injects must be an
+// answer the server could give.
+var RecordOutput = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"id":              map[string]any{"type": "integer"},
+		"idempotency_key": map[string]any{"type": "string"},
+		"marker":          map[string]any{"type": "string"},
+		"amount":          map[string]any{"type": "integer"},
+		"error":           map[string]any{"type": "string"},
+		"retryable":       map[string]any{"type": "boolean"},
+	},
+	"additionalProperties": false,
+}
+
 // errRecordKeyReused refuses a key that comes back with other arguments:
 // final, as a 422 is over HTTP.
 var errRecordKeyReused = errors.New("idempotency_key already used with different arguments")
 
 func addRecordTools(srv *sdk.Server, st *store, work time.Duration) {
+	// Its answer is the record as JSON text and as structured content
+	// (the SDK checks the latter against RecordOutput); its own errors
+	// are tool errors with their text alone.
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolCreateRecord, Description: "Create a record; idempotency_key makes a retry safe.",
-		Annotations: &sdk.ToolAnnotations{DestructiveHint: no(), OpenWorldHint: no()}},
-		func(ctx context.Context, _ *sdk.CallToolRequest, in recordArgs) (*sdk.CallToolResult, any, error) {
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: no(), OpenWorldHint: no()}, OutputSchema: RecordOutput},
+		func(ctx context.Context, _ *sdk.CallToolRequest, in recordArgs) (*sdk.CallToolResult, *Record, error) {
 			if in.Key == "" {
 				return nil, nil, errors.New("idempotency_key is required")
 			}
@@ -58,7 +81,8 @@ func addRecordTools(srv *sdk.Server, st *store, work time.Duration) {
 			if err != nil {
 				return nil, nil, err
 			}
-			return answer(out)
+			res, _, err := answer(out)
+			return res, &out, err
 		})
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolFindRecord, Description: "Find the record an idempotency_key made.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: no()}},

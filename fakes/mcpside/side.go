@@ -14,6 +14,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/internal/loopback"
+	"github.com/idemspec/idemspec/internal/toolfault"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -32,13 +33,15 @@ type Options struct {
 type Side struct {
 	opts Options
 	ends *loopback.Endpoints
+	// Plan's FailNext answers the next n creates itself, without the
+	// server (client mode's 503 and 422); LoseAnswers drops the answer
+	// of every create and find call on stdio: the call runs, the agent
+	// never hears (over HTTP the fault proxy loses answers).
+	toolfault.Plan
 
 	mu         sync.Mutex
 	gen        *generation
 	log        []fakes.Arrival
-	failN      int
-	failStatus int
-	losing     bool
 	beforeNext func()
 	closed     bool
 }
@@ -114,24 +117,6 @@ func (s *Side) Requests() []fakes.Arrival {
 	return append([]fakes.Arrival(nil), s.log...)
 }
 
-// FailNext makes the side answer the next n creates itself, without the
-// server: a transient tool error for a 5xx status, a final refusal for
-// any other (client mode's 503 and 422). n = 0 clears it.
-func (s *Side) FailNext(n, status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failN, s.failStatus = n, status
-}
-
-// LoseAnswers, while on, drops the answer of every create and find call
-// on stdio: the call runs, the agent never hears. (Over HTTP the fault
-// proxy loses answers.)
-func (s *Side) LoseAnswers(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.losing = on
-}
-
 // BeforeCreate has f run once, when the next create call arrives, before
 // the server (or FailNext) answers it: over HTTP, client mode puts the
 // fault on the lane then, so it holds that call's answer and not the
@@ -154,15 +139,17 @@ func (s *Side) begin(c *call) (inject []byte) {
 	if before != nil {
 		before()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !c.isCreate || s.failN <= 0 {
+	if !c.isCreate {
 		return nil
 	}
-	s.failN--
-	inject = toolError(c.id, s.failStatus)
-	s.record(c, s.failStatus)
-	return inject
+	status, ok := s.Inject()
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record(c, status)
+	return toolError(c.id, status)
 }
 
 // end logs a call's answer and says whether to drop it.
@@ -170,13 +157,7 @@ func (s *Side) end(c *call, answer []byte) (drop bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.record(c, outcome(answer))
-	return s.losing
-}
-
-func (s *Side) dropping() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.losing
+	return s.Losing()
 }
 
 // record logs a call in the HTTP server's terms, as its status is: the

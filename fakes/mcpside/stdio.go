@@ -62,7 +62,7 @@ func (s *Side) serveRelay(conn net.Conn) {
 		line := append([]byte(nil), sc.Bytes()...)
 		if c := watched(line); c != nil {
 			if inject := s.begin(c); inject != nil {
-				if !s.dropping() {
+				if !s.Losing() {
 					write(inject)
 				}
 				continue

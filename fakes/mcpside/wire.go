@@ -5,12 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/idemspec/idemspec/fakes/mcpserver"
 	"github.com/idemspec/idemspec/harness/agent"
+	"github.com/idemspec/idemspec/internal/toolfault"
 )
 
 // message is the part of a JSON-RPC message the side reads.
@@ -96,16 +96,13 @@ func outcome(line []byte) int {
 }
 
 // toolError is the answer the side gives instead of the server: a tool
-// error, transient for a 5xx status and final otherwise.
+// error, transient for a 5xx status and final otherwise, marked so in
+// its structured content as the contract says (and as create_record's
+// declared outputSchema allows: mcpserver.RecordOutput).
 func toolError(id string, status int) []byte {
-	retryable := status >= 500
-	text := fmt.Sprintf("refused by idemspec (as a %d): final, do not retry this call", status)
-	if retryable {
-		text = fmt.Sprintf("unavailable (as a %d): nothing was done, the call may be retried", status)
-	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "result": map[string]any{
-		"content":           []map[string]any{{"type": "text", "text": text}},
-		"structuredContent": map[string]any{"error": text, agent.Retryable: retryable},
+		"content":           []map[string]any{{"type": "text", "text": "idemspec: " + toolfault.Text(status)}},
+		"structuredContent": toolfault.Structured(status),
 		"isError":           true,
 	}})
 	return bytes.TrimSpace(b)

@@ -1,8 +1,12 @@
 package mcpside
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
+
+	"github.com/idemspec/idemspec/fakes/mcpserver"
+	"github.com/idemspec/idemspec/internal/toolfault"
 )
 
 // A new key is C1's alone: the digest C2 compares leaves the key out,
@@ -36,6 +40,16 @@ func TestOutcome(t *testing.T) {
 	for _, status := range []int{http.StatusServiceUnavailable, http.StatusUnprocessableEntity} {
 		if got := outcome(toolError("7", status)); got != status {
 			t.Errorf("toolError(%d) reads as %d", status, got)
+		}
+		// And each is one the server could give: its structured content
+		// fits create_record's declared outputSchema.
+		var m struct {
+			Result struct {
+				StructuredContent map[string]any `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(toolError("7", status), &m); err != nil || !toolfault.Fits(mcpserver.RecordOutput, m.Result.StructuredContent) {
+			t.Errorf("toolError(%d)'s structured content %v does not fit create_record's outputSchema (%v)", status, m.Result.StructuredContent, err)
 		}
 	}
 }

@@ -24,7 +24,8 @@ type Call struct {
 	Answered bool
 	Err      string
 	// IsError, Retryable and Content are the answer: a tool error (and
-	// whether it said it may be retried), and what it carried.
+	// whether it said it may be retried, in its structured content, or,
+	// injected, whether the relay meant it so), and what it carried.
 	IsError, Retryable bool
 	Content            string
 	// Injected: the relay answered itself, the server never saw the

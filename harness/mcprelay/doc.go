@@ -8,7 +8,8 @@
 // On the way it records every call with its arguments and answer (the
 // answers it then drops included), and injects the faults client mode
 // aims per call: an answer of its own (a retryable or a final tool
-// error), an answer held and then dropped (calls to tools not declared
+// error, its text alone, as a real server's is: internal/toolfault), an
+// answer held and then dropped (calls to tools not declared
 // read-only), and a restart that ends every session. It judges nothing.
 // It listens on loopback only, never resends a call, and bounds every
 // hold.

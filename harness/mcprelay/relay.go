@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/idemspec/idemspec/internal/loopback"
+	"github.com/idemspec/idemspec/internal/toolfault"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
@@ -46,14 +47,15 @@ type Relay struct {
 	hold   time.Duration
 	server *sdk.Server
 	ends   *loopback.Endpoints
+	// Plan's FailNext and LoseAnswers aim at the calls Aim names: answer
+	// the next n itself, or hold the answers of those that ran until
+	// Restart drops them with every session (or the hold's bound does).
+	toolfault.Plan
 
-	mu       sync.Mutex
-	gen      *generation
-	log      []Call
-	aim      string
-	failN    int
-	failCode int
-	losing   bool
+	mu  sync.Mutex
+	gen *generation
+	log []Call
+	aim string
 }
 
 var errDropped = errors.New("the answer was dropped by idemspec's relay")
@@ -127,24 +129,6 @@ func (r *Relay) Aim(tool string) {
 	r.aim = tool
 }
 
-// FailNext answers the next n aimed calls itself, without the server: a
-// retryable tool error for a 5xx status, a final one for any other. n =
-// 0 clears it.
-func (r *Relay) FailNext(n, status int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failN, r.failCode = n, status
-}
-
-// LoseAnswers, while on, holds the answer of every aimed call once it is
-// known (the call ran), until Restart drops it with every session, or
-// the hold's bound does.
-func (r *Relay) LoseAnswers(on bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.losing = on
-}
-
 // Read calls a tool for idemspec itself (the oracle), not recorded.
 func (r *Relay) Read(ctx context.Context, tool string, args map[string]any) (mcp.Answer, error) {
 	s := r.up.Session()
@@ -172,9 +156,7 @@ func (r *Relay) Close() {
 // answers are dropped, stdio connections close, and HTTP sessions are
 // unknown to the next generation's handler.
 func (r *Relay) endSessions() {
-	r.mu.Lock()
-	r.losing = false
-	r.mu.Unlock()
+	r.LoseAnswers(false)
 	r.retire(r.current())
 }
 
@@ -219,24 +201,25 @@ func (r *Relay) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	c.Key, c.Hash = keyAndHash(req.Params.Arguments, r.keys[name])
 	r.mu.Lock()
 	aimed := r.aimed(name)
-	inject := 0
-	if aimed && r.failN > 0 {
-		r.failN--
-		inject = r.failCode
-	}
 	r.mu.Unlock()
+	inject, injecting := 0, false
+	if aimed {
+		inject, injecting = r.Inject()
+	}
 	var (
 		res *sdk.CallToolResult
 		err error
 	)
-	if inject != 0 {
-		res, c.Injected = injected(inject), true
+	if injecting {
+		res = injected(inject, r.tools[name].Declared)
+		c.answer(res, nil)
+		c.Injected, c.Retryable = true, toolfault.Retryable(inject)
 	} else {
 		res, err = r.forward(ctx, req.Params)
+		c.answer(res, err)
 	}
-	c.answer(res, err)
+	hold := aimed && r.Losing()
 	r.mu.Lock()
-	hold := aimed && r.losing
 	// A held answer is dropped whichever way the hold ends, so the record
 	// says so from the start: a hold cut at its bound ends the agent's
 	// session, and the agent may read the record before this handler
@@ -304,13 +287,24 @@ func content(res *sdk.CallToolResult) string {
 	return strings.Join(texts, "\n")
 }
 
-// injected is the relay's own answer: a tool error, retryable for a 5xx
-// status (the structured member agents read), final otherwise.
-func injected(status int) *sdk.CallToolResult {
-	retryable := status >= 500
-	return &sdk.CallToolResult{
-		IsError:           true,
-		Content:           []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("idemspec: this call failed (%d); the server did not run it", status)}},
-		StructuredContent: map[string]any{"retryable": retryable, "status": status},
+// injected is the relay's own answer, one the server could give: a
+// tool error with its text, saying whether the call may be made again,
+// and structured content saying so too (retryable) only where it fits
+// the tool's declared outputSchema. A client that validates structured
+// content against it (the MCP TypeScript SDK, once it has listed the
+// tools) would otherwise throw a protocol error the real server never
+// causes.
+func injected(status int, tool *sdk.Tool) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{
+		IsError: true,
+		Content: []sdk.Content{&sdk.TextContent{Text: "idemspec's relay: " + toolfault.Text(status) + " (the server did not run it)"}},
 	}
+	var schema any
+	if tool != nil {
+		schema = tool.OutputSchema
+	}
+	if sc := toolfault.Structured(status); toolfault.Fits(schema, sc) {
+		res.StructuredContent = sc
+	}
+	return res
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,21 +102,52 @@ func TestRelayForwardsAndRecords(t *testing.T) {
 	}
 }
 
-// FailNext answers the aimed tool's calls itself: a retryable tool error
-// the server never saw.
+// FailNext answers the aimed tool's calls itself, the server never
+// seeing them: a tool error as a real server's is, its text saying
+// whether the call may be made again (and its structured content, the
+// tool declaring no outputSchema); the record keeps 503 or 422.
 func TestRelayInjectsWithoutTheServer(t *testing.T) {
-	r, cs := relayed(t, 0)
-	r.Aim(mcpserver.ToolCreate)
-	r.FailNext(1, http.StatusServiceUnavailable)
-	res, err := createNote(cs, "k1")
-	if err != nil || !res.IsError || res.StructuredContent.(map[string]any)["retryable"] != true {
-		t.Fatalf("want a retryable tool error, got %v %+v", err, res)
+	for _, c := range []struct {
+		status int
+		says   string
+	}{{http.StatusServiceUnavailable, "may be retried"}, {http.StatusUnprocessableEntity, "do not retry"}} {
+		r, cs := relayed(t, 0)
+		r.Aim(mcpserver.ToolCreate)
+		r.FailNext(1, c.status)
+		res, err := createNote(cs, "k1")
+		sc, _ := res.StructuredContent.(map[string]any)
+		if err != nil || !res.IsError || sc["retryable"] != (c.status >= 500) {
+			t.Fatalf("%d: want a tool error saying whether it is retryable, got %v %+v", c.status, err, res)
+		}
+		if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, c.says) {
+			t.Errorf("%d: the tool error says %q, not %q", c.status, text, c.says)
+		}
+		if n := notes(t, r); n != 0 {
+			t.Errorf("the server made %d notes for an injected answer, want 0", n)
+		}
+		if call := r.Calls()[0]; !call.Injected || call.Status() != c.status {
+			t.Errorf("recorded %+v, want injected %d", call, c.status)
+		}
 	}
-	if n := notes(t, r); n != 0 {
-		t.Errorf("the server made %d notes for an injected answer, want 0", n)
-	}
-	if c := r.Calls()[0]; !c.Injected || c.Status() != http.StatusServiceUnavailable {
-		t.Errorf("recorded %+v, want injected 503", c)
+}
+
+// An injected answer is one the server could give: structured content
+// only where it fits the tool's declared outputSchema (the MCP TypeScript
+// SDK throws -32602 on one that does not, once it has listed the tools),
+// else its text alone.
+func TestInjectedFitsTheDeclaredOutputSchema(t *testing.T) {
+	var memory, records any // server-memory's create_entities; a schema that allows the members
+	json.Unmarshal([]byte(`{"type":"object","properties":{"entities":{"type":"array"}},"required":["entities"]}`), &memory)
+	json.Unmarshal([]byte(`{"type":"object","properties":{"id":{"type":"integer"},"error":{"type":"string"},"retryable":{"type":"boolean"}},"additionalProperties":false}`), &records)
+	for _, c := range []struct {
+		name       string
+		schema     any
+		structured bool
+	}{{"no outputSchema", nil, true}, {"one that allows them", records, true}, {"one they do not fit", memory, false}} {
+		res := injected(http.StatusServiceUnavailable, &sdk.Tool{OutputSchema: c.schema})
+		if (res.StructuredContent != nil) != c.structured || !res.IsError || len(res.Content) != 1 {
+			t.Errorf("%s: %+v, want structured content %t, and the text", c.name, res, c.structured)
+		}
 	}
 }
 

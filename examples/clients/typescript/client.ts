@@ -42,6 +42,12 @@
 // --new-key-per-attempt is the same agent with the bug an agent has when
 // it calls randomUUID() beside each call: a fresh key on every attempt
 // and none kept for a restart (idemspec fails it C1 and C6).
+//
+// --list-tools lists the server's tools on every new session, as an agent
+// that shows them to its model does: the SDK then validates each call's
+// structured content against the tool's declared outputSchema, and
+// throws (-32602) on one that does not fit, so every answer idemspec
+// injects must be one the server could give.
 import { randomUUID } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -75,6 +81,7 @@ const BUDGET = Number(setting("IDEMSPEC_ATTEMPT_BUDGET", "RECORDS_ATTEMPTS", "3"
 const TIMEOUT = Number(setting("IDEMSPEC_ATTEMPT_TIMEOUT_MS", "RECORDS_ATTEMPT_TIMEOUT_MS", "2000"));
 const DEADLINE = Date.now() + Number(setting("IDEMSPEC_DEADLINE_MS", "RECORDS_DEADLINE_MS", "10000"));
 const NEW_KEY_PER_ATTEMPT = process.argv.slice(2).includes("--new-key-per-attempt");
+const LIST_TOOLS = process.argv.slice(2).includes("--list-tools");
 
 // Operation is what outlives the process: final marks a refusal, which
 // a restart must not call again.
@@ -117,7 +124,8 @@ async function connect(): Promise<Client> {
     : new StdioClientTransport({ command: "/bin/sh", args: ["-c", COMMAND!], stderr: "inherit" });
   const client = new Client({ name: "idemspec-example-ts", version: "1.0.0" });
   await client.connect(transport, { timeout: remaining() });
-  session = client;
+  session = client; // kept before listing, so that drop() closes it if that fails
+  if (LIST_TOOLS) await client.listTools(undefined, { timeout: remaining() });
   return client;
 }
 
