@@ -119,6 +119,9 @@ func (l *lifecycle) cut(err error, doing string) error {
 func (l *lifecycle) adopt(t *targets.Target) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if t == l.redactor {
+		return
+	}
 	for _, s := range l.redactor.Secrets {
 		t.AddSecret(s)
 	}
