@@ -183,7 +183,7 @@ func TestGitHubExampleByHand(t *testing.T) {
 		}
 	}
 	reportDir := filepath.Join(dir, "idemspec-report")
-	for _, name := range []string{"report.json", "junit.xml", "report.md", "report.html"} {
+	for _, name := range []string{"report.json", "junit.xml", "report.md", "report.html", "report.sarif"} {
 		if _, err := os.Stat(filepath.Join(reportDir, name)); err != nil {
 			t.Errorf("the run left no %s: %v", name, err)
 		}
@@ -196,7 +196,7 @@ func TestGitHubExampleByHand(t *testing.T) {
 		t.Errorf("the step summary does not hold report.md (%v):\n%s", err, got)
 	}
 	for _, step := range uses {
-		for _, key := range []string{"path", "report_paths"} {
+		for _, key := range []string{"path", "report_paths", "sarif_file"} {
 			if p, ok := step.With[key]; ok {
 				if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 					t.Errorf("step %q: %s %q: %v", step.Name, key, p, err)
