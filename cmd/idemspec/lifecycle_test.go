@@ -19,9 +19,10 @@ import (
 
 // The run's lifecycle holds for every way into client mode from the
 // command's first instant: a signal while the target starts (--target)
-// or while the MCP server is connected (--mcp --target) stops what was
-// started (its process group, the sleep it started included), writes
-// the reports saying so, and exits 2, within seconds. Before, the
+// or while the MCP server is connected (--mcp --target), or --timeout
+// running out then, stops what was started (its process group, the
+// sleep it started included), writes the reports saying so, and exits
+// 2, within seconds. Before, the
 // handler was installed only once the checks began: the signal killed
 // idemspec at once and left the target running, with no report.
 func TestClientSignalDuringStartStopsTheTarget(t *testing.T) {
@@ -53,6 +54,17 @@ mcp:
 oracle: {tool: list_notes}
 `, pids))
 		}, []string{"--mcp", "--mcp-command-env", "AGENT_MCP_SERVER"}, syscall.SIGTERM, "interrupted by SIGTERM while connecting to the MCP server"},
+		{"target start, --timeout", func(pids string) string {
+			return writeFile(t, "never-healthy.yaml", fmt.Sprintf(`name: never-healthy
+base_url: http://127.0.0.1:{{.Port}}
+create: {path: /resources, body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}', id_field: id}
+oracle: {list: {path: '/resources?marker={{.Marker}}', items: items}}
+process:
+  command: /bin/sh
+  args: ["-c", "echo $$ >> %[1]s; sleep 6041 & echo $! >> %[1]s; wait"]
+  health: {path: /healthz, timeout: 60s}
+`, pids))
+		}, []string{"--base-url-env", "API_URL", "--timeout", "4s"}, nil, "the run's time limit (--timeout 4s) ran out while starting the target"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -84,8 +96,10 @@ oracle: {tool: list_notes}
 				}
 			}()
 			since := time.Now()
-			if err := cmd.Process.Signal(c.signal); err != nil {
-				t.Fatal(err)
+			if c.signal != nil {
+				if err := cmd.Process.Signal(c.signal); err != nil {
+					t.Fatal(err)
+				}
 			}
 			err := <-exited
 			if ctx.Err() != nil {
@@ -95,7 +109,7 @@ oracle: {tool: list_notes}
 			// well before shows the signal ended them (a bound for a
 			// loaded machine, not a stopwatch).
 			if took := time.Since(since); took > 30*time.Second {
-				t.Errorf("idemspec took %v to end after the signal", took)
+				t.Errorf("idemspec took %v to end after the signal or --timeout", took)
 			}
 			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
 				t.Errorf("exit %v, want 2\n%s", err, out.String())
