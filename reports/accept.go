@@ -99,9 +99,13 @@ func ParseAcceptances(name string, data []byte, operations []string) ([]Acceptan
 		return nil, &AcceptanceError{[]string{fmt.Sprintf("%s:%d: a list of entries (- check: S3, reason: ..., until: YYYY-MM-DD), not a %s", name, list.Line, kindName(list))}}
 	}
 	var out []Acceptance
-	var problems []string
+	type problem struct {
+		line int
+		text string
+	}
+	var problems []problem
 	bad := func(line int, field, format string, args ...any) {
-		problems = append(problems, fmt.Sprintf("%s:%d: %s: %s", name, line, field, fmt.Sprintf(format, args...)))
+		problems = append(problems, problem{line, fmt.Sprintf("%s:%d: %s: %s", name, line, field, fmt.Sprintf(format, args...))})
 	}
 	for i, n := range list.Content {
 		at := fmt.Sprintf("[%d]", i)
@@ -168,23 +172,14 @@ func ParseAcceptances(name string, data []byte, operations []string) ([]Acceptan
 		out = append(out, a)
 	}
 	if len(problems) > 0 {
-		slices.SortStableFunc(problems, func(a, b string) int { return lineOf(a) - lineOf(b) })
-		return nil, &AcceptanceError{problems}
+		slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
+		e := &AcceptanceError{}
+		for _, p := range problems {
+			e.Problems = append(e.Problems, p.text)
+		}
+		return nil, e
 	}
 	return out, nil
-}
-
-// lineOf reads the line back from a problem "file:line: ...".
-func lineOf(problem string) int {
-	_, rest, _ := strings.Cut(problem, ":")
-	n := 0
-	for _, r := range rest {
-		if r < '0' || r > '9' {
-			break
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n
 }
 
 func kindName(n *yaml.Node) string {

@@ -58,7 +58,7 @@ func verdictOf(r reports.Report, id string) reports.CheckResult {
 // run fails naming the entry; an entry whose check passes fails the run
 // as stale.
 func TestAcceptTurnsFindingsIntoAccepted(t *testing.T) {
-	r := syntheticReport() // S2 and S4 FAIL, K3 WARN, S1 PASS, T9 ERROR
+	r := syntheticReport()  // S2 and S4 FAIL, K3 WARN, S1 PASS, T9 ERROR
 	r.Checks = r.Checks[:5] // without the ERROR, so the exit code is the acceptance's
 	r = reports.New(r.Run, reports.Meta{Target: r.Target}, r.Checks)
 	list := acceptances(t, `
@@ -167,6 +167,15 @@ func TestWriteAcceptancesCoversEveryFinding(t *testing.T) {
 	}
 	if strings.Join(ids, ",") != "S2,S4,K3" {
 		t.Errorf("entries for %v, want the FAILs and the WARN: S2, S4, K3\n%s", ids, b)
+	}
+	// A finding already ACCEPTED keeps its own reason and date.
+	accepted := reports.Accept(r, "a.yaml", acceptances(t, "- check: S4\n  reason: PAY-2 own reason\n  until: 2027-03-01\n"), day)
+	b, err = reports.WriteAcceptances(accepted, "new reason", "2027-01-31")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := reports.ParseAcceptances("w.yaml", b, nil); err != nil || len(again) != 3 || again[1].Check != "S4" || again[1].Reason != "PAY-2 own reason" || again[1].Until != "2027-03-01" {
+		t.Errorf("an accepted finding's entry: %+v, %v\n%s", again, err, b)
 	}
 	if _, err := reports.WriteAcceptances(r, "", "2027-01-31"); err == nil {
 		t.Error("no reason: want an error")
