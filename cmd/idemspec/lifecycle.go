@@ -278,8 +278,8 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // watchPrograms follows every run of the program under test: one that
 // ends on its own before any request reached idemspec (sent, the count
 // of requests the subject has seen, did not move) is shown on the
-// terminal when the run ends (showSilent), its exit status and the end
-// of its stderr, for whatever the checks made of it.
+// terminal when the run ends with an ERROR (showSilent): its exit status
+// and the end of its stderr, the why of "no request came".
 func (l *lifecycle) watchPrograms(c *harness.Clients, sent func() int) {
 	c.Watch = func() func(*harness.ClientProcess) {
 		before := sent()

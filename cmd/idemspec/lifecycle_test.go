@@ -296,6 +296,11 @@ func TestProgramThatSendsNothingIsShown(t *testing.T) {
 			}
 		})
 	}
+	// A program that sends its create is not said to have sent nothing.
+	r := client(t, "--label-filter", "C1", "--cmd", binary+" agent")
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "before sending any request") {
+		t.Errorf("exit %d, want 0 and no word of a program that sent nothing:\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // notIn fails the test for each secret found in the output streams or

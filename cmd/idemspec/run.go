@@ -329,13 +329,16 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	// A program that sent nothing: how it ended, whatever the checks
-	// made of it (their reasons say no request came).
-	silent := stdout
-	if r.quiet {
-		silent = stderr
+	// A program that sent nothing: how it ended, under the ERRORs that
+	// say no request came. (A correct program run again after it
+	// finished may well send nothing: no ERROR, nothing to explain.)
+	if s.Error > 0 {
+		silent := stdout
+		if r.quiet {
+			silent = stderr
+		}
+		r.lc.showSilent(silent)
 	}
-	r.lc.showSilent(silent)
 	r.adoption.print(summary, rep)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(summary, "%d checks: %d pass, %d fail, %d warn, %d skip, %d error%s\n", s.Total, s.Pass, s.Fail, s.Warn, s.Skip, s.Error, warned(rep))
