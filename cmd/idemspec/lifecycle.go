@@ -57,7 +57,7 @@ type lifecycle struct {
 	// run learnt late (the wire's credentials).
 	settle []func()
 	// silent are the program's runs that ended on their own before any
-	// request reached idemspec (subject.sent did not move).
+	// request reached idemspec (the subject's count did not move).
 	silent []*harness.ClientProcess
 	runs   int
 }
