@@ -41,12 +41,12 @@ const collectFrom = 100
 // end within half that second of the burst's first connection.
 const BurstPatience = 500 * time.Millisecond
 
-// stallAfter is how long a body may wait in all, from its connection's
+// StallAfter is how long a body may wait in all, from its connection's
 // opening to its release, before its request is marked Stalled: later
 // than the waits allow by half their bound again (a busy machine), close
 // enough to the most impatient servers' second that a refusal of it may
 // be their read timeout's.
-const stallAfter = 3 * BurstPatience / 2
+const StallAfter = 3 * BurstPatience / 2
 
 // BurstSpec is one same-key burst.
 type BurstSpec struct {
@@ -191,7 +191,7 @@ func (e *Env) Burst(ctx context.Context, h *history.History, s BurstSpec) (histo
 			continue
 		}
 		c.released = time.Now()
-		c.x.Stalled = c.released.Sub(c.opened) > stallAfter
+		c.x.Stalled = c.released.Sub(c.opened) > StallAfter
 		if c.hold != nil {
 			c.hold.release()
 		} else {

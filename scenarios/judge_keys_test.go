@@ -423,13 +423,13 @@ func TestInFlightConflict(t *testing.T) {
 			// timeout may have cut them: a 400 is then idemspec's doing.
 			name: "refusals of bodies held too long",
 			rec:  burst(answer(1, "burst", 201, "r1"), stalledAnswer(2, 400), stalledAnswer(3, 409), conflict(4, "1")),
-			want: check.PASS, note: "2 answered 409 in flight (Retry-After: 1 ×2), 1 refused after idemspec held their bodies past 500ms",
+			want: check.PASS, note: "2 answered 409 in flight (Retry-After: 1 ×2), 1 refused after idemspec held their bodies past 750ms",
 		},
 		{
 			name:   "no refusal but of bodies held too long",
 			rec:    burst(answer(1, "burst", 201, "r1"), stalledAnswer(2, 400), stalledAnswer(3, 400)),
 			want:   check.SKIP,
-			reason: "2 refused after idemspec held their bodies past 500ms on a busy machine (a server's read timeout may have cut them: not judged), so no in-flight answer came to judge",
+			reason: "2 refused after idemspec held their bodies past 750ms on a busy machine (a server's read timeout may have cut them: not judged), so no in-flight answer came to judge",
 		},
 		{
 			name:   "a Retry-After that does not parse",

@@ -164,7 +164,7 @@ func InFlightConflict(rec InFlightRecord) (check.Verdict, []string) {
 
 // stalledRefusals says why refusals of stalled requests were not judged.
 func stalledRefusals(n int) string {
-	return fmt.Sprintf("%d refused after idemspec held their bodies past %s on a busy machine (a server's read timeout may have cut them: not judged)", n, harness.BurstPatience)
+	return fmt.Sprintf("%d refused after idemspec held their bodies past %s on a busy machine (a server's read timeout may have cut them: not judged)", n, harness.StallAfter)
 }
 
 // executedAgain says how same-key requests executed more than once (2xx

@@ -54,8 +54,8 @@ type Exchange struct {
 	// first given (a reused one the target had closed while it was
 	// idle), so it was sent on a new connection: this is that send.
 	Resent bool `json:"resent,omitempty"`
-	// Stalled: a burst request whose body idemspec held longer than some
-	// servers wait for one (well past harness.BurstPatience after its
+	// Stalled: a burst request whose body idemspec held nearly as long
+	// as some servers wait for one (harness.StallAfter after its
 	// connection opened, on a busy machine): a refusal of it may be the
 	// server's read timeout cutting the body, not its answer to the
 	// request.
