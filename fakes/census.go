@@ -3,15 +3,12 @@ package fakes
 import (
 	"context"
 	"database/sql"
+
+	"github.com/idemspec/idemspec/harness/upstream"
 )
 
 // Owned is one resource as the server's database holds it.
-type Owned struct {
-	ID, Tenant string
-	// Parent is the resource an event was appended to ("" for a
-	// top-level resource).
-	Parent string
-}
+type Owned = upstream.Owned
 
 // Census lists every resource carrying marker, of every tenant,
 // top-level ones and events alike, from the database itself. Client

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/idemspec/idemspec/harness/upstream"
 )
 
 // A hold is client mode's failpoint for a step of a multi-step job: the
@@ -20,15 +22,7 @@ import (
 // harness acts on the signal, never on a timer.
 
 // Hold says which request to stop, and when.
-type Hold struct {
-	// Method and Path match the request: Path is a path.Match pattern
-	// ("/resources/*/events").
-	Method, Path string
-	// After stops the request once the server has done its work and
-	// committed it, before the answer leaves; otherwise it stops on
-	// arrival, before the server does anything.
-	After bool
-}
+type Hold = upstream.Hold
 
 // Held is an armed hold.
 type Held struct {
@@ -108,8 +102,8 @@ func (h *Held) Index() int {
 }
 
 // Hold arms h in the current generation: the next request it matches
-// stops there.
-func (in *Instance) Hold(h Hold) *Held {
+// stops there. It answers the interface client mode holds it by.
+func (in *Instance) Hold(h Hold) upstream.Held {
 	if s := in.current(); s != nil {
 		return s.Hold(h)
 	}

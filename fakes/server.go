@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/fakes/mutant"
+	"github.com/idemspec/idemspec/harness/upstream"
 )
 
 // Options configures a fake server.
@@ -135,20 +136,7 @@ type Server struct {
 }
 
 // Arrival is one create request as the server saw it.
-type Arrival struct {
-	At     time.Time
-	Key    string
-	Tenant string
-	Hash   string
-	Status int
-	// Method and Path are the request's: the create path, or a look-up's
-	// (which is how a client's reconciliation shows in the log), or a
-	// step of a multi-step job.
-	Method, Path string
-	// Dropped: a hold (Hold) dropped the request on arrival, before the
-	// server did anything with it.
-	Dropped bool
-}
+type Arrival = upstream.Arrival
 
 // Open creates the server and its database.
 func Open(opts Options) (*Server, error) {
@@ -393,27 +381,15 @@ func tenantOf(r *http.Request) string {
 }
 
 // public is the tenant of a request without credentials.
-const public = "public"
+const public = upstream.Public
 
 // TenantCredentials are the headers that reach tenant's keys and
-// resources: its bearer token, none for the public tenant. Client mode
-// reads a client's resources through them, whichever token it sent.
-func TenantCredentials(tenant string) http.Header {
-	if tenant == public || tenant == "" {
-		return http.Header{}
-	}
-	return http.Header{"Authorization": {"Bearer " + tenant}}
-}
+// resources (upstream.TenantCredentials).
+func TenantCredentials(tenant string) http.Header { return upstream.TenantCredentials(tenant) }
 
-// TenantName names a tenant in reports without its token: "public", or
-// "token sha256:" and the first eight hex digits of the token's digest
-// (printf %s TOKEN | sha256sum).
-func TenantName(tenant string) string {
-	if tenant == public || tenant == "" {
-		return public
-	}
-	return "token sha256:" + digest([]byte(tenant))[:8]
-}
+// TenantName names a tenant in reports without its token
+// (upstream.TenantName).
+func TenantName(tenant string) string { return upstream.TenantName(tenant) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

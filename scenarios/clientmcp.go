@@ -6,29 +6,23 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/idemspec/idemspec/fakes"
-	"github.com/idemspec/idemspec/fakes/mcpserver"
-	"github.com/idemspec/idemspec/fakes/mcpside"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/agent"
+	"github.com/idemspec/idemspec/harness/upstream"
 )
 
 // ClientServer is the server side of a one-create trial: the log the
 // checks judge, and creates it fails on request. The reference HTTP
-// server (fakes.Instance), or over MCP the side that serves the
-// reference MCP server (mcpside.Side, whose log names the tool as the
-// path).
-type ClientServer interface {
-	Requests() []fakes.Arrival
-	FailNext(n, status int)
-}
+// server, or over MCP the side that serves the reference MCP server
+// (whose log names the tool as the path).
+type ClientServer = upstream.Log
 
 // requests is the server's log, with every bearer token in it made a
 // secret of the run's target: the log keeps a token only as its tenant,
 // and a client that also prints it (or sends it in a body) has it
 // redacted from the reports, the logs and the terminal, as a ${VAR}
 // of --cmd is.
-func (ce *ClientEnv) requests() []fakes.Arrival {
+func (ce *ClientEnv) requests() []upstream.Arrival {
 	log := ce.server().Requests()
 	for _, a := range log {
 		ce.Env.Target.AddSecret(a.Tenant)
@@ -69,7 +63,7 @@ func (ce *ClientEnv) answerer() string {
 // (over stdio the side drops it, over HTTP the lane does) and then the
 // server restarts, so the client's next call meets a new session.
 type ClientMCP struct {
-	Side *mcpside.Side
+	Side upstream.MCPSide
 	// Command is what the client runs to start the server over stdio
 	// (IDEMSPEC_MCP_COMMAND); "" serves streamable HTTP on the faulty
 	// lane instead.
@@ -81,18 +75,18 @@ func (m *ClientMCP) server() ClientServer { return m.Side }
 // adapt makes a trial's create the create tool and its look-up the find
 // tool (the log's paths).
 func (m *ClientMCP) adapt(t *trial) {
-	t.in.CreatePath, t.in.LookupPath = mcpserver.ToolCreateRecord, mcpserver.ToolFindRecord
+	t.in.CreatePath, t.in.LookupPath = upstream.ToolCreateRecord, upstream.ToolFindRecord
 	transport := "stdio, through idemspec's proxy"
 	if m.Command == "" {
 		transport = "streamable HTTP, on the fault proxy's lane"
 	}
-	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("over MCP (%s): creates are %s calls, look-ups %s calls", transport, mcpserver.ToolCreateRecord, mcpserver.ToolFindRecord))
+	t.ev.Notes = append(t.ev.Notes, fmt.Sprintf("over MCP (%s): creates are %s calls, look-ups %s calls", transport, upstream.ToolCreateRecord, upstream.ToolFindRecord))
 }
 
 // environ is the contract's environment over MCP for the trial.
 func (m *ClientMCP) environ(t *trial) []string {
-	tools := agent.MCP{Command: m.Command, CreateTool: mcpserver.ToolCreateRecord, FindTool: mcpserver.ToolFindRecord,
-		KeyArg: mcpserver.KeyArgument, Arguments: t.in.Payload}
+	tools := agent.MCP{Command: m.Command, CreateTool: upstream.ToolCreateRecord, FindTool: upstream.ToolFindRecord,
+		KeyArg: upstream.KeyArgument, Arguments: t.in.Payload}
 	if m.Command == "" {
 		tools.URL = "http://" + t.ce.Env.Faulty.Addr + "/mcp"
 	}

@@ -12,9 +12,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/mcprelay"
+	"github.com/idemspec/idemspec/harness/upstream"
 	"github.com/idemspec/idemspec/targets"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
@@ -57,15 +57,15 @@ func (m *TargetMCP) server() ClientServer { return m }
 
 // Requests is the relay's log in the server log's terms: the tool is the
 // path, a call of a tool not declared read-only a POST, a read a GET.
-func (m *TargetMCP) Requests() []fakes.Arrival {
+func (m *TargetMCP) Requests() []upstream.Arrival {
 	calls := m.Relay.Calls()
-	out := make([]fakes.Arrival, len(calls))
+	out := make([]upstream.Arrival, len(calls))
 	for i, c := range calls {
 		method := http.MethodPost
 		if c.ReadOnly {
 			method = http.MethodGet
 		}
-		out[i] = fakes.Arrival{At: c.At, Method: method, Path: c.Tool, Key: c.Key, Hash: c.Hash, Status: c.Status()}
+		out[i] = upstream.Arrival{At: c.At, Method: method, Path: c.Tool, Key: c.Key, Hash: c.Hash, Status: c.Status()}
 	}
 	return out
 }

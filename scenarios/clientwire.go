@@ -11,9 +11,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/upstream"
 	"github.com/idemspec/idemspec/harness/wire"
 	"github.com/idemspec/idemspec/targets"
 )
@@ -71,10 +71,10 @@ const settleLimit = wire.DefaultHoldLimit + wire.DefaultForwardLimit
 
 // Requests is the wire as the reference server's log would show it (the
 // ClientServer a trial reads its offset from).
-func (w *ClientWire) Requests() []fakes.Arrival {
-	var out []fakes.Arrival
+func (w *ClientWire) Requests() []upstream.Arrival {
+	var out []upstream.Arrival
 	for _, x := range w.Interposer.Record().Exchanges() {
-		out = append(out, fakes.Arrival{At: x.Start, Key: x.Key, Hash: x.PayloadHash, Status: x.Status, Method: x.Method, Path: x.Path})
+		out = append(out, upstream.Arrival{At: x.Start, Key: x.Key, Hash: x.PayloadHash, Status: x.Status, Method: x.Method, Path: x.Path})
 	}
 	return out
 }

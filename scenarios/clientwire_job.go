@@ -16,7 +16,7 @@ import (
 // through the interposer as they do at the reference server's holds.
 
 // heldRequest is a request held on its way (at the reference server,
-// fakes.Held, or at the interposer, wireHold) until idemspec lets it go.
+// upstream.Held, or at the interposer, wireHold) until idemspec lets it go.
 type heldRequest interface {
 	Arrived() <-chan struct{}
 	// Release lets it go: delivered, or dropped (its answer lost after

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/upstream"
 	"github.com/idemspec/idemspec/harness/wire"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // The workflow shape's trials (idemspec client --workflow): the program
@@ -22,7 +23,7 @@ import (
 // agent's: upload a cover (PUT, idempotent by its path), create the
 // record (keyed), attach it to a campaign (keyed, an action on the
 // record), read the link back. Each W check aims its faults at steps
-// through the server's holds (fakes.Hold), so a fault lands on the step
+// through the server's holds (upstream.Hold), so a fault lands on the step
 // it means whatever the timing, and judges the log, the program's exits
 // and the server's database.
 
@@ -49,7 +50,7 @@ func jobSteps(e *harness.Env, marker string) ([]agent.Step, error) {
 		return nil, err
 	}
 	link := fmt.Sprintf(`{"marker":%q,"campaign":"spring-launch"}`, marker)
-	if e.Target.Key.In == fakes.KeyInBody {
+	if e.Target.Key.In == targets.KeyInBody {
 		link = fmt.Sprintf(`{"marker":%q,"campaign":"spring-launch",%q:%q}`, marker, e.Target.Key.Name, agent.KeySlot)
 	}
 	lookup := strings.ReplaceAll(e.Target.LookupPath, "{{.Key}}", "{key}")
@@ -86,7 +87,7 @@ func (t *trial) hold(step string, after bool) heldRequest {
 	}
 	for _, s := range t.job.steps {
 		if s.Name == step {
-			h := t.ce.Server.Hold(fakes.Hold{Method: s.Method, Path: stepPattern(s), After: after})
+			h := t.ce.Server.Hold(upstream.Hold{Method: s.Method, Path: stepPattern(s), After: after})
 			t.holds = append(t.holds, h)
 			return h
 		}
@@ -325,7 +326,7 @@ func (t *trial) judgeJob(ctx context.Context) (JobTrial, error) {
 			step = stepLink
 		}
 		jt.Created[step] = append(jt.Created[step], o.ID)
-		reading.IDs = append(reading.IDs, fmt.Sprintf("%s (%s, tenant %s)", o.ID, step, fakes.TenantName(o.Tenant)))
+		reading.IDs = append(reading.IDs, fmt.Sprintf("%s (%s, tenant %s)", o.ID, step, upstream.TenantName(o.Tenant)))
 	}
 	t.ev.Readings = append(t.ev.Readings, reading)
 	t.jobRec = &jt
@@ -334,8 +335,8 @@ func (t *trial) judgeJob(ctx context.Context) (JobTrial, error) {
 
 // jobRequest is the server's log entry i as a request of the job: a
 // look-up, or a send of the step its method and path match.
-func (t *trial) jobRequest(i int, a fakes.Arrival) JobRequest {
-	r := JobRequest{Seq: i - t.offset + 1, Run: t.runOf(i), Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Status: a.Status, Lost: t.lost[i] && !a.Dropped, Dropped: a.Dropped, Method: a.Method, Path: a.Path}
+func (t *trial) jobRequest(i int, a upstream.Arrival) JobRequest {
+	r := JobRequest{Seq: i - t.offset + 1, Run: t.runOf(i), Key: a.Key, Tenant: upstream.TenantName(a.Tenant), Status: a.Status, Lost: t.lost[i] && !a.Dropped, Dropped: a.Dropped, Method: a.Method, Path: a.Path}
 	if ok, _ := path.Match(strings.ReplaceAll(t.in.LookupPath, "{key}", "*"), a.Path); ok && a.Method == http.MethodGet {
 		r.Kind = "lookup"
 		return r

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/idemspec/idemspec/harness/upstream"
 )
 
 // The tools client mode serves to an agent under test (Options.Records):
@@ -14,10 +16,10 @@ import (
 // what a key made. They are not part of the audited reference, whose
 // verdicts are designed tool by tool.
 const (
-	ToolCreateRecord = "create_record" // a create keyed by idempotency_key
-	ToolFindRecord   = "find_record"   // read-only: the record a key made, if any
+	ToolCreateRecord = upstream.ToolCreateRecord // a create keyed by idempotency_key
+	ToolFindRecord   = upstream.ToolFindRecord   // read-only: the record a key made, if any
 	// KeyArgument is the create's idempotency key argument.
-	KeyArgument = "idempotency_key"
+	KeyArgument = upstream.KeyArgument
 )
 
 // Record is one record made by create_record.

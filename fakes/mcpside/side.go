@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/fakes/mcpserver"
+	"github.com/idemspec/idemspec/harness/upstream"
 	"github.com/idemspec/idemspec/internal/loopback"
 	"github.com/idemspec/idemspec/internal/toolfault"
 	"github.com/idemspec/idemspec/targets"
@@ -108,6 +109,9 @@ func (g *generation) end() {
 
 // Restart restarts the server: every session ends, every record stays.
 func (s *Side) Restart() error { return s.next() }
+
+// The side is the upstream client mode's MCP checks judge.
+var _ upstream.MCPSide = (*Side)(nil)
 
 // Requests is every create and find call so far, in the order their
 // answers came (an injected tool error's at once); Path is the tool.
