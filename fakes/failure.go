@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // FailHeader makes a fake fail a create on purpose, so the harness can
@@ -14,7 +16,7 @@ import (
 // failure strikes after the resource row was written inside the work
 // transaction and before the commit, as a dependency outage would: the
 // reference rolls it back, so the failed attempt takes no effect.
-const FailHeader = "X-Idemspec-Fail"
+const FailHeader = targets.ReferenceFailHeader
 
 type failureKey struct{}
 

@@ -5,18 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/idemspec/idemspec/targets"
 )
 
 // Where a fake reads its key (Options.KeyIn).
 const (
-	KeyInHeader = "header" // Options.KeyHeader, Idempotency-Key by default
-	KeyInBody   = "body"   // the JSON body's top-level KeyField
-	KeyInQuery  = "query"  // the query parameter KeyField
+	KeyInHeader = targets.KeyInHeader // Options.KeyHeader, Idempotency-Key by default
+	KeyInBody   = targets.KeyInBody   // the JSON body's top-level KeyField
+	KeyInQuery  = targets.KeyInQuery  // the query parameter KeyField
 )
 
 // KeyField is the body field or query parameter a fake reads its key
 // from when it is not in a header, as Square names its body key.
-const KeyField = "idempotency_key"
+const KeyField = targets.ReferenceKeyField
 
 // carriedKeys are the key values a create request carries where the
 // server reads its key: every key header, every key parameter, or the

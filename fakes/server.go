@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/upstream"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // Options configures a fake server.
@@ -89,8 +90,8 @@ type Options struct {
 // Defaults for Options fields left zero.
 const (
 	DefaultDelay             = 20 * time.Millisecond
-	DefaultInProgressTimeout = 2 * time.Second
-	DefaultKeyHeader         = "Idempotency-Key"
+	DefaultInProgressTimeout = targets.ReferenceInProgressTimeout
+	DefaultKeyHeader         = targets.ReferenceKeyHeader
 	// ArrivalHeader carries the time (Unix nanoseconds) at which the
 	// server had the whole request, so the harness can measure how
 	// tightly a burst really arrived.

@@ -2,11 +2,9 @@ package fakes
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/idemspec/idemspec/targets"
@@ -171,39 +169,8 @@ func conventionOf(p targets.Profile) *Convention {
 	}
 }
 
-// DescribeTarget describes the API every fake serves, at baseURL. It is
-// also the shape of the example target file for `idemspec serve`.
+// DescribeTarget describes the API every fake serves, at baseURL: the
+// reference API (targets.DescribeReference).
 func DescribeTarget(baseURL, name string) *targets.Target {
-	u, err := url.Parse(baseURL)
-	if err != nil {
-		panic(err) // baseURL comes from a listener this process opened
-	}
-	t := &targets.Target{
-		Name:    name,
-		Source:  name,
-		BaseURL: u,
-		Create: targets.Create{
-			Method:      http.MethodPost,
-			Path:        "/resources",
-			ContentType: "application/json",
-			IDField:     "id",
-			Body:        template.Must(template.New("body").Parse(`{"marker":"{{.Marker}}","amount":{{.Variant}}}`)),
-		},
-		Key:               targets.Key{In: targets.KeyInHeader, Name: DefaultKeyHeader, Format: targets.FormatUUID, Declared: true, Required: true},
-		Headers:           http.Header{},
-		LookupPath:        "/idempotency-keys/{{.Key}}",
-		LookupIDField:     "resource_id",
-		Reconcile:         targets.ReconcileLookup,
-		Profile:           targets.StandardProfile(),
-		FailTrigger:       &targets.FailTrigger{Header: FailHeader, Value: "503"},
-		InProgressTimeout: DefaultInProgressTimeout,
-		// The fakes scope keys by bearer token: two tokens are two tenants.
-		Tenants: []targets.Tenant{
-			{Name: "tenant-a", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-a"}}},
-			{Name: "tenant-b", Headers: http.Header{"Authorization": {"Bearer idemspec-tenant-b"}}},
-		},
-	}
-	t.Oracle = targets.NewListOracle(t, `/resources?marker={{.Marker}}`, "items", "id")
-	t.Direct = t.NewDirectClient()
-	return t
+	return targets.DescribeReference(baseURL, name)
 }

@@ -13,15 +13,7 @@ import (
 // KeyInBody or KeyInQuery): the key's place in t, and for a body key,
 // the create body with the key's field. The fakes name a body key and a
 // key parameter as Square names its body key.
-func DescribeKeyIn(t *targets.Target, in string) {
-	switch in {
-	case KeyInBody:
-		t.Key.In, t.Key.Name = targets.KeyInBody, KeyField
-		t.Create.Body = template.Must(template.New("body").Parse(`{"marker":"{{.Marker}}","amount":{{.Variant}},"` + KeyField + `":"{{.Key}}"}`))
-	case KeyInQuery:
-		t.Key.In, t.Key.Name = targets.KeyInQuery, KeyField
-	}
-}
+func DescribeKeyIn(t *targets.Target, in string) { targets.ReferenceKeyIn(t, in) }
 
 // describeAction describes the fakes' action on a parent instead of their
 // create: each marker's setup creates a resource, and the operation

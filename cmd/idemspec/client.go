@@ -44,7 +44,7 @@ func clientCommand(fs *pflag.FlagSet) body {
 	fs.DurationVar(&f.deadline, "deadline", 5*time.Second, "the client must exit within this; it is killed at the deadline plus --slack")
 	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", time.Second, "the bound on one request suggested to the client")
 	fs.DurationVar(&f.slack, "slack", time.Second, "start-up and scheduling time allowed past the deadline")
-	fs.StringVar(&f.keyIn, "key-in", fakes.KeyInHeader, "where the reference server takes the key: header, body or query")
+	fs.StringVar(&f.keyIn, "key-in", targets.KeyInHeader, "where the reference server takes the key: header, body or query")
 	fs.BoolVar(&f.workflow, "workflow", false, "give the command a job of several steps (upload, record, link, read) instead of one create, and judge it by "+scenarios.Span(scenarios.WorkflowGroup))
 	f.mcp.register(fs)
 	f.target.register(fs)
@@ -90,7 +90,7 @@ func (f *clientFlags) validate() error {
 		return fmt.Errorf("--cmd is required: the client command to judge")
 	case f.deadline <= 0 || f.attemptTimeout <= 0 || f.slack < 0:
 		return fmt.Errorf("--deadline and --attempt-timeout must be positive, --slack not negative")
-	case f.keyIn != fakes.KeyInHeader && f.keyIn != fakes.KeyInBody && f.keyIn != fakes.KeyInQuery:
+	case f.keyIn != targets.KeyInHeader && f.keyIn != targets.KeyInBody && f.keyIn != targets.KeyInQuery:
 		return fmt.Errorf("--key-in %q: must be header, body or query", f.keyIn)
 	case f.attemptTimeout > f.deadline:
 		return fmt.Errorf("--attempt-timeout %v is longer than --deadline %v", f.attemptTimeout, f.deadline)
@@ -105,8 +105,8 @@ func (f *clientFlags) execute(l *lifecycle, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	target := fakes.DescribeTarget(server.URL, "reference server (client mode)")
-	fakes.DescribeKeyIn(target, f.keyIn)
+	target := targets.DescribeReference(server.URL, "reference server (client mode)")
+	targets.ReferenceKeyIn(target, f.keyIn)
 	target.Lifecycle = server
 	defer target.Close()
 	l.adopt(target)

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/fakes/mcpside"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
 )
 
 // mcpClientFlags are client mode's over MCP: the same checks, judged on
@@ -71,7 +71,7 @@ func (f *clientFlags) executeMCP(l *lifecycle, stdout, stderr io.Writer) int {
 	// The lanes front the server's HTTP endpoint; the oracle reads its
 	// state, and there is nothing to clean: the server lives and dies
 	// with this run.
-	target := fakes.DescribeTarget(strings.TrimSuffix(side.URL(), "/mcp"), "reference MCP server (client mode)")
+	target := targets.DescribeReference(strings.TrimSuffix(side.URL(), "/mcp"), "reference MCP server (client mode)")
 	target.Oracle, target.Cleanup = side, nil
 	env, err := harness.New(target, harness.DefaultSettings())
 	if err != nil {

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/mcprelay"
 	"github.com/idemspec/idemspec/scenarios"
+	"github.com/idemspec/idemspec/targets"
 	"github.com/idemspec/idemspec/targets/mcp"
 )
 
@@ -104,7 +104,7 @@ func (f *clientFlags) executeMCPTarget(l *lifecycle, stdout, stderr io.Writer) i
 	// The checks run on the relay, not on lanes: the described target
 	// only carries the run's name and secrets, and says whether a look-up
 	// is offered (a tool declared read-only).
-	target := fakes.DescribeTarget(strings.TrimSuffix(relay.URL(), "/mcp"), name)
+	target := targets.DescribeReference(strings.TrimSuffix(relay.URL(), "/mcp"), name)
 	target.Cleanup, target.LookupPath = nil, ""
 	for _, t := range tools {
 		if t.ReadOnly {
