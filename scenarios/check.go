@@ -24,10 +24,12 @@ type Check = check.Check[subject, *targets.Target, Planning]
 // check). Each gathers the evidence its check's report shows.
 type subject interface{ evidence() *check.Evidence }
 
-// onEnv is a server check's subject: the Env it drives, the history it
-// records and the evidence it gathers besides.
+// onEnv is a server check's subject: the Env it drives, the run's
+// inputs (seed, tuning), the history it records and the evidence it
+// gathers besides.
 type onEnv struct {
 	e  *harness.Env
+	in Inputs
 	h  *history.History
 	ev *check.Evidence
 }
@@ -41,6 +43,15 @@ func serverRun(f func(ctx context.Context, e *harness.Env, h *history.History, e
 	return func(ctx context.Context, s subject) (check.Verdict, error) {
 		on := s.(*onEnv)
 		return f(ctx, on.e, on.h, on.ev)
+	}
+}
+
+// serverRunWith is the Run of a server check that draws from the run's
+// seed or is tuned: f gets the run's Inputs beside the Env.
+func serverRunWith(f func(ctx context.Context, in Inputs, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error)) func(context.Context, subject) (check.Verdict, error) {
+	return func(ctx context.Context, s subject) (check.Verdict, error) {
+		on := s.(*onEnv)
+		return f(ctx, on.in, on.e, on.h, on.ev)
 	}
 }
 

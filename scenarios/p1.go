@@ -18,6 +18,6 @@ var P1 = check.Define(Check{
 	Stimulus: "Runs random sequences of creates, retries, changed payloads, lost answers, bursts, restarts and crashes over a few keys, and shrinks a failing one.",
 	Proof:    "A model of what each sequence may have done, checked against every answer and the oracle's count; a failure shows the shortest sequence and the command that replays it.",
 	Plan:     propertyPlan(""),
-	Run:      serverRun(propertySpec("P1")),
+	Run:      serverRunWith(propertySpec("P1")),
 	Timeout:  propertyTimeout,
 })

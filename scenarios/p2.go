@@ -14,6 +14,6 @@ var P2 = check.Define(Check{
 	Stimulus: "The random sequences of P1.",
 	Proof:    "The statuses and replays along the sequences, compared with the profile's.",
 	Plan:     propertyPlan("P1"),
-	Run:      serverRun(propertySpec("P2")),
+	Run:      serverRunWith(propertySpec("P2")),
 	Timeout:  propertyTimeout,
 })

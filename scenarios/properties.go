@@ -1,11 +1,10 @@
 package scenarios
 
 import (
-	. "github.com/onsi/ginkgo/v2"
-
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/idemspec/idemspec/harness"
@@ -18,43 +17,42 @@ import (
 // were asked for; at the defaults it takes seconds.
 const propertyTimeout = 30 * time.Minute
 
-// sharedSearch is the run's one property search, which both property
-// specs share (the suite holds it).
+// sharedSearch is the property search on one Env, which both property
+// specs share (the runner makes one per Env and hands it to both in
+// their Inputs): the first to run makes it, the other reads it.
 type sharedSearch struct {
-	env *harness.Env
-	res property.Results
-	err error
+	sync.Mutex
+	done bool
+	res  property.Results
+	err  error
 	// by is the check whose spec ran the search, in took.
 	by   string
 	took time.Duration
 }
 
-// propertySpec is a property check's spec body: the first of P1 and P2 to
-// run makes the run's one search; the other reads its result.
-func propertySpec(id string) func(context.Context, *harness.Env, *history.History, *check.Evidence) (check.Verdict, error) {
-	return func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-		suite.Lock()
-		if suite.search == nil {
-			suite.search = map[*harness.Env]*sharedSearch{}
-		}
-		searched := suite.search[e]
-		if searched == nil {
-			searched = &sharedSearch{}
-			suite.search[e] = searched
-			cfg := suite.opts.Property
-			cfg.Seed = uint64(GinkgoRandomSeed())
-			cfg.Log = GinkgoWriter
-			if o := suite.opts.Observer; o != nil {
+// propertySpec is a property check's run: the first of P1 and P2 to run
+// makes the Env's one search, from the run's seed and property
+// configuration; the other reads its result.
+func propertySpec(id string) func(context.Context, Inputs, *harness.Env, *history.History, *check.Evidence) (check.Verdict, error) {
+	return func(ctx context.Context, in Inputs, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+		searched := in.search
+		searched.Lock()
+		if !searched.done {
+			searched.done = true
+			cfg := in.Property
+			cfg.Seed = in.Seed
+			cfg.Log = in.Log
+			if o := in.Observer; o != nil {
 				cfg.Progress = func(p property.Progress) { o.Searching(p.String()) }
 			}
-			searched.env, searched.by = e, id
+			searched.by = id
 			start := time.Now()
 			searched.res, searched.err = property.Search(ctx, e, cfg)
 			searched.took = time.Since(start)
 		}
 		res, err := searched.res, searched.err
 		by, took := searched.by, searched.took
-		suite.Unlock()
+		searched.Unlock()
 		if err != nil {
 			return check.Verdict{}, err
 		}

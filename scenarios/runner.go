@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -16,7 +17,43 @@ import (
 
 // The runner: it makes the Ginkgo specs from the registry, keeps what
 // each concluded as a value, and hands the run back as results that
-// package reports takes as they are.
+// package reports takes as they are. It is the checks' Ginkgo front end:
+// the one place that holds the run in package state, because Ginkgo
+// registers the specs when the package loads; each check's run is
+// handed its subject and the run's Inputs as values.
+
+// suite is the one run the specs serve: what they drive is set here
+// before RunSpecs (Use, UseClient), and what they concluded is kept here
+// until Results.
+var suite struct {
+	sync.Mutex
+	env    *harness.Env
+	opts   Options
+	client *ClientEnv // client mode
+	// verdicts are what the specs concluded, as values; outcome is the
+	// run as the runner hands it back once the suite has ended.
+	verdicts Verdicts
+	outcome  Outcome
+	// selected says which checks the label filter selected (set when
+	// the suite begins).
+	selected func(id string) bool
+}
+
+// Use sets the harness the specs drive and the run's options, whose
+// Seed the caller hands Ginkgo too (SuiteConfig.RandomSeed). Call it
+// before RunSpecs.
+func Use(e *harness.Env, o Options) {
+	suite.Lock()
+	defer suite.Unlock()
+	suite.env, suite.opts = e, o
+	suite.verdicts = Verdicts{}
+}
+
+func current() (*harness.Env, Options) {
+	suite.Lock()
+	defer suite.Unlock()
+	return suite.env, suite.opts
+}
 
 // The specs: one Describe per group, so Ginkgo randomises the groups'
 // order with the seed, and one It per check, from the registry. A target
@@ -32,6 +69,9 @@ var _ = Describe("idemspec", func() {
 	}
 	e, o := current()
 	tree := func(e *harness.Env) {
+		// Each Env's checks share one property search (P1 and P2).
+		in := o.inputs()
+		in.search, in.Log = &sharedSearch{}, GinkgoWriter
 		for _, g := range groups {
 			Describe(g, func() {
 				for _, c := range Checks() {
@@ -47,7 +87,7 @@ var _ = Describe("idemspec", func() {
 						if c.Plan == nil {
 							panic("check " + c.ID + ": a server check needs a Plan")
 						}
-						run = serverSpec(c, e)
+						run = serverSpec(c, e, in)
 					}
 					key := SpecKey{Operation: operationOf(e), Check: c.ID}
 					It(c.Title, labels(c.Entry(), key.Operation), SpecTimeout(timeout), func(ctx SpecContext) {

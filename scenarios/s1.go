@@ -19,17 +19,17 @@ var S1 = check.Define(Check{
 	Stimulus: "Sends the same request, one key and the same bytes, several times in sequence (--repeats) on the clean lane.",
 	Proof:    "The oracle's count of resources carrying the request's marker (exactly one) and the id in every 2xx answer (all the same).",
 	Plan:     func(p Planning) check.Plan { n := p.Tuning.Repeats + 1; return check.Plan{Requests: n, MaxRequests: n} },
-	Run:      serverRun(oneResource),
+	Run:      serverRunWith(oneResource),
 })
 
 // S1: the same request, sent again and again in sequence.
-func oneResource(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+func oneResource(ctx context.Context, in Inputs, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
 	key, marker := e.NewKey(), e.NewMarker("S1")
 	body, err := e.Body(marker, "100")
 	if err != nil {
 		return check.Verdict{}, err
 	}
-	for i := 1; i <= tuning().Repeats; i++ {
+	for i := 1; i <= in.Tuning.Repeats; i++ {
 		e.Send(ctx, h, harness.Attempt{Step: fmt.Sprintf("send %d", i), Lane: e.Clean, Key: key, Body: body})
 	}
 	r, err := reading(ctx, e, ev, marker, "after the sends")

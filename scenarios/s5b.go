@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	. "github.com/onsi/ginkgo/v2"
-
 	"context"
 	"errors"
 	"fmt"
@@ -36,19 +34,19 @@ var S5b = check.Define(Check{
 		return check.Plan{Requests: 4, MaxRequests: 2 + crashTries + harness.MaxSettleAttempts, MaxMarkers: crashTries,
 			Restarts: 1, Faults: []string{"crash (SIGKILL) mid-request"}}
 	},
-	Run: serverRun(crashMidRequest),
+	Run: serverRunWith(crashMidRequest),
 })
 
 // S5b: kill the target while a create is being processed, start it
 // again, then retry with the same key and bytes until the answer is no
 // longer "in flight" or the in-progress timeout has surely passed.
-func crashMidRequest(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+func crashMidRequest(ctx context.Context, in Inputs, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
 	timeout := e.Target.InProgressTimeout
 	// A timeout longer than any wait may be (24h is common) is not
 	// waited out: the retries show for a while that the key is blocked,
 	// and the verdict says what that means.
 	capped := e.BlockedTooLong()
-	rng := crashRand()
+	rng := crashRand(in.Seed)
 	var (
 		marker, missed string
 		send           harness.Attempt
@@ -120,10 +118,10 @@ const crashTries = 3
 // few retries (a second apart at most) to show that the key is blocked.
 const blockedProbe = 3 * time.Second
 
-// crashRand draws the crash delay from the suite's seed, so a run's
+// crashRand draws the crash delay from the run's seed, so a run's
 // crash point is reproducible with --seed.
-func crashRand() *rand.Rand {
-	return rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0x55b))
+func crashRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x55b))
 }
 
 // CrashRecord is what S5b observed: the request in flight when the target

@@ -36,7 +36,7 @@ var S6 = check.Define(Check{
 		return check.Plan{Requests: 2 * per, MaxRequests: 2*landingTries*per + commitPolls(p.Settings),
 			Faults: []string{harness.Blackhole{}.Name() + ", then " + harness.ResponseLoss{}.Name() + " on the faulty lane while the reference client retries"}}
 	},
-	Run: serverRun(boundedRetries),
+	Run: serverRunWith(boundedRetries),
 })
 
 // persistentFault is one fault S6 holds on the faulty lane while the
@@ -51,7 +51,7 @@ type persistentFault struct {
 	lands bool
 }
 
-func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+func boundedRetries(ctx context.Context, in Inputs, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
 	dir, err := os.MkdirTemp("", "idemspec-s6-")
 	if err != nil {
 		return check.Verdict{}, fmt.Errorf("journal directory: %w", err)
@@ -67,7 +67,7 @@ func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev 
 		{fault: harness.ResponseLoss{}, reads: true, lands: true},
 	}
 	for _, f := range faults {
-		op, err := retryThrough(ctx, e, h, ev, dir, f)
+		op, err := retryThrough(ctx, e, h, ev, dir, f, in.Tuning.Retry)
 		if err != nil {
 			return check.Verdict{}, err
 		}
@@ -84,17 +84,17 @@ func boundedRetries(ctx context.Context, e *harness.Env, h *history.History, ev 
 // target committed" would go untested.
 const landingTries = 3
 
-// retryThrough runs one operation under f, clears f, and resumes the
-// operation in a new client over the same journal, as a restarted
-// process would.
-func retryThrough(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, dir string, f persistentFault) (RetryOp, error) {
+// retryThrough runs one operation under f with the reference client's
+// policy, clears f, and resumes the operation in a new client over the
+// same journal, as a restarted process would.
+func retryThrough(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, dir string, f persistentFault, policy retry.Policy) (RetryOp, error) {
 	what := "the client's creates"
 	if f.reads {
 		what = "every request of the client"
 	}
 	ev.Faults = append(ev.Faults, fmt.Sprintf("%s on the faulty lane for %s until the budget or the deadline", f.fault.Name(), what))
 	for try := 1; ; try++ {
-		op, s, err := underFault(ctx, e, h, dir, f)
+		op, s, err := underFault(ctx, e, h, dir, f, policy)
 		if err != nil {
 			return op, err
 		}
@@ -110,7 +110,7 @@ func retryThrough(ctx context.Context, e *harness.Env, h *history.History, ev *c
 				ev.Notes = append(ev.Notes, note+"; a longer --retry-timeout may help")
 			}
 		}
-		s.phase, s.label, s.policy = "resumed", op.Name+", resumed", resumePolicy(e.Settings)
+		s.phase, s.label, s.policy = "resumed", op.Name+", resumed", resumePolicy(e.Settings, policy)
 		if _, op.Resumed, err = runClient(ctx, e, h, s); err != nil {
 			return op, err
 		}
@@ -121,9 +121,9 @@ func retryThrough(ctx context.Context, e *harness.Env, h *history.History, ev *c
 	}
 }
 
-// underFault runs a new operation while f is on the faulty lane, and
-// returns it with the spec to resume it by.
-func underFault(ctx context.Context, e *harness.Env, h *history.History, dir string, f persistentFault) (RetryOp, clientSpec, error) {
+// underFault runs a new operation with policy while f is on the faulty
+// lane, and returns it with the spec to resume it by.
+func underFault(ctx context.Context, e *harness.Env, h *history.History, dir string, f persistentFault, policy retry.Policy) (RetryOp, clientSpec, error) {
 	marker := e.NewMarker("S6")
 	op := RetryOp{Name: f.fault.Name(), Fault: f.fault.Name()}
 	body, err := e.Body(marker, "100")
@@ -140,7 +140,7 @@ func underFault(ctx context.Context, e *harness.Env, h *history.History, dir str
 	}
 	DeferCleanup(remove)
 	defer remove()
-	s.phase, s.label, s.policy = "under the fault", op.Name, tuning().Retry
+	s.phase, s.label, s.policy = "under the fault", op.Name, policy
 	op.Key, op.Faulted, err = runClient(ctx, e, h, s)
 	return op, s, err
 }
@@ -190,11 +190,12 @@ func runClient(ctx context.Context, e *harness.Env, h *history.History, s client
 	}, nil
 }
 
-// resumePolicy is the restarted client's: the same attempt budget, but
-// ordinary request timeouts, since the fault is gone and the target may
-// be slow, and room to wait out a key the target still has in progress.
-func resumePolicy(s harness.Settings) retry.Policy {
-	p := tuning().Retry
+// resumePolicy is the restarted client's, from the policy it ran under
+// the fault: the same attempt budget, but ordinary request timeouts,
+// since the fault is gone and the target may be slow, and room to wait
+// out a key the target still has in progress.
+func resumePolicy(s harness.Settings, faulted retry.Policy) retry.Policy {
+	p := faulted
 	p.AttemptTimeout = s.RequestTimeout
 	p.MaxLookups = max(p.MaxAttempts, 10)
 	p.BaseBackoff, p.MaxBackoff = 100*time.Millisecond, time.Second

@@ -38,7 +38,10 @@ func TestScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	scenarios.Use(env, scenarios.Options{Observer: console.New(os.Stdout, console.Options{}), Property: property.Config{
+	// -ginkgo.seed is the run's one seed: Ginkgo orders the specs by it,
+	// and the checks draw from it.
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	scenarios.Use(env, scenarios.Options{Observer: console.New(os.Stdout, console.Options{}), Seed: uint64(suiteConfig.RandomSeed), Property: property.Config{
 		// Lighter than the defaults: `make test` runs this under the race
 		// detector, which slows the fake's SQLite tenfold. The CLI tests
 		// run the property at its defaults against every fake.
@@ -47,5 +50,5 @@ func TestScenarios(t *testing.T) {
 			return fmt.Sprintf("IDEMSPEC_TARGET=%s go test ./scenarios -run TestScenarios -ginkgo.label-filter=property -ginkgo.seed=%d", ref, seed)
 		},
 	}})
-	RunSpecs(t, "idemspec scenarios")
+	RunSpecs(t, "idemspec scenarios", suiteConfig, reporterConfig)
 }

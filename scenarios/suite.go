@@ -3,8 +3,8 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -39,6 +39,38 @@ type Options struct {
 	// Shard is the slice of the suite this run runs (nil: all of it);
 	// the specs of the other shards' checks are not even defined.
 	Shard *reports.Shard
+	// Seed is the run's random seed (--seed, or the clock's): S5b's
+	// crash point and the properties' sequences are drawn from it. The
+	// front end hands Ginkgo the same seed, which orders the checks by
+	// it and stores it in the report, so one seed replays them all.
+	Seed uint64
+}
+
+// Inputs are what the runner hands each server check's run beside its
+// Env, made once from the run's Options: the seed every draw comes from,
+// how the checks are tuned, how hard the properties search. A check reads
+// them here, never from Ginkgo or the package, so a reader can follow
+// the seed from --seed to S5b's crash point and the properties' draws.
+type Inputs struct {
+	Seed     uint64
+	Tuning   Tuning // DefaultTuning where Options left it zero
+	Property property.Config
+	// Observer follows the property search (nil: nobody watches); Log
+	// takes the search's lines (Ginkgo's log in a run).
+	Observer Observer
+	Log      io.Writer
+	// search is the properties' one search on this Env, which P1 and
+	// P2 share.
+	search *sharedSearch
+}
+
+// inputs are the checks' Inputs for a run with options o.
+func (o Options) inputs() Inputs {
+	tu := o.Tuning
+	if tu.Repeats == 0 {
+		tu = DefaultTuning()
+	}
+	return Inputs{Seed: o.Seed, Tuning: tu, Property: o.Property, Observer: o.Observer, Log: io.Discard}
 }
 
 // ClientGroup is the group, and so the label, of the client checks, and
@@ -88,40 +120,6 @@ func inMode(r types.SpecReport, o Options) bool {
 	return o.shows(c.Group)
 }
 
-// suite is the one run the specs serve. Ginkgo registers the specs when
-// the package loads, so what they drive is set here before RunSpecs (Use,
-// UseClient) and read by each spec; it is the package's only state.
-var suite struct {
-	sync.Mutex
-	env    *harness.Env
-	opts   Options
-	client *ClientEnv // client mode
-	// search is the properties' one search per operation, which P1 and
-	// P2 share.
-	search map[*harness.Env]*sharedSearch
-	// verdicts are what the specs concluded, as values; outcome is the
-	// run as the runner hands it back once the suite has ended.
-	verdicts Verdicts
-	outcome  Outcome
-	// selected says which checks the label filter selected (set when
-	// the suite begins).
-	selected func(id string) bool
-}
-
-// Use sets the harness the specs drive. Call it before RunSpecs.
-func Use(e *harness.Env, o Options) {
-	suite.Lock()
-	defer suite.Unlock()
-	suite.env, suite.opts = e, o
-	suite.verdicts = Verdicts{}
-}
-
-func current() (*harness.Env, Options) {
-	suite.Lock()
-	defer suite.Unlock()
-	return suite.env, suite.opts
-}
-
 // labels tags a spec with its check's ID, level and group, so
 // --label-filter can pick "S4", "MUST" or "core", and with its
 // operation's name (operation:NAME) when the target file names them.
@@ -149,10 +147,14 @@ func operationLabelOf(labels []string) string {
 // the Env and a history, and returns the verdict and evidence; errors
 // become ERROR verdicts, and a target the check cannot run against a
 // SKIP with the check's one reason.
-func serverSpec(c *Check, e *harness.Env) func(SpecContext) check.Result {
+func serverSpec(c *Check, e *harness.Env, in Inputs) func(SpecContext) check.Result {
 	return func(ctx SpecContext) check.Result {
 		if e == nil {
 			Fail("scenarios.Use was not called: no target")
+		}
+		if in.Seed == 0 {
+			// Ginkgo's seed is never 0: the front end handed none.
+			Fail("scenarios.Use was given no Options.Seed: the checks' draws would not replay from the report's seed")
 		}
 		if why := c.Skips(e.Target); why != "" {
 			return check.Result{Verdict: check.Skip(c.ID, why)}
@@ -160,7 +162,7 @@ func serverSpec(c *Check, e *harness.Env) func(SpecContext) check.Result {
 		h := &history.History{}
 		var ev check.Evidence
 		start, refused := time.Now(), e.Refused()
-		v, err := c.Run(ctx, &onEnv{e: e, h: h, ev: &ev})
+		v, err := c.Run(ctx, &onEnv{e: e, in: in, h: h, ev: &ev})
 		e.ClearFaults()
 		if err != nil {
 			v = check.Errored(c.ID, err)

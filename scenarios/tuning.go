@@ -35,12 +35,3 @@ func DefaultTuning() Tuning {
 		},
 	}
 }
-
-// tuning is the run's Tuning, defaults where Options left it zero.
-func tuning() Tuning {
-	_, o := current()
-	if o.Tuning.Repeats == 0 {
-		return DefaultTuning()
-	}
-	return o.Tuning
-}

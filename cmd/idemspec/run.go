@@ -262,6 +262,10 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	if t := r.lc.remaining(); t > 0 {
 		suiteConfig.Timeout = t // --timeout bounds the command, start-up included
 	}
+	// The run's one seed: --seed, or Ginkgo's from the clock. Ginkgo
+	// orders the checks by it and the report stores it; the checks draw
+	// from it (S5b's crash point, the properties' sequences) through
+	// scenarios.Options.Seed.
 	if r.seed != 0 {
 		suiteConfig.RandomSeed = r.seed
 	}
@@ -280,7 +284,7 @@ func runSuite(r suiteRun, stdout, stderr io.Writer) int {
 	view.Live = view.Live && !r.verbose // Ginkgo's stream would break into the status line
 	shown := console.New(progress, view)
 	defer shown.Close()
-	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Workflow: r.workflow, Property: r.property, Tuning: r.tuning, Shard: r.shard})
+	scenarios.Use(env, scenarios.Options{Observer: shown, Strict: r.strict, Client: r.client, Workflow: r.workflow, Property: r.property, Tuning: r.tuning, Shard: r.shard, Seed: uint64(suiteConfig.RandomSeed)})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 
 	fmt.Fprintf(stdout, "idemspec %s: %s through Toxiproxy (run %s, seed %d)\n",
