@@ -141,8 +141,13 @@ var serverMutants = asMutantsOf(OfServer, []mutant.Mutant{
 		Change: func(s *Server) {
 			key := s.steps.key
 			s.steps.key = func(r *http.Request, body []byte) string {
-				if r.URL.RawQuery != "" {
-					return key(r, body) + "?" + r.URL.RawQuery
+				// The key's own parameter (key_in=query) is not part of
+				// the scope: a request with no other parameter keeps its
+				// plain key, as its crash point expects.
+				q := r.URL.Query()
+				q.Del(KeyField)
+				if len(q) > 0 {
+					return key(r, body) + "?" + q.Encode()
 				}
 				return key(r, body)
 			}
