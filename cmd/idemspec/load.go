@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -23,7 +24,7 @@ func (e errLoadAbandoned) Error() string { return e.cause }
 func loadTarget(ctx context.Context, name string, timeout time.Duration) (*targets.Target, error) {
 	done := make(chan loaded, 1)
 	go func() {
-		t, err := fakes.LoadTarget(name)
+		t, err := fakename.Load(name)
 		done <- loaded{t, toMCP(err)}
 	}()
 	timer := time.NewTimer(timeout)
@@ -33,6 +34,11 @@ func loadTarget(ctx context.Context, name string, timeout time.Duration) (*targe
 		return l.t, l.err
 	case <-ctx.Done():
 		go closeLate(done)
+		// The lifecycle's ctx carries --timeout too: it and the timer
+		// below end together, and its cause says which it was.
+		if errors.As(context.Cause(ctx), new(errTimeLimit)) {
+			return nil, errLoadAbandoned{fmt.Sprintf("loading %s took longer than --timeout %s: nothing was sent", name, timeout)}
+		}
 		return nil, errLoadAbandoned{fmt.Sprintf("interrupted while loading %s: nothing was sent", name)}
 	case <-timer.C:
 		go closeLate(done)
