@@ -27,9 +27,11 @@
 // matrix tests run the harness against every one and hold it to those
 // entries.
 //
-// A fake:NAME target is resolved here (StartTarget): the fake started on
+// A fake:NAME target is started here (StartTarget): the fake started on
 // a loopback port and described as a targets.Target, its instance the
-// target's lifecycle. Package targets knows nothing of the fakes.
+// target's lifecycle. The product reaches it through internal/fakename,
+// where fake: names resolve; client mode holds the reference server as
+// an upstream.Server. Package targets knows nothing of the fakes.
 //
 // Nothing here knows about the harness engine or the checks: the server
 // is an ordinary HTTP server, and the client imports only the retry

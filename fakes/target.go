@@ -15,7 +15,8 @@ const TargetPrefix = "fake:"
 
 // LoadTarget builds a target from a reference: "fake:NAME[?...]" starts
 // a built-in fake in this process (StartTarget); anything else is a
-// target file (targets.LoadFile).
+// target file (targets.LoadFile). The tests' shortcut: the product
+// resolves a reference through internal/fakename.
 func LoadTarget(ref string) (*targets.Target, error) {
 	if strings.HasPrefix(ref, TargetPrefix) {
 		return StartTarget(ref)

@@ -14,10 +14,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/agent"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/harness/upstream"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -29,7 +29,7 @@ type ClientEnv struct {
 	Env *harness.Env
 	// Server is the reference server behind the lanes: its request log
 	// is what the checks judge, and it fails creates on request.
-	Server *fakes.Instance
+	Server upstream.Server
 	// MCP is set when the client reaches a server over MCP: the
 	// reference MCP server (ClientMCP, clientmcp.go) or a real one
 	// through idemspec's relay (TargetMCP, clienttarget_mcp.go); its
@@ -385,7 +385,7 @@ func (t *trial) judge(ctx context.Context) (ClientTrial, error) {
 			continue // not part of the one-create contract (a read of the resource, say)
 		}
 		t.rec.Requests = append(t.rec.Requests, check.ServerRequest{
-			Seq: i + 1, Kind: kind, Key: a.Key, Tenant: fakes.TenantName(a.Tenant), Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
+			Seq: i + 1, Kind: kind, Key: a.Key, Tenant: upstream.TenantName(a.Tenant), Hash: a.Hash, Status: a.Status, At: a.At, Lost: t.lost[t.offset+i],
 		})
 	}
 	if s, ok := t.ce.MCP.(settler); ok {
@@ -410,13 +410,13 @@ func (t *trial) census(ctx context.Context, tenants []string) (int, error) {
 	}
 	total := 0
 	for _, tn := range tenants {
-		as := targets.AsTenant(ctx, targets.Tenant{Name: fakes.TenantName(tn), Headers: fakes.TenantCredentials(tn)})
+		as := targets.AsTenant(ctx, targets.Tenant{Name: upstream.TenantName(tn), Headers: upstream.TenantCredentials(tn)})
 		obs, err := t.ce.Env.Observe(as, t.in.Marker)
 		if err != nil {
-			return 0, fmt.Errorf("tenant %s: %w", fakes.TenantName(tn), err)
+			return 0, fmt.Errorf("tenant %s: %w", upstream.TenantName(tn), err)
 		}
 		total += obs.Count
-		t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(t.in.Marker, "after the client, in tenant "+fakes.TenantName(tn), obs))
+		t.ev.Readings = append(t.ev.Readings, t.ce.Env.Reading(t.in.Marker, "after the client, in tenant "+upstream.TenantName(tn), obs))
 	}
 	return total, nil
 }

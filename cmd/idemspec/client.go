@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
@@ -101,13 +101,10 @@ func (f *clientFlags) validate() error {
 }
 
 func (f *clientFlags) execute(l *lifecycle, stdout, stderr io.Writer) int {
-	server, err := fakes.Start(fakes.Options{KeyIn: f.keyIn}, "127.0.0.1:0")
+	target, server, err := fakename.Reference(f.keyIn)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	target := targets.DescribeReference(server.URL, "reference server (client mode)")
-	targets.ReferenceKeyIn(target, f.keyIn)
-	target.Lifecycle = server
 	defer target.Close()
 	l.adopt(target)
 	env, err := harness.New(target, harness.DefaultSettings())

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/idemspec/idemspec/fakes/mcpside"
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/scenarios"
-	"github.com/idemspec/idemspec/targets"
 )
 
 // mcpClientFlags are client mode's over MCP: the same checks, judged on
@@ -63,16 +61,14 @@ func (f *clientFlags) executeMCP(l *lifecycle, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer os.RemoveAll(state)
-	side, err := mcpside.Start(mcpside.Options{Dir: state})
+	// The lanes front the server's HTTP endpoint; the oracle reads its
+	// state, and there is nothing to clean: the server lives and dies
+	// with this run.
+	target, side, err := fakename.ReferenceMCP(state)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer side.Close()
-	// The lanes front the server's HTTP endpoint; the oracle reads its
-	// state, and there is nothing to clean: the server lives and dies
-	// with this run.
-	target := targets.DescribeReference(strings.TrimSuffix(side.URL(), "/mcp"), "reference MCP server (client mode)")
-	target.Oracle, target.Cleanup = side, nil
 	env, err := harness.New(target, harness.DefaultSettings())
 	if err != nil {
 		return fail(stderr, err)

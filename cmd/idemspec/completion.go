@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -40,11 +41,7 @@ func completeTarget(_ *cobra.Command, _ []string, prefix string) ([]cobra.Comple
 	if !strings.HasPrefix(prefix, "f") {
 		return nil, cobra.ShellCompDirectiveDefault // a file
 	}
-	names := []string{fakes.TargetPrefix + fakes.Reference}
-	for _, m := range fakes.MutantsOf(fakes.OfServer) {
-		names = append(names, fakes.TargetPrefix+m.Name)
-	}
-	return matching(names, prefix), cobra.ShellCompDirectiveDefault
+	return matching(fakename.Names(), prefix), cobra.ShellCompDirectiveDefault
 }
 
 // completeClientBugs offers the reference client's mutants.
@@ -74,7 +71,7 @@ func completeCheckIDs(_ *cobra.Command, _ []string, prefix string) ([]cobra.Comp
 // (nothing when it names none, a fake, or a file that does not load).
 func completeOperations(cmd *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	file, _ := cmd.Flags().GetString("target")
-	if file == "" || strings.HasPrefix(file, fakes.TargetPrefix) {
+	if file == "" || fakename.Is(file) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	data, err := os.ReadFile(file)

@@ -8,12 +8,11 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/reports"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/targets"
@@ -91,7 +90,7 @@ func (f *runFlags) notRun(l *lifecycle, t *targets.Target, runID string, cause e
 		for _, o := range t.Operations {
 			meta.Operations = append(meta.Operations, o.Operation)
 		}
-	case !strings.HasPrefix(f.target, fakes.TargetPrefix):
+	case !fakename.Is(f.target):
 		if s, ok := targets.SketchFile(f.target); ok {
 			meta.Target = reports.Target{Name: s.Name, Source: f.target, BaseURL: s.BaseURL}
 		}
@@ -109,7 +108,7 @@ func reportTarget(t *targets.Target) reports.Target {
 		Name: t.Name, Source: t.Source, BaseURL: t.BaseURL.String(),
 		Profile: t.Profile.Name, Oracle: t.Oracle.Kind(), OracleEvidence: targets.EvidenceOf(t),
 	}
-	if !strings.HasPrefix(t.Source, fakes.TargetPrefix) {
+	if !fakename.Is(t.Source) {
 		if b, err := os.ReadFile(t.Source); err == nil {
 			r.Digest = fmt.Sprintf("%x", sha256.Sum256(b))
 		}

@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/retry"
 	"github.com/idemspec/idemspec/harness/retry/state"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/targets"
 )
 
@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // create runs the operation to an end state.
 func create(ctx context.Context, o options, stderr io.Writer) (retry.Result, error) {
-	t, err := fakes.LoadTarget(o.target)
+	t, err := fakename.Load(o.target)
 	if err != nil {
 		return retry.Result{}, err
 	}

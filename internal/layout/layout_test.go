@@ -1,7 +1,10 @@
 package layout_test
 
 import (
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +67,7 @@ func deps(t *testing.T, pkg string) []string {
 // format, the oracles, how to reach a target) and is read by the harness
 // and the fakes; it depends on no harness package (not even the retrying
 // client's helpers) and on no fake: a fake:NAME is resolved by package
-// fakes, so reading a target file pulls in neither SQLite nor the MCP SDK.
+// fakename, so reading a target file pulls in neither SQLite nor the MCP SDK.
 func TestTargetsKnowNoEngine(t *testing.T) {
 	for _, pkg := range []string{"targets", "targets/mcp"} {
 		for _, dep := range deps(t, pkg) {
@@ -88,6 +91,69 @@ func TestPropertySearchKnowsNoGinkgo(t *testing.T) {
 	for _, dep := range deps(t, "scenarios/property") {
 		if strings.HasPrefix(dep, "github.com/onsi/") || dep == module+"scenarios" {
 			t.Errorf("scenarios/property depends on %s", dep)
+		}
+	}
+}
+
+// resolvers are the packages that may name the fakes: package fakename,
+// where a fake: name resolves and client mode's reference upstreams
+// start, and the binary, which links it, `idemspec serve` and `idemspec
+// agent` (the reference programs). The example programs load a target
+// through fakename too. Everything else holds a targets.Target or an
+// upstream interface, never a fakes type.
+var resolvers = []string{"internal/fakename", "cmd/idemspec", "examples/"}
+
+// TestOnlyTheResolverNamesTheFakes: no production package but the
+// resolvers depends on a fakes package, so the product runs against a
+// real API without the reference server, its mutants or their SQLite.
+func TestOnlyTheResolverNamesTheFakes(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{if .GoFiles}}{{.ImportPath}}{{end}}", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, dep := range strings.Fields(string(out)) {
+		pkg, _ := strings.CutPrefix(dep, module)
+		if isFakes(pkg) || slices.ContainsFunc(resolvers, func(r string) bool { return pkg == r || strings.HasSuffix(r, "/") && strings.HasPrefix(pkg, r) }) {
+			continue
+		}
+		checked++
+		for _, d := range deps(t, pkg) {
+			if own, ok := strings.CutPrefix(d, module); ok && isFakes(own) {
+				t.Errorf("%s depends on %s: only %v may name the fakes", pkg, d, resolvers)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d packages: go list found too few", checked)
+	}
+}
+
+func isFakes(pkg string) bool { return pkg == "fakes" || strings.HasPrefix(pkg, "fakes/") }
+
+// TestTheBinaryNamesTheFakesInFewFiles: inside the binary, only the
+// commands that are the fakes (`idemspec serve`, `idemspec agent`) and
+// those that list them (list, conformance, explain, completion) import a
+// fakes package; a run, client mode and every report reach a fake
+// through package fakename alone.
+func TestTheBinaryNamesTheFakesInFewFiles(t *testing.T) {
+	allowed := []string{"serve.go", "serve_mcp.go", "agent.go", "agent_mcp.go", "list.go", "conformance.go", "explain.go", "completion.go"}
+	files, err := filepath.Glob("../../cmd/idemspec/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files in cmd/idemspec: %v", err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") || slices.Contains(allowed, filepath.Base(path)) {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if own, ok := strings.CutPrefix(strings.Trim(imp.Path.Value, `"`), module); ok && isFakes(own) {
+				t.Errorf("cmd/idemspec/%s imports %s: reach the fakes through internal/fakename", filepath.Base(path), own)
+			}
 		}
 	}
 }
