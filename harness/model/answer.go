@@ -60,7 +60,16 @@ func (m *Model) Answer(a Answer) []Finding {
 		return nil // refused: nothing created
 	case a.Triggered && s >= 500:
 		// Failed before taking effect: the target stored the failure
-		// for the key, or released it for a fresh retry.
+		// for the key, or released it for a fresh retry. A key found
+		// held (a mismatch refused, a look-up) where no resource showed
+		// may have been held by a claim a restart abandoned: if this
+		// attempt carries that claim's payload, it may have taken the
+		// claim over and failed, and the key may be free again. (A
+		// retry with another payload meets the claim as a mismatch.)
+		if !k.free && !k.exists && k.abandoned[a.Payload] {
+			k.free = true
+			clear(k.abandoned)
+		}
 		if k.free {
 			k.failed[a.Payload] = s
 		}

@@ -68,6 +68,11 @@ type key struct {
 	// durable: the key was answered with a success before the target
 	// restarted (see Model.Restarted).
 	durable bool
+	// abandoned holds the payloads whose attempt may have been in flight,
+	// without having taken effect, when the target restarted: its claim
+	// may be abandoned, so a retry may take it over, fail, and free the
+	// key (see Answer), though a refusal or a look-up found it held.
+	abandoned map[string]bool
 }
 
 // New starts a model in which every key is unbound.
@@ -78,7 +83,7 @@ func New(c Convention) *Model {
 func (m *Model) key(name string) *key {
 	k, ok := m.keys[name]
 	if !ok {
-		k = &key{name: name, free: true, bound: map[string]bool{}, failed: map[string]int{}}
+		k = &key{name: name, free: true, bound: map[string]bool{}, failed: map[string]int{}, abandoned: map[string]bool{}}
 		m.keys[name] = k
 	}
 	return k
@@ -105,10 +110,19 @@ func (m *Model) Twin(of, name string) {
 // before that answer, and no request with it can be in flight across a
 // restart: from now on a settled "in flight" answer for it means the
 // record was lost, and is judged at once (Durable), not waited out.
+//
+// An attempt whose answer was lost, with no resource shown for its key,
+// may have been cut before it took effect (a crash, a restart that does
+// not drain): its claim is abandoned until a retry takes it over.
 func (m *Model) Restarted() {
 	for _, k := range m.keys {
 		if k.original != nil {
 			k.durable = true
+		}
+		if !k.exists {
+			for p := range k.bound {
+				k.abandoned[p] = true
+			}
 		}
 	}
 }

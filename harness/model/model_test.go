@@ -206,6 +206,17 @@ func TestCheck(t *testing.T) {
 			events: []model.Event{lost("k1", "100"), {Restart: true}, inBurst("k1", "100", 409, ""), answer("k1", "100", 201, "r1"), final("k1", "r1")}},
 		{name: "a mismatch refused with the in-flight status, after a restart",
 			events: []model.Event{answer("k1", "100", 201, "r1"), {Restart: true}, answer("k1", "200", 409, ""), answer("k1", "100", 201, "r1"), final("k1", "r1")}},
+		// A crash abandons the claim of a request that had not taken
+		// effect; another payload is refused while the claim holds the
+		// key; a retry takes the expired claim over and is made to fail,
+		// and the target releases the key (as with any failure it does
+		// not keep): the other payload may take it now.
+		{name: "a take-over of a claim the crash abandoned, made to fail, frees the key for another payload",
+			events: []model.Event{lost("k1", "100"), {Restart: true}, answer("k1", "200", 422, ""), failing("k1", "100", 503),
+				answer("k1", "200", 201, "r1"), oracle("k1", "r1"), answer("k1", "100", 422, ""), final("k1", "r1")}},
+		{name: "a take-over of a claim the crash abandoned, made to fail, after a look-up found the key",
+			events: []model.Event{lost("k1", "100"), {Restart: true}, lookup("k1", 200), failing("k1", "100", 503),
+				answer("k1", "200", 201, "r1"), final("k1", "r1")}},
 		{name: "brandur: the ambiguous status for another payload after a restart",
 			conv:   brandur,
 			events: []model.Event{answer("k1", "100", 201, "r1"), {Restart: true}, answer("k1", "200", 409, ""), final("k1", "r1")}},
@@ -245,6 +256,14 @@ func TestCheck(t *testing.T) {
 			want:   []string{"MUST k1: a success carried another resource id than the key's", "MUST k1: more than one resource"}},
 		{name: "ignore-payload: another payload replays the first answer",
 			events: []model.Event{answer("k1", "100", 201, "r1"), answer("k1", "200", 201, "r1")},
+			want:   []string{"MUST k1: a reused key with another payload was accepted"}},
+		// Without a restart nothing abandons the lost attempt's claim: it
+		// takes effect, and the failure made on purpose frees nothing.
+		{name: "a lost attempt's claim no restart abandoned: a payload refused, then accepted",
+			events: []model.Event{lost("k1", "100"), answer("k1", "200", 422, ""), failing("k1", "100", 503), answer("k1", "200", 201, "r1")},
+			want:   []string{"MUST k1: a reused key with another payload was accepted"}},
+		{name: "a claim abandoned by a restart frees the key only to its own payload's take-over",
+			events: []model.Event{lost("k1", "100"), {Restart: true}, answer("k1", "200", 422, ""), failing("k1", "200", 503), answer("k1", "200", 201, "r1")},
 			want:   []string{"MUST k1: a reused key with another payload was accepted"}},
 		{name: "maybe applied, and the oracle shows it was: another payload must be rejected",
 			events: []model.Event{lost("k1", "100"), oracle("k1", "r1"), answer("k1", "200", 201, "r1")},
