@@ -101,7 +101,7 @@ func (f *clientFlags) validate() error {
 }
 
 func (f *clientFlags) execute(l *lifecycle, stdout, stderr io.Writer) int {
-	target, server, err := fakename.Reference(f.keyIn)
+	target, server, err := fakename.StartReference(f.keyIn)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -64,7 +64,7 @@ func (f *clientFlags) executeMCP(l *lifecycle, stdout, stderr io.Writer) int {
 	// The lanes front the server's HTTP endpoint; the oracle reads its
 	// state, and there is nothing to clean: the server lives and dies
 	// with this run.
-	target, side, err := fakename.ReferenceMCP(state)
+	target, side, err := fakename.StartReferenceMCP(state)
 	if err != nil {
 		return fail(stderr, err)
 	}

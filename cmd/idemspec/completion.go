@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/targets"
@@ -46,8 +45,8 @@ func completeTarget(_ *cobra.Command, _ []string, prefix string) ([]cobra.Comple
 
 // completeClientBugs offers the reference client's mutants.
 func completeClientBugs(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	names := []string{fakes.Reference}
-	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+	names := []string{fakename.Reference}
+	for _, m := range fakename.MutantsOf(fakename.OfClient) {
 		names = append(names, m.Name)
 	}
 	return matching(names, prefix), cobra.ShellCompDirectiveNoFileComp

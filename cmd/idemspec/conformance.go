@@ -6,9 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idemspec/idemspec/fakes"
-	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/fakename"
 )
 
 // writeConformance writes the conformance document (docs/CONFORMANCE.md)
@@ -18,7 +17,7 @@ import (
 // copy is out of date.
 func writeConformance(w io.Writer) {
 	checks := check.All()
-	mutants := fakes.Mutants()
+	mutants := fakename.Mutants()
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 
 	p("# idemspec conformance checks")
@@ -65,17 +64,17 @@ func writeConformance(w io.Writer) {
 	p("A reference plus one bug, and the checks that must fail it (the detection")
 	p("matrix tests hold it to them); `idemspec list --fakes` adds the bug.")
 	for _, of := range []struct{ of, run string }{
-		{fakes.OfServer, "`idemspec run --target fake:NAME`"},
-		{fakes.OfClient, "`idemspec client --cmd \"idemspec agent --bug NAME\"`"},
-		{fakes.OfWorkflow, "`idemspec client --workflow --cmd \"idemspec agent --bug NAME\"`"},
-		{fakes.OfMCP, "`idemspec mcp --cmd \"idemspec serve --mcp --mutant NAME\"`"},
+		{fakename.OfServer, "`idemspec run --target fake:NAME`"},
+		{fakename.OfClient, "`idemspec client --cmd \"idemspec agent --bug NAME\"`"},
+		{fakename.OfWorkflow, "`idemspec client --workflow --cmd \"idemspec agent --bug NAME\"`"},
+		{fakename.OfMCP, "`idemspec mcp --cmd \"idemspec serve --mcp --mutant NAME\"`"},
 	} {
 		p("")
 		p("### Of the %s", of.of)
 		p("")
 		p("Run one with %s.", of.run)
 		p("")
-		for _, m := range fakes.MutantsOf(of.of) {
+		for _, m := range fakename.MutantsOf(of.of) {
 			p("%s", mutantLine(m))
 		}
 	}
@@ -83,7 +82,7 @@ func writeConformance(w io.Writer) {
 
 // mutantLine is one mutant's line in the conformance document: the
 // verdicts the detection matrix holds it to.
-func mutantLine(m mutant.Mutant) string {
+func mutantLine(m fakename.Mutant) string {
 	line := "- `" + m.Name + "`: "
 	if must := verdicts(m.CaughtBy()); must != "" {
 		line += must
@@ -140,7 +139,7 @@ func levelCounts(checks []check.Entry) string {
 }
 
 // catchers names the mutants that must fail a check.
-func catchers(id string, mutants []mutant.Mutant) string {
+func catchers(id string, mutants []fakename.Mutant) string {
 	var names []string
 	for _, m := range mutants {
 		if slices.Contains(m.CaughtBy(), id) {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/fakename"
 )
 
 func init() {
@@ -89,7 +89,7 @@ func explain(w io.Writer, c check.Entry) {
 // reference plus one bug of the kind the check catches.
 func catchersText(id string) string {
 	var names []string
-	for _, m := range fakes.Mutants() {
+	for _, m := range fakename.Mutants() {
 		for _, caught := range m.CaughtBy() {
 			if caught == id {
 				names = append(names, m.Name+" ("+m.Bug+")")

@@ -8,9 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/idemspec/idemspec/fakes"
-
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/fakename"
 	_ "github.com/idemspec/idemspec/scenarios" // registers the checks it runs
 )
 
@@ -54,8 +53,8 @@ func listChecks(format string, stdout, stderr io.Writer) int {
 func listFakes(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tFAILS\tBUG")
-	fmt.Fprintf(tw, "fake:%s\t-\tnone: the correct server, which passes every check\n", fakes.Reference)
-	for _, m := range fakes.MutantsOf(fakes.OfServer) {
+	fmt.Fprintf(tw, "fake:%s\t-\tnone: the correct server, which passes every check\n", fakename.Reference)
+	for _, m := range fakename.MutantsOf(fakename.OfServer) {
 		fails := strings.Join(m.CaughtBy(), ",")
 		if len(m.Multi) > 0 {
 			fails = strings.TrimPrefix(fails+" ", " ") + "(instances=2: " + strings.Join(m.Multi, ",") + ")"
@@ -64,20 +63,20 @@ func listFakes(w io.Writer) {
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "CLIENT\tFAILS\tBUG")
-	fmt.Fprintf(tw, "--bug %s\t-\tnone: the correct client, which passes every client check\n", fakes.Reference)
-	for _, m := range fakes.MutantsOf(fakes.OfClient) {
+	fmt.Fprintf(tw, "--bug %s\t-\tnone: the correct client, which passes every client check\n", fakename.Reference)
+	for _, m := range fakename.MutantsOf(fakename.OfClient) {
 		fmt.Fprintf(tw, "--bug %s\t%s\t%s\n", m.Name, strings.Join(m.CaughtBy(), ","), m.Bug)
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "WORKFLOW AGENT\tFAILS\tBUG")
-	fmt.Fprintf(tw, "--workflow --bug %s\t-\tnone: the correct job agent, which passes every workflow check\n", fakes.Reference)
-	for _, m := range fakes.MutantsOf(fakes.OfWorkflow) {
+	fmt.Fprintf(tw, "--workflow --bug %s\t-\tnone: the correct job agent, which passes every workflow check\n", fakename.Reference)
+	for _, m := range fakename.MutantsOf(fakename.OfWorkflow) {
 		fmt.Fprintf(tw, "--workflow --bug %s\t%s\t%s\n", m.Name, strings.Join(m.CaughtBy(), ","), m.Bug)
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "MCP SERVER\tFAILS\tBUG")
-	fmt.Fprintf(tw, "--mcp --mutant %s\t-\tnone: the reference MCP server, which passes or warns exactly as designed\n", fakes.Reference)
-	for _, m := range fakes.MutantsOf(fakes.OfMCP) {
+	fmt.Fprintf(tw, "--mcp --mutant %s\t-\tnone: the reference MCP server, which passes or warns exactly as designed\n", fakename.Reference)
+	for _, m := range fakename.MutantsOf(fakename.OfMCP) {
 		fmt.Fprintf(tw, "--mcp --mutant %s\t%s\t%s\n", m.Name, strings.Join(m.CaughtBy(), ","), m.Bug)
 	}
 	tw.Flush()

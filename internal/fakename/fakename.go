@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/fakes/mcpside"
+	"github.com/idemspec/idemspec/fakes/mutant"
 	"github.com/idemspec/idemspec/harness/upstream"
 	"github.com/idemspec/idemspec/targets"
 )
@@ -41,10 +42,10 @@ func Names() []string {
 	return names
 }
 
-// Reference starts the reference server client mode runs a program
+// StartReference starts the reference server client mode runs a program
 // against, reading its key from keyIn (targets.KeyInHeader, KeyInBody or
 // KeyInQuery), and describes it: the target's Lifecycle stops it.
-func Reference(keyIn string) (*targets.Target, upstream.Server, error) {
+func StartReference(keyIn string) (*targets.Target, upstream.Server, error) {
 	in, err := fakes.Start(fakes.Options{KeyIn: keyIn}, "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err
@@ -65,10 +66,10 @@ type MCPSide interface {
 	Close() error
 }
 
-// ReferenceMCP starts the reference MCP side with its state in dir and
+// StartReferenceMCP starts the reference MCP side with its state in dir and
 // describes its HTTP endpoint: the oracle reads the side's state, and
 // there is nothing to clean (the server lives and dies with the run).
-func ReferenceMCP(dir string) (*targets.Target, MCPSide, error) {
+func StartReferenceMCP(dir string) (*targets.Target, MCPSide, error) {
 	side, err := mcpside.Start(mcpside.Options{Dir: dir})
 	if err != nil {
 		return nil, nil, err
@@ -77,3 +78,23 @@ func ReferenceMCP(dir string) (*targets.Target, MCPSide, error) {
 	t.Oracle, t.Cleanup = side, nil
 	return t, side, nil
 }
+
+// The catalogue of the fakes, for the commands that list them (list,
+// explain, the conformance page, completion): the reference and its
+// mutants by kind.
+const (
+	Reference  = fakes.Reference
+	OfServer   = fakes.OfServer
+	OfClient   = fakes.OfClient
+	OfWorkflow = fakes.OfWorkflow
+	OfMCP      = fakes.OfMCP
+)
+
+// Mutant is one mutant's entry: its name, its bug, what catches it.
+type Mutant = mutant.Mutant
+
+// Mutants is every mutant of every kind.
+func Mutants() []Mutant { return fakes.Mutants() }
+
+// MutantsOf is the mutants of one kind (OfServer, OfClient, ...).
+func MutantsOf(of string) []Mutant { return fakes.MutantsOf(of) }
