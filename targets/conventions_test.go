@@ -8,9 +8,9 @@ import (
 	"github.com/idemspec/idemspec/targets"
 )
 
-// base is a minimal valid target file; tests append sections to it.
-const base = `
-base_url: http://localhost:8080
+// things is the create and the oracle of a minimal valid target file,
+// all of it but its base_url.
+const things = `
 create:
   path: /things
   body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
@@ -19,6 +19,10 @@ oracle:
   list:
     path: /things?marker={{.Marker}}
 `
+
+// base is a minimal valid target file; tests append sections to it.
+const base = `
+base_url: http://localhost:8080` + things
 
 func TestProfiles(t *testing.T) {
 	tests := []struct {

@@ -126,15 +126,7 @@ func TestParseUnsetVariables(t *testing.T) {
 	unsetenv(t, "IDEMSPEC_TEST_UNSET_URL")
 	unsetenv(t, "IDEMSPEC_TEST_UNSET_TOKEN")
 	data := file(`
-base_url: ${IDEMSPEC_TEST_UNSET_URL}
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-headers:
+base_url: ${IDEMSPEC_TEST_UNSET_URL}` + things + `headers:
   Authorization: Bearer ${IDEMSPEC_TEST_UNSET_TOKEN}
   X-Team: ${IDEMSPEC_TEST_UNSET_URL}-team
 tenants:

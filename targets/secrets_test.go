@@ -22,16 +22,7 @@ func TestSecretHeader(t *testing.T) {
 }
 
 func TestLiteralCredentialHeadersAreSecrets(t *testing.T) {
-	tg, err := targets.Parse("t.yaml", file(`
-base_url: http://localhost:8080
-create:
-  path: /things
-  body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}'
-  id_field: id
-oracle:
-  list:
-    path: /things?marker={{.Marker}}
-headers:
+	tg, err := targets.Parse("t.yaml", file(base+`headers:
   Authorization: Bearer literal-token-123
   X-Api-Key: key-456789
   X-Session: "1"
