@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/fakename"
 )
 
 // startEnv starts a built-in fake and a harness in front of it, both
 // closed when the benchmark ends.
 func startEnv(b *testing.B, ref string) *harness.Env {
 	b.Helper()
-	t, err := fakes.LoadTarget(ref)
+	t, err := fakename.Load(ref)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,17 +13,6 @@ import (
 // TargetPrefix names the built-in targets: fake:reference, fake:<mutant>.
 const TargetPrefix = "fake:"
 
-// LoadTarget builds a target from a reference: "fake:NAME[?...]" starts
-// a built-in fake in this process (StartTarget); anything else is a
-// target file (targets.LoadFile). The tests' shortcut: the product
-// resolves a reference through internal/fakename.
-func LoadTarget(ref string) (*targets.Target, error) {
-	if strings.HasPrefix(ref, TargetPrefix) {
-		return StartTarget(ref)
-	}
-	return targets.LoadFile(ref)
-}
-
 // StartTarget starts a built-in fake on a loopback port and describes it:
 // "fake:NAME[?delay=D&in_progress_timeout=D&replay_delay=D&idle_timeout=D&profile=P&instances=N&list_scope=tenant|all&page_size=N&page_style=S&key_in=header|body|query&duplicate_keys=first&action=events|event-count&drain=false&window=held]".
 // With profile=P the fake answers by that profile's convention and the

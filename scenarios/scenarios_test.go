@@ -9,9 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/internal/console"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/scenarios"
 	"github.com/idemspec/idemspec/scenarios/property"
 )
@@ -25,7 +25,7 @@ func TestScenarios(t *testing.T) {
 	if ref == "" {
 		ref = "fake:reference"
 	}
-	target, err := fakes.LoadTarget(ref)
+	target, err := fakename.Load(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/fakename"
 	"github.com/idemspec/idemspec/internal/proc/proctest"
 	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/scenarios"
@@ -163,7 +164,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	}
 	// S4 with a concurrency ceiling of 4: its bursts shrink to 4, and the
 	// dry run says what S4's own plan makes of that.
-	target, err := fakes.LoadTarget(file)
+	target, err := fakename.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}

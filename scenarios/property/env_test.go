@@ -3,15 +3,15 @@ package property
 import (
 	"testing"
 
-	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
+	"github.com/idemspec/idemspec/internal/fakename"
 )
 
 // envOf starts the built-in fake name (a mutant, or "reference") and a
 // harness in front of it, both closed when the test ends.
 func envOf(tb testing.TB, name string) *harness.Env {
 	tb.Helper()
-	target, err := fakes.LoadTarget(fakes.TargetPrefix + name)
+	target, err := fakename.Load(fakename.Prefix + name)
 	if err != nil {
 		tb.Fatal(err)
 	}

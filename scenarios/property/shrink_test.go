@@ -9,6 +9,7 @@ import (
 	"github.com/idemspec/idemspec/fakes"
 	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
+	"github.com/idemspec/idemspec/internal/fakename"
 )
 
 // deterministicActions are the actions whose answers do not ride the
@@ -33,7 +34,7 @@ func TestShrinkReachesTheBugsFewActions(t *testing.T) {
 		{"ignore-payload", check.MUST},          // a reused key's new payload replayed: P1
 	} {
 		t.Run(c.mutant, func(t *testing.T) {
-			target, err := fakes.LoadTarget(fakes.TargetPrefix + c.mutant)
+			target, err := fakename.Load(fakes.TargetPrefix + c.mutant)
 			if err != nil {
 				t.Fatal(err)
 			}
