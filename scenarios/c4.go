@@ -25,11 +25,7 @@ func lostCommitted(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := loseFirstAnswer(ctx, t, "on the client's lane until the first create (committed) reached the server"); err != nil {
 		return check.Verdict{}, err
 	}
-	rec, err := t.judge(ctx)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return NotFailedAfterCommit(rec), nil
+	return t.judgedBy(ctx, NotFailedAfterCommit)
 }
 
 // NotFailedAfterCommit judges C4: the server committed (Resources > 0),

@@ -46,6 +46,38 @@ func serverRun(f func(ctx context.Context, e *harness.Env, h *history.History, e
 	}
 }
 
+// recordRun is the Run of a server check whose trial is recorded by
+// record, scoped by the check's id, and judged by judge: the checks
+// that judge one kind of trial two ways (K1 and K1a, S3 and S3a, K2)
+// each record their own.
+func recordRun[R any](id string, record func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (R, error), judge func(R) check.Verdict) func(context.Context, subject) (check.Verdict, error) {
+	return serverRun(func(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
+		rec, err := record(ctx, e, h, ev, id)
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		return judge(rec), nil
+	})
+}
+
+// untilCaught runs up to n rounds, judging every record so far after
+// each: a sound target costs every round, and a broken one stops at the
+// first catch.
+func untilCaught[R any](n int, round func(i int) (R, error), judge func(...R) check.Verdict) (check.Verdict, error) {
+	var recs []R
+	for i := 1; i <= n; i++ {
+		rec, err := round(i)
+		if err != nil {
+			return check.Verdict{}, err
+		}
+		recs = append(recs, rec)
+		if v := judge(recs...); v.Status != check.PASS {
+			return v, nil
+		}
+	}
+	return judge(recs...), nil
+}
+
 // serverRunWith is the Run of a server check that draws from the run's
 // seed or is tuned: f gets the run's Inputs beside the Env.
 func serverRunWith(f func(ctx context.Context, in Inputs, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error)) func(context.Context, subject) (check.Verdict, error) {

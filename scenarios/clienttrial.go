@@ -44,11 +44,7 @@ func lostUncommitted(judge func(ClientTrial) check.Verdict) func(context.Context
 		if err := loseFirstAnswer(ctx, t, "on the client's lane until the first create (answered 503, nothing committed) reached the server"); err != nil {
 			return check.Verdict{}, err
 		}
-		rec, err := t.judge(ctx)
-		if err != nil {
-			return check.Verdict{}, err
-		}
-		return judge(rec), nil
+		return t.judgedBy(ctx, judge)
 	}
 }
 
@@ -62,6 +58,11 @@ func answeredAlways(ctx context.Context, t *trial, status int, fault string, jud
 		return check.Verdict{}, err
 	}
 	t.finish(ctx, p, "client")
+	return t.judgedBy(ctx, judge)
+}
+
+// judgedBy reads the client's trial and judges it with judge.
+func (t *trial) judgedBy(ctx context.Context, judge func(ClientTrial) check.Verdict) (check.Verdict, error) {
 	rec, err := t.judge(ctx)
 	if err != nil {
 		return check.Verdict{}, err

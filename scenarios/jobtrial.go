@@ -270,6 +270,22 @@ func runToEnd(ctx context.Context, t *trial) error {
 	return nil
 }
 
+// endAndJudge runs the program runs more times to its end, with no
+// fault, then judges the job's trial: each W check after its faulted
+// runs.
+func endAndJudge(ctx context.Context, t *trial, runs int, judge func(JobTrial) check.Verdict) (check.Verdict, error) {
+	for i := 0; i < runs; i++ {
+		if err := runToEnd(ctx, t); err != nil {
+			return check.Verdict{}, err
+		}
+	}
+	jt, err := t.judgeJob(ctx)
+	if err != nil {
+		return check.Verdict{}, err
+	}
+	return judge(jt), nil
+}
+
 // startedAgain says how run n, the one before, ended: a run killed is
 // not a run that came to its end.
 func startedAgain(n int, x check.ClientExit) string {

@@ -25,17 +25,8 @@ var K1 = check.Define(Check{
 	Proof:    "No 2xx answer, and the oracle counting no resource for its marker.",
 	Needs:    keyRequired,
 	Plan:     fixed(2),
-	Run:      serverRun(missingKeyRefused),
+	Run:      recordRun("K1", missingKeyRecord, MissingKeyRefused),
 })
-
-// K1: a create without the key creates nothing.
-func missingKeyRefused(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	rec, err := missingKeyRecord(ctx, e, h, ev, "K1")
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return MissingKeyRefused(rec), nil
-}
 
 func missingKeyRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MissingKeyRecord, error) {
 	marker := e.NewMarker(scope)

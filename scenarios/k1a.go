@@ -1,10 +1,8 @@
 package scenarios
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 )
@@ -22,17 +20,8 @@ var K1a = check.Define(Check{
 	Proof:    "The status of the refusal, compared with the profile's.",
 	Needs:    keyRequired,
 	Plan:     fixed(2),
-	Run:      serverRun(missingKeyStatus),
+	Run:      recordRun("K1a", missingKeyRecord, MissingKeyStatus),
 })
-
-// K1a: ... and is refused with the profile's status.
-func missingKeyStatus(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	rec, err := missingKeyRecord(ctx, e, h, ev, "K1a")
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return MissingKeyStatus(rec), nil
-}
 
 // MissingKeyStatus judges K1a: a refusal carries the profile's status.
 // An accepted or unanswered keyless create is K1's failure: no refusal

@@ -23,17 +23,8 @@ var K2 = check.Define(Check{
 	Stimulus: "Sends creates with malformed keys: empty, 256 and 1024 characters, non-ASCII, inner whitespace and others.",
 	Proof:    "An answer to every request, and none a 5xx.",
 	Plan:     oddKeyPlan,
-	Run:      serverRun(oddKeysSurvived),
+	Run:      recordRun("K2", oddKeyRecord, OddKeysSurvived),
 })
-
-// K2: malformed keys get no 5xx and no dropped connection.
-func oddKeysSurvived(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	rec, err := oddKeyRecord(ctx, e, h, ev, "K2")
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return OddKeysSurvived(rec), nil
-}
 
 // oddKeyPlan is K2's and K2a's plan: one create per malformed key, and
 // an oracle read.

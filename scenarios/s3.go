@@ -23,17 +23,8 @@ var S3 = check.Define(Check{
 	Stimulus: "Sends a create, the same key with a different payload, then the original again.",
 	Proof:    "The mismatch refused with a 4xx, the oracle still counting one resource, and the original still replayed with its id.",
 	Plan:     fixed(4),
-	Run:      serverRun(mismatchRejected),
+	Run:      recordRun("S3", mismatchRecord, MismatchRejected),
 })
-
-// S3: the same key with another payload, between two sends of the original.
-func mismatchRejected(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	rec, err := mismatchRecord(ctx, e, h, ev, "S3")
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return MismatchRejected(rec), nil
-}
 
 func mismatchRecord(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence, scope string) (MismatchRecord, error) {
 	key, marker := e.NewKey(), e.NewMarker(scope)

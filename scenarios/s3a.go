@@ -1,10 +1,8 @@
 package scenarios
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/idemspec/idemspec/harness"
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/harness/history"
 )
@@ -21,17 +19,8 @@ var S3a = check.Define(Check{
 	Stimulus: "The sends of S3: the original, the same key with another payload, the original again.",
 	Proof:    "The status of the refused mismatch, compared with the profile's.",
 	Plan:     fixed(4),
-	Run:      serverRun(mismatchStatus),
+	Run:      recordRun("S3a", mismatchRecord, MismatchStatus),
 })
-
-// S3a: ... and the refusal carries the profile's mismatch status.
-func mismatchStatus(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	rec, err := mismatchRecord(ctx, e, h, ev, "S3a")
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return MismatchStatus(rec), nil
-}
 
 // MismatchStatus judges S3a: a refusal of the other payload carries the
 // profile's mismatch status. An accepted or unrefused mismatch is S3's

@@ -48,20 +48,10 @@ const burstRounds = 3
 // S4: rounds of two same-key bursts, one released together on the clean
 // lane, one spread by jittered latency on the faulty lane.
 func noRaceDuplicates(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	var runs []BurstRecord
-	for round := 1; round <= burstRounds; round++ {
-		for _, widened := range []bool{false, true} {
-			r, err := roundBurst(ctx, e, h, ev, round, widened)
-			if err != nil {
-				return check.Verdict{}, err
-			}
-			runs = append(runs, r)
-			if v := NoRaceDuplicates(runs...); v.Status != check.PASS {
-				return v, nil
-			}
-		}
-	}
-	return NoRaceDuplicates(runs...), nil
+	// Bursts 2r-1 and 2r are round r's tight and widened ones.
+	return untilCaught(2*burstRounds, func(i int) (BurstRecord, error) {
+		return roundBurst(ctx, e, h, ev, (i+1)/2, i%2 == 0)
+	}, NoRaceDuplicates)
 }
 
 // roundBurst is a round's tight burst, or its widened one.

@@ -40,18 +40,9 @@ const restartRounds = 5
 // first byte arrives (nothing of the harness runs between the two), send
 // the same request again.
 func restartRecovery(ctx context.Context, e *harness.Env, h *history.History, ev *check.Evidence) (check.Verdict, error) {
-	var rounds []RestartRecord
-	for round := 1; round <= restartRounds; round++ {
-		rec, err := restartRound(ctx, e, h, ev, round)
-		if err != nil {
-			return check.Verdict{}, err
-		}
-		rounds = append(rounds, rec)
-		if v := RestartRecovery(rounds...); v.Status != check.PASS {
-			return v, nil
-		}
-	}
-	return RestartRecovery(rounds...), nil
+	return untilCaught(restartRounds, func(round int) (RestartRecord, error) {
+		return restartRound(ctx, e, h, ev, round)
+	}, RestartRecovery)
 }
 
 // restartRound is one create, the restart aimed at its answer, and the

@@ -27,14 +27,7 @@ func onceAcrossFaults(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := loseEachAnswer(ctx, t, true); err != nil {
 		return check.Verdict{}, err
 	}
-	if err := runToEnd(ctx, t); err != nil {
-		return check.Verdict{}, err
-	}
-	jt, err := t.judgeJob(ctx)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return OnceEach(jt), nil
+	return endAndJudge(ctx, t, 1, OnceEach)
 }
 
 // OnceEach judges W1: the server's database holds at most one resource

@@ -34,17 +34,7 @@ func resumedBetweenSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := killAt(ctx, t, step, false); err != nil {
 		return check.Verdict{}, err
 	}
-	if err := runToEnd(ctx, t); err != nil {
-		return check.Verdict{}, err
-	}
-	if err := runToEnd(ctx, t); err != nil {
-		return check.Verdict{}, err
-	}
-	jt, err := t.judgeJob(ctx)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return NoRedo(jt), nil
+	return endAndJudge(ctx, t, 2, NoRedo)
 }
 
 // NoRedo judges W2. A step is finished in a run when it was answered

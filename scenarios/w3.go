@@ -30,11 +30,7 @@ func lostUnrun(ctx context.Context, t *trial) (check.Verdict, error) {
 	if err := loseEachAnswer(ctx, t, false); err != nil {
 		return check.Verdict{}, err
 	}
-	jt, err := t.judgeJob(ctx)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return LookupBeforeResend(jt), nil
+	return endAndJudge(ctx, t, 0, LookupBeforeResend)
 }
 
 // LookupBeforeResend judges W3: after a keyed step's send whose answer

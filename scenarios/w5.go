@@ -36,14 +36,7 @@ func killedInsideSteps(ctx context.Context, t *trial) (check.Verdict, error) {
 			return check.Verdict{}, err
 		}
 	}
-	if err := runToEnd(ctx, t); err != nil {
-		return check.Verdict{}, err
-	}
-	jt, err := t.judgeJob(ctx)
-	if err != nil {
-		return check.Verdict{}, err
-	}
-	return ResumesByKey(jt), nil
+	return endAndJudge(ctx, t, 1, ResumesByKey)
 }
 
 // ResumesByKey judges W5: after a kill inside a step, the first request
