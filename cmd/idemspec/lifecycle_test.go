@@ -27,16 +27,10 @@ import (
 // idemspec at once and left the target running, with no report.
 func TestClientSignalDuringStartStopsTheTarget(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		name   string
-		file   func(pids string) string
-		args   []string
-		signal os.Signal
-		reason string
-	}{
-		{"target start, SIGINT", func(pids string) string {
-			// A process that never answers its health path.
-			return writeFile(t, "never-healthy.yaml", fmt.Sprintf(`name: never-healthy
+	// A process that never answers its health path, writing its
+	// shell's pid and its sleep's to pids.
+	neverHealthy := func(pids string) string {
+		return writeFile(t, "never-healthy.yaml", fmt.Sprintf(`name: never-healthy
 base_url: http://127.0.0.1:{{.Port}}
 create: {path: /resources, body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}', id_field: id}
 oracle: {list: {path: '/resources?marker={{.Marker}}', items: items}}
@@ -45,7 +39,15 @@ process:
   args: ["-c", "echo $$ >> %[1]s; sleep 6041 & echo $! >> %[1]s; wait"]
   health: {path: /healthz, timeout: 60s}
 `, pids))
-		}, []string{"--base-url-env", "API_URL"}, os.Interrupt, "interrupted by SIGINT while starting the target"},
+	}
+	for _, c := range []struct {
+		name   string
+		file   func(pids string) string
+		args   []string
+		signal os.Signal
+		reason string
+	}{
+		{"target start, SIGINT", neverHealthy, []string{"--base-url-env", "API_URL"}, os.Interrupt, "interrupted by SIGINT while starting the target"},
 		{"MCP connect, SIGTERM", func(pids string) string {
 			// A server that never answers initialize.
 			return writeFile(t, "never-initialized.yaml", fmt.Sprintf(`name: never-initialized
@@ -54,17 +56,7 @@ mcp:
 oracle: {tool: list_notes}
 `, pids))
 		}, []string{"--mcp", "--mcp-command-env", "AGENT_MCP_SERVER"}, syscall.SIGTERM, "interrupted by SIGTERM while connecting to the MCP server"},
-		{"target start, --timeout", func(pids string) string {
-			return writeFile(t, "never-healthy.yaml", fmt.Sprintf(`name: never-healthy
-base_url: http://127.0.0.1:{{.Port}}
-create: {path: /resources, body: '{"marker":"{{.Marker}}","amount":{{.Variant}}}', id_field: id}
-oracle: {list: {path: '/resources?marker={{.Marker}}', items: items}}
-process:
-  command: /bin/sh
-  args: ["-c", "echo $$ >> %[1]s; sleep 6041 & echo $! >> %[1]s; wait"]
-  health: {path: /healthz, timeout: 60s}
-`, pids))
-		}, []string{"--base-url-env", "API_URL", "--timeout", "4s"}, nil, "the run's time limit (--timeout 4s) ran out while starting the target"},
+		{"target start, --timeout", neverHealthy, []string{"--base-url-env", "API_URL", "--timeout", "4s"}, nil, "the run's time limit (--timeout 4s) ran out while starting the target"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
