@@ -225,3 +225,55 @@ func mcpCheck(t *testing.T, r reports.Report, id, tool string) reports.CheckResu
 	t.Fatalf("the report has no %s %s", id, tool)
 	return reports.CheckResult{}
 }
+
+// TestMCPCrashAfterTheAnswerIsNoEvidence: a crash that comes after the
+// call's answer (here a process.crash_window that starts after the
+// tool's work ends) cut nothing, and the crash-unsafe
+// idempotent-torn-replace mutant PASSed M3 on it. M3 is ERROR naming
+// the moment its crash waited for; with the default window, the same
+// mutant FAILs M3.
+func TestMCPCrashAfterTheAnswerIsNoEvidence(t *testing.T) {
+	long(t)
+	t.Parallel()
+	for _, c := range []struct {
+		name, window string
+		want         check.Status
+		code         int
+	}{
+		{"a window after the work", "crash_window: 2s-2s", check.ERROR, 2},
+		{"the default window", "", check.FAIL, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "reports")
+			file := filepath.Join(filepath.Dir(dir), "mcp.yaml")
+			if err := os.WriteFile(file, []byte(`name: notes over HTTP
+mcp:
+  url: http://127.0.0.1:{{.Port}}/mcp
+process:
+  command: "{{.Idemspec}}"
+  args: [serve, --mcp, --addr, "127.0.0.1:{{.Port}}", --mutant, idempotent-torn-replace, --state, "{{.ReportDir}}/state.json"]
+  `+c.window+`
+`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := idemspec(t, "mcp", "--target", file, "--report-dir", dir)
+			rep, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
+			if err != nil {
+				t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
+			}
+			m3 := mcpCheck(t, rep, "M3", "put_note")
+			if m3.Verdict != c.want || r.code != c.code {
+				t.Fatalf("M3 put_note %s (%s), exit %d; want %s, exit %d\nstdout:\n%s\nstderr:\n%s", m3.Verdict, m3.Reason, r.code, c.want, c.code, r.stdout, r.stderr)
+			}
+			if c.want != check.ERROR {
+				return
+			}
+			for _, want := range []string{"did not land mid-call", "2s after the call was delivered", "process.crash_window starts at 2s"} {
+				if !strings.Contains(m3.Reason, want) {
+					t.Errorf("M3's reason does not say %q: %s", want, m3.Reason)
+				}
+			}
+		})
+	}
+}

@@ -156,7 +156,7 @@ func (h *HTTP) Restart(ctx context.Context) error {
 // target's crash window's least delay (and until after has passed since
 // the call was sent) and kills the server (SIGKILL),
 // which starts again; then a new session. If the call is answered first,
-// the crash comes after it, said in the returned note.
+// the server is crashed after it and the error is a *mcp.CrashMissed.
 func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error) {
 	s := h.Session()
 	if s == nil {
@@ -179,7 +179,13 @@ func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any
 		s.Call(callCtx, tool, args)
 	}()
 	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, h.target.CrashWindow.Min, sent.Add(after))
-	if err != nil {
+	var missed *mcp.CrashMissed
+	if errors.As(err, &missed) {
+		// Crashed all the same, so that the server is a restarted one
+		// either way; the crash is no evidence, and the error says so.
+		missed.Hint = fmt.Sprintf("process.crash_window starts at %s: a window that starts before the tool's work ends lets the crash land in it", h.target.CrashWindow.Min)
+		where = "after the call was answered"
+	} else if err != nil {
 		cancel()
 		<-done
 		return "", err
@@ -189,7 +195,13 @@ func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any
 	if err != nil {
 		return where, err
 	}
-	return where, h.reconnect(ctx)
+	if err := h.reconnect(ctx); err != nil {
+		return where, err
+	}
+	if missed != nil {
+		return "", missed
+	}
+	return where, nil
 }
 
 // CannotRestart says why the server cannot be restarted: a target with

@@ -173,3 +173,45 @@ func TestSameEffectOfFreshArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashedNeedsCrashesThatLanded: M3's crashes that came after their
+// call's answer are no evidence. The counts of such a run would PASS a
+// tool that is not crash-safe (nothing was cut half-way), so M3 is
+// ERROR saying what the crash waited for, never PASS; counts that show
+// a violation all the same are a FAIL.
+func TestCrashedNeedsCrashesThatLanded(t *testing.T) {
+	missed := "a repeat's crash: " + (&mcp.CrashMissed{Awaited: "500ms after the call was delivered", Hint: "aimed at half the 1s the answered repeat after the restart took"}).Error()
+	probes := []probe{{whenRestart, "m"}, {whenRepeatCrash, "m"}}
+	trace := func(then int) *Trace {
+		return &Trace{Tool: "put", Calls: []Call{{Seq: 1, Step: "call 1", Outcome: Answered}}, Readings: []Reading{
+			reading(whenOnce, "", map[string]int{"m": 1}),
+			reading(whenRestart, "", map[string]int{"m": 1}),
+			reading(whenRepeatCrash, "", map[string]int{"m": then}),
+		}}
+	}
+	for _, c := range []struct {
+		name   string
+		then   int
+		missed []string
+		want   check.Status
+	}{
+		{"every crash landed", 1, nil, check.PASS},
+		{"a crash came after the answer", 1, []string{missed}, check.ERROR},
+		{"a crash came after the answer, and a repeat doubled", 2, []string{missed}, check.FAIL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := Crashed("M3", trace(c.then), c.missed, probe{whenOnce, "m"}, probes...)
+			if v.Status != c.want {
+				t.Fatalf("verdict %s (%s), want %s", v.Status, v.Reason, c.want)
+			}
+			if c.want != check.ERROR {
+				return
+			}
+			for _, want := range []string{"did not land mid-call", "500ms after the call was delivered", "half the 1s"} {
+				if !strings.Contains(v.Reason, want) {
+					t.Errorf("the reason does not say %q: %s", want, v.Reason)
+				}
+			}
+		})
+	}
+}

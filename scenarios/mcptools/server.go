@@ -22,7 +22,9 @@ type Server interface {
 	// CrashDuring calls a tool, kills the server while the call is in
 	// flight (once the call is delivered, and not before after has passed
 	// since it was sent; 0: as soon as the transport allows), and starts
-	// it again; it says where the crash landed.
+	// it again; it says where the crash landed. A call answered before
+	// that moment is crashed after its answer, and the error is a
+	// *mcp.CrashMissed: no evidence of a crash mid-call.
 	CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error)
 	// CannotRestart says why the server cannot be restarted ("": it can).
 	CannotRestart() string

@@ -10,27 +10,46 @@ import (
 // once the call's request was delivered (the bytes handed to the
 // server), after more, and not before aim (zero: no aim), a moment
 // counted from when the call was sent. It waits on conditions, not on a
-// guess of how fast the machine is: if the call is answered first, the
-// crash comes after it, and the description says so. ctx bounds the
+// guess of how fast the machine is. If the call is answered first, the
+// error is a *CrashMissed saying what the crash waited for: a crash
+// after the answer shows nothing of a crash mid-call. ctx bounds the
 // wait.
 func AwaitCrashPoint(ctx context.Context, delivered, answered <-chan struct{}, after time.Duration, aim time.Time) (string, error) {
-	const late = "after the call was answered: the crash came too late to land mid-call"
 	select {
 	case <-delivered:
 	case <-answered:
-		return late, nil
+		return "", &CrashMissed{Awaited: "the call's delivery to the server"}
 	case <-ctx.Done():
 		return "", fmt.Errorf("the call was not delivered: %w", ctx.Err())
 	}
 	wait := max(after, time.Until(aim))
+	awaited := fmt.Sprintf("%s after the call was delivered", wait.Round(time.Millisecond))
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return fmt.Sprintf("%s after the call was delivered", wait.Round(time.Millisecond)), nil
+		return awaited, nil
 	case <-answered:
-		return late, nil
+		return "", &CrashMissed{Awaited: awaited}
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+}
+
+// CrashMissed is a crash's error when the call was answered before the
+// crash's moment came: the server was killed after the answer, which is
+// no evidence of what a crash mid-call does.
+type CrashMissed struct {
+	// Awaited is the moment the crash waited for.
+	Awaited string
+	// Hint says what would make the crash land mid-call ("": none).
+	Hint string
+}
+
+func (m *CrashMissed) Error() string {
+	s := fmt.Sprintf("the crash did not land mid-call: the call was answered before the crash's moment (%s); a crash after the answer shows nothing of a crash mid-call", m.Awaited)
+	if m.Hint != "" {
+		s += " (" + m.Hint + ")"
+	}
+	return s
 }

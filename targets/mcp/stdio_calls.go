@@ -37,7 +37,8 @@ func (s *Stdio) CallLost(ctx context.Context, tool string, args map[string]any) 
 // once the call was written to its input: CrashAfter later, or, aimed
 // (after > 0), once after has passed since the call was sent,
 // and starts it again. The call's outcome is unknown; the description says where the
-// crash landed.
+// crash landed. A call answered before that moment is crashed after its
+// answer, and the error is a *CrashMissed.
 func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]any, after time.Duration) (string, error) {
 	s.mu.Lock()
 	session, in := s.session, s.in // this server's, not its successor's
@@ -56,12 +57,22 @@ func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]an
 		session.Call(ctx, tool, args)
 	}()
 	where, err := AwaitCrashPoint(ctx, written, done, least, sent.Add(after))
-	if err != nil {
+	var missed *CrashMissed
+	if err != nil && !errors.As(err, &missed) {
 		return "", err
 	}
-	err = s.Crash(ctx)
+	// A call answered first is crashed all the same, so that the server
+	// is a restarted one either way; the crash is no evidence, and the
+	// error says so.
+	if err := s.Crash(ctx); err != nil {
+		<-done
+		return where, err
+	}
 	<-done // the kill closed the pipes: the call has returned or does now
-	return where, err
+	if missed != nil {
+		return "", missed
+	}
+	return where, nil
 }
 
 // signalWriter is the server's input: it says when the next write,
