@@ -51,27 +51,12 @@ func TestClientInterruptStopsTheProgram(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			args := append([]string{"client", "--cmd", program, "--deadline", "60s", "--report-dir", dir}, c.args...)
-			cmd := exec.CommandContext(ctx, binary, args...)
-			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
+			cmd, exited, out := startIdemspec(t, ctx, args...)
 			want := 2
 			if strings.Join(c.args, " ") == "--mcp" {
 				want = 3
 			}
-			var started []int
-			for len(started) < want {
-				select {
-				case err := <-exited:
-					t.Fatalf("idemspec ended (%v) before the program wrote its pids:\n%s", err, out.String())
-				case <-time.After(20 * time.Millisecond):
-				}
-				started = pidsIn(pids)
-			}
+			started := awaitPids(t, exited, pids, want, out)
 			since := time.Now()
 			for _, s := range c.signals {
 				if err := cmd.Process.Signal(s); err != nil {
@@ -94,19 +79,7 @@ func TestClientInterruptStopsTheProgram(t *testing.T) {
 			if took > 50*time.Second {
 				t.Errorf("idemspec took %v to end after the program started and the signal or time limit came", took)
 			}
-			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
-				t.Errorf("exit %v, want 2 (incomplete)\n%s", err, out.String())
-			}
-			for _, pid := range started {
-				testenv.WaitFor(t, fmt.Sprintf("pid %d gone", pid), func() bool { return !alive(pid) })
-			}
-			r, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
-			if err != nil {
-				t.Fatalf("no report: %v\n%s", err, out.String())
-			}
-			if r.Run.Complete || !strings.Contains(r.Run.Incomplete, c.reason) {
-				t.Errorf("run %+v: want incomplete, %q", r.Run, c.reason)
-			}
+			stoppedIncomplete(t, err, started, dir, c.reason, out.String())
 			if c.signals != nil && strings.Contains(out.String(), "not selected") {
 				t.Errorf("the console calls checks the run selected \"not selected\":\n%s", out.String())
 			}
@@ -116,6 +89,58 @@ func TestClientInterruptStopsTheProgram(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startIdemspec starts `idemspec args...`, killed when ctx ends, its
+// stdout and stderr in out; exited yields what its Wait returns.
+func startIdemspec(t *testing.T, ctx context.Context, args ...string) (cmd *exec.Cmd, exited <-chan error, out *strings.Builder) {
+	t.Helper()
+	cmd = exec.CommandContext(ctx, binary, args...)
+	out = new(strings.Builder)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wait := make(chan error, 1)
+	go func() { wait <- cmd.Wait() }()
+	return cmd, wait, out
+}
+
+// awaitPids waits until the program idemspec started has written n
+// pids to path (pidsIn), and fails the test if idemspec ends first.
+func awaitPids(t *testing.T, exited <-chan error, path string, n int, out *strings.Builder) []int {
+	t.Helper()
+	var started []int
+	for len(started) < n {
+		select {
+		case err := <-exited:
+			t.Fatalf("idemspec ended (%v) before the program wrote its pids:\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		started = pidsIn(path)
+	}
+	return started
+}
+
+// stoppedIncomplete holds a run a signal or a time limit stopped to its
+// promise: exit 2 (err is its Wait's), every pid in started gone, and
+// the report in dir marked incomplete for reason; it returns the report.
+func stoppedIncomplete(t *testing.T, err error, started []int, dir, reason, out string) reports.Report {
+	t.Helper()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
+		t.Errorf("exit %v, want 2 (incomplete)\n%s", err, out)
+	}
+	for _, pid := range started {
+		testenv.WaitFor(t, fmt.Sprintf("pid %d gone", pid), func() bool { return !alive(pid) })
+	}
+	r, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, out)
+	}
+	if r.Run.Complete || !strings.Contains(r.Run.Incomplete, reason) {
+		t.Errorf("run %+v: want incomplete, %q", r.Run, reason)
+	}
+	return r
 }
 
 // goroutineDump is the head of one goroutine's stack in a dump.

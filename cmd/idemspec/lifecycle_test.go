@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
-	"github.com/idemspec/idemspec/internal/testenv"
 	"github.com/idemspec/idemspec/reports"
 )
 
@@ -65,23 +64,8 @@ oracle: {tool: list_notes}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			args := append([]string{"client", "--target", c.file(pids), "--cmd", "true", "--report-dir", dir}, c.args...)
-			cmd := exec.CommandContext(ctx, binary, args...)
-			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			var started []int
-			for len(started) < 2 {
-				select {
-				case err := <-exited:
-					t.Fatalf("idemspec ended (%v) before the target wrote its pids:\n%s", err, out.String())
-				case <-time.After(20 * time.Millisecond):
-				}
-				started = pidsIn(pids)
-			}
+			cmd, exited, out := startIdemspec(t, ctx, args...)
+			started := awaitPids(t, exited, pids, 2, out)
 			defer func() {
 				for _, pid := range started {
 					syscall.Kill(pid, syscall.SIGKILL) // only if the test failed: they are gone
@@ -103,19 +87,7 @@ oracle: {tool: list_notes}
 			if took := time.Since(since); took > 30*time.Second {
 				t.Errorf("idemspec took %v to end after the signal or --timeout", took)
 			}
-			if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
-				t.Errorf("exit %v, want 2\n%s", err, out.String())
-			}
-			for _, pid := range started {
-				testenv.WaitFor(t, fmt.Sprintf("pid %d gone", pid), func() bool { return !alive(pid) })
-			}
-			r, err := reports.ReadJSON(filepath.Join(dir, "report.json"))
-			if err != nil {
-				t.Fatalf("no report: %v\n%s", err, out.String())
-			}
-			if r.Run.Complete || !strings.Contains(r.Run.Incomplete, c.reason) {
-				t.Errorf("run %+v: want incomplete, %q", r.Run, c.reason)
-			}
+			r := stoppedIncomplete(t, err, started, dir, c.reason, out.String())
 			if len(r.Checks) == 0 || r.Checks[0].Verdict != check.ERROR {
 				t.Errorf("checks %+v: want each an ERROR saying why", r.Checks)
 			}
