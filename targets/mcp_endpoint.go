@@ -60,6 +60,11 @@ func ParseMCP(name string, data []byte) (*Target, error) {
 	if err := d.tlsConfig(s.TLS, t); err != nil {
 		return nil, err
 	}
+	if s.Process != nil && s.Process.CrashAt != "" {
+		// Unread, it would let the author think M3 waits for that line,
+		// while its crash comes at a delay and may miss the tool's work.
+		return nil, d.errorf("process.crash_at", "an MCP server is crashed a delay after the call was delivered (process.crash_window), not at a line it writes: remove crash_at")
+	}
 	if err := d.lifecycle(fileSpec{Process: s.Process, Restart: s.Restart}, t, port, expand); err != nil {
 		return nil, err
 	}

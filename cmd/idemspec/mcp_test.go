@@ -114,6 +114,8 @@ func TestMCPBadInput(t *testing.T) {
 	os.WriteFile(bad, []byte("name: x\nmcp:\n  comand: foo\n"), 0o644)
 	stdioProcess := filepath.Join(t.TempDir(), "stdio-process.yaml")
 	os.WriteFile(stdioProcess, []byte("mcp: {command: foo}\nprocess: {command: foo}\n"), 0o644)
+	crashAt := filepath.Join(t.TempDir(), "crash-at.yaml")
+	os.WriteFile(crashAt, []byte("mcp: {url: \"http://127.0.0.1:{{.Port}}/mcp\"}\nprocess:\n  command: foo\n  crash_at: 'work key=\"{{.Key}}\"'\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -121,6 +123,7 @@ func TestMCPBadInput(t *testing.T) {
 		{[]string{"mcp"}, "give --cmd, --url or --target"},
 		{[]string{"mcp", "--target", bad}, "line 3: field comand not found"},
 		{[]string{"mcp", "--target", stdioProcess}, "a stdio server (mcp: command:) is run by idemspec itself"},
+		{[]string{"mcp", "--target", crashAt, "--dry-run"}, "crash-at.yaml:4: process.crash_at: an MCP server is crashed a delay after the call was delivered"},
 		{[]string{"mcp", "--cmd", binary + " serve --mcp", "--oracle", "nope", "--dry-run"}, `oracle: tool: the server has no tool "nope"`},
 		{[]string{"mcp", "--url", "http://mcp.example.com/mcp", "--dry-run"}, "mcp.example.com is not a loopback address"},
 		{[]string{"mcp", "--url", "ftp://127.0.0.1/", "--dry-run"}, "mcp.url: \"ftp://127.0.0.1/\" is not an http:// or https:// URL"},
