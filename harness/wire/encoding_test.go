@@ -29,7 +29,7 @@ func gzipped(t *testing.T, s string) []byte {
 // resource, not two), and the program gets the bytes the API sent.
 func TestGzipAnswerIsReadDecodedAndDeliveredAsSent(t *testing.T) {
 	sent := gzipped(t, `{"charge":{"id":"ch_1"}}`)
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ip := interposeCharges(t, func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if r.Header.Get("Accept-Encoding") != "gzip" {
 			t.Errorf("the API was asked for %q, want the program's own Accept-Encoding", r.Header.Get("Accept-Encoding"))
@@ -37,16 +37,7 @@ func TestGzipAnswerIsReadDecodedAndDeliveredAsSent(t *testing.T) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.WriteHeader(http.StatusCreated)
 		w.Write(sent)
-	}))
-	defer api.Close()
-	base, _ := url.Parse(api.URL)
-	ip, err := wire.Start(wire.Config{Base: base, Operations: []wire.Operation{
-		{Name: "charge", Kind: wire.Create, Path: "/charges", KeyOf: keyInHeader, IDOf: func(b []byte) string { return targets.ResourceIDOf(b, "charge.id") }},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ip.Close()
+	}, func(b []byte) string { return targets.ResourceIDOf(b, "charge.id") })
 	for range 2 {
 		req, _ := http.NewRequestWithContext(bounded(t), http.MethodPost, ip.URL()+"/charges", bytes.NewBufferString(`{}`))
 		req.Header.Set("Idempotency-Key", "k-1")
@@ -80,18 +71,11 @@ func TestGzipBombIsReadNoFurtherThanTheBodyCap(t *testing.T) {
 	}
 	zw.Close()
 	bomb := b.Bytes()
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ip := interposeCharges(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.WriteHeader(http.StatusCreated)
 		w.Write(bomb)
-	}))
-	defer api.Close()
-	base, _ := url.Parse(api.URL)
-	ip, err := wire.Start(wire.Config{Base: base, Operations: []wire.Operation{{Name: "charge", Kind: wire.Create, Path: "/charges", KeyOf: keyInHeader}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ip.Close()
+	}, nil)
 	if _, err := program(t, context.Background(), http.MethodPost, ip.URL()+"/charges", "k", `{}`); err != nil {
 		t.Fatal(err)
 	}
@@ -106,19 +90,12 @@ func TestGzipBombIsReadNoFurtherThanTheBodyCap(t *testing.T) {
 func TestGzipRequestIsReadDecodedAndForwardedAsSent(t *testing.T) {
 	sent := gzipped(t, `{"amount":1}`)
 	got := make(chan []byte, 2)
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ip := interposeCharges(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		got <- b
 		w.WriteHeader(http.StatusCreated)
 		io.WriteString(w, `{"charge":{"id":"ch_1"}}`)
-	}))
-	defer api.Close()
-	base, _ := url.Parse(api.URL)
-	ip, err := wire.Start(wire.Config{Base: base, Operations: []wire.Operation{{Name: "charge", Kind: wire.Create, Path: "/charges", KeyOf: keyInHeader}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ip.Close()
+	}, nil)
 	req, _ := http.NewRequestWithContext(bounded(t), http.MethodPost, ip.URL()+"/charges", bytes.NewReader(sent))
 	req.Header.Set("Idempotency-Key", "k-1")
 	req.Header.Set("Content-Encoding", "gzip")
@@ -137,4 +114,21 @@ func TestGzipRequestIsReadDecodedAndForwardedAsSent(t *testing.T) {
 	if string(xs[0].Body) != `{"amount":1}` || xs[0].PayloadHash != xs[1].PayloadHash || xs[0].Shape != "amount" {
 		t.Errorf("the compressed request was recorded as %q (hash %s, the plain one's %s)", xs[0].Body, xs[0].PayloadHash, xs[1].PayloadHash)
 	}
+}
+
+// interposeCharges starts an API that answers with handler and an
+// interposer before it knowing one operation, the create POST /charges
+// keyed by its Idempotency-Key header (its id read by idOf, if any);
+// both stop when the test ends.
+func interposeCharges(t *testing.T, handler http.HandlerFunc, idOf func([]byte) string) *wire.Interposer {
+	t.Helper()
+	api := httptest.NewServer(handler)
+	t.Cleanup(api.Close)
+	base, _ := url.Parse(api.URL)
+	ip, err := wire.Start(wire.Config{Base: base, Operations: []wire.Operation{{Name: "charge", Kind: wire.Create, Path: "/charges", KeyOf: keyInHeader, IDOf: idOf}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ip.Close() })
+	return ip
 }
