@@ -156,21 +156,15 @@ func TestInitFromOpenAPIWritesOneFileOfOperations(t *testing.T) {
 // key in a header, the other in the body.
 func TestInitFromOpenAPIRunsTwoOperations(t *testing.T) {
 	t.Parallel()
-	orders, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer orders.Close()
-	payments, err := fakes.Start(fakes.Options{KeyIn: fakes.KeyInBody}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer payments.Close()
+	orders := startFake(t, fakes.Options{})
+	payments := startFake(t, fakes.Options{KeyIn: fakes.KeyInBody})
 	at := map[string]*url.URL{}
 	for prefix, in := range map[string]*fakes.Instance{"/orders": orders, "/payments": payments} {
-		if at[prefix], err = url.Parse(in.URL); err != nil {
+		u, err := url.Parse(in.URL)
+		if err != nil {
 			t.Fatal(err)
 		}
+		at[prefix] = u
 	}
 	// Each server has its collection at /resources.
 	router := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {

@@ -155,16 +155,24 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 	}
 }
 
+// startFake starts an in-process fake server with opts on a free
+// loopback port, closed when the test ends.
+func startFake(t *testing.T, opts fakes.Options) *fakes.Instance {
+	t.Helper()
+	in, err := fakes.Start(opts, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	return in
+}
+
 // TestNoRestartCapabilitySkipsS5: a target idemspec only calls gets S5
 // SKIP with a reason, and exit 0 when everything else passes.
 func TestNoRestartCapabilitySkipsS5(t *testing.T) {
 	long(t)
 	t.Parallel()
-	in, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
+	in := startFake(t, fakes.Options{})
 	p := writeFile(t, "target.yaml", fmt.Sprintf(`
 base_url: %s
 `+referenceAPI+`lookup:

@@ -14,11 +14,7 @@ import (
 func TestRetryCheckByReconciliation(t *testing.T) {
 	long(t)
 	t.Parallel()
-	in, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
+	in := startFake(t, fakes.Options{})
 	base := `
 base_url: ` + in.URL + `
 ` + referenceAPI + `in_progress_timeout: 2s

@@ -67,11 +67,7 @@ type twinTrial struct {
 
 func newTwinTrial(t *testing.T, agent twinAgent, fault laneFault) *twinTrial {
 	t.Helper()
-	srv, err := fakes.Start(fakes.Options{}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv := startFake(t, fakes.Options{})
 	lane := newTwinLane(t, srv.URL, fault)
 	tr := &twinTrial{server: srv, lane: lane, dir: t.TempDir(), poison: t.TempDir(), agent: agent}
 	tr.env = twinEnv(lane.URL, tr.poison)
