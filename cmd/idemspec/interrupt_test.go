@@ -101,7 +101,13 @@ type runningSuite struct {
 // startRun starts `idemspec run args...`, killed when ctx ends.
 func startRun(t *testing.T, ctx context.Context, args ...string) *runningSuite {
 	t.Helper()
-	s := &runningSuite{cmd: exec.CommandContext(ctx, binary, append([]string{"run"}, args...)...)}
+	return startSuite(t, exec.CommandContext(ctx, binary, append([]string{"run"}, args...)...))
+}
+
+// startSuite starts cmd, an idemspec run, its output read line by line.
+func startSuite(t *testing.T, cmd *exec.Cmd) *runningSuite {
+	t.Helper()
+	s := &runningSuite{cmd: cmd}
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -119,13 +125,24 @@ func startRun(t *testing.T, ctx context.Context, args ...string) *runningSuite {
 // checks the label filter left out come before any check ran: they are
 // not it.
 func (s *runningSuite) firstVerdict() string {
-	for s.lines.Scan() {
-		s.out += s.lines.Text() + "\n"
-		if f := strings.Fields(s.lines.Text()); len(f) > 1 && isVerdict(f[0]) && f[0] != string(check.SKIP) {
-			return s.lines.Text()
-		}
+	if s.until(func(line string) bool {
+		f := strings.Fields(line)
+		return len(f) > 1 && isVerdict(f[0]) && f[0] != string(check.SKIP)
+	}) {
+		return s.lines.Text()
 	}
 	return ""
+}
+
+// until reads up to the first line at, and says whether it came.
+func (s *runningSuite) until(at func(line string) bool) bool {
+	for s.lines.Scan() {
+		s.out += s.lines.Text() + "\n"
+		if at(s.lines.Text()) {
+			return true
+		}
+	}
+	return false
 }
 
 // rest reads what is left of the output.

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -103,24 +102,11 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, binary, "run", "--target", processExample, "--report-dir", dir)
 			cmd.Env = append(os.Environ(), "IDEMSPEC_MUTANT=stuck-inflight")
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var errb bytes.Buffer
-			cmd.Stderr = &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			s := startSuite(t, cmd)
 			// Wait until the target runs and S5b has crashed it once.
-			lines := bufio.NewScanner(stdout)
-			var out strings.Builder
-			for lines.Scan() {
-				out.WriteString(lines.Text() + "\n")
-				if strings.HasPrefix(lines.Text(), "idemspec ") && strings.Contains(lines.Text(), ": testing ") {
-					break
-				}
-			}
+			s.until(func(line string) bool {
+				return strings.HasPrefix(line, "idemspec ") && strings.Contains(line, ": testing ")
+			})
 			// Then until the crashed target is back and answering S5b's
 			// retries: the signal must find a healthy process to stop
 			// (one killed while starting is stopped by the failed start).
@@ -129,13 +115,11 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			for lines.Scan() {
-				out.WriteString(lines.Text() + "\n")
-			}
-			err = cmd.Wait()
+			s.rest()
+			err := cmd.Wait()
 			exit, ok := err.(*exec.ExitError)
 			if !ok || exit.ExitCode() != 2 {
-				t.Errorf("exit: %v, want code 2 (interrupted)\n%s%s", err, out.String(), errb.String())
+				t.Errorf("exit: %v, want code 2 (interrupted)\n%s%s", err, s.out, s.stderr.String())
 			}
 			for _, pid := range startedPids(t, dir) {
 				if runsIn(pid, dir) {
@@ -149,7 +133,7 @@ func TestSignalMidRunLeavesNoProcess(t *testing.T) {
 				t.Errorf("the signal came before the crash: starts %v", first)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
-				t.Errorf("no report after the signal: %v\n%s", err, out.String())
+				t.Errorf("no report after the signal: %v\n%s", err, s.out)
 			}
 		})
 	}
