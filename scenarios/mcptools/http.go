@@ -174,9 +174,11 @@ func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any
 		},
 	})
 	done, sent := make(chan struct{}), time.Now()
+	var took time.Duration // read once done is closed
 	go func() {
 		defer close(done)
 		s.Call(callCtx, tool, args)
+		took = time.Since(sent)
 	}()
 	where, err := mcp.AwaitCrashPoint(callCtx, wrote, done, h.target.CrashWindow.Min, sent.Add(after))
 	var missed *mcp.CrashMissed
@@ -199,6 +201,7 @@ func (h *HTTP) CrashDuring(ctx context.Context, tool string, args map[string]any
 		return where, err
 	}
 	if missed != nil {
+		missed.Took = took
 		return "", missed
 	}
 	return where, nil

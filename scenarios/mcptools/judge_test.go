@@ -1,8 +1,11 @@
 package mcptools
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemspec/idemspec/harness/check"
 	"github.com/idemspec/idemspec/targets/mcp"
@@ -211,6 +214,57 @@ func TestCrashedNeedsCrashesThatLanded(t *testing.T) {
 				if !strings.Contains(v.Reason, want) {
 					t.Errorf("the reason does not say %q: %s", want, v.Reason)
 				}
+			}
+		})
+	}
+}
+
+// crasher is a Server whose crashes come after the answer while the
+// aim is later than the call's answer (took).
+type crasher struct {
+	Server
+	took   time.Duration
+	afters []time.Duration
+}
+
+func (c *crasher) CrashDuring(_ context.Context, _ string, _ map[string]any, after time.Duration) (string, error) {
+	c.afters = append(c.afters, after)
+	if after >= c.took {
+		return "", &mcp.CrashMissed{Awaited: after.String() + " after the call was sent", Took: c.took}
+	}
+	return after.String() + " after the call was sent", nil
+}
+
+// TestCrashAimsAgainInsideTheCall: M3's crash that came after the answer
+// is aimed again at half the time the answered call took, so that an aim
+// measured on a slower call (the repeat after a restart on a busy
+// machine) does not miss every faster one; a call faster than any aim
+// is missed crashTries times and said so.
+func TestCrashAimsAgainInsideTheCall(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		took       time.Duration
+		wantAfters []time.Duration
+		wantMissed bool
+	}{
+		{"landed after a miss", 40 * time.Millisecond, []time.Duration{100 * time.Millisecond, 20 * time.Millisecond}, false},
+		{"never landed", 0, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := &crasher{took: c.took}
+			tr := &trial{srv: srv, tool: mcp.Tool{Name: "put"}, trace: &Trace{Tool: "put"}}
+			late, err := tr.crash(context.Background(), "a repeat", func() map[string]any { return map[string]any{"n": 1} }, 100*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(srv.afters, c.wantAfters) {
+				t.Errorf("crashes aimed at %v, want %v", srv.afters, c.wantAfters)
+			}
+			if (late != nil) != c.wantMissed {
+				t.Errorf("missed %v, want %v", late, c.wantMissed)
+			}
+			if len(tr.trace.Calls) != len(c.wantAfters) || !strings.Contains(strings.Join(tr.trace.Notes, "\n"), "crash 1 of at most 3 came after the answer") {
+				t.Errorf("%d calls recorded, notes %q", len(tr.trace.Calls), tr.trace.Notes)
 			}
 		})
 	}

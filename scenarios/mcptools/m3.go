@@ -74,7 +74,7 @@ func restarts(ctx context.Context, tr *trial) check.Verdict {
 		return check.Errored(id, err)
 	}
 	if late != nil {
-		aim := fmt.Sprintf("aimed at half the %s the answered repeat after the restart took", repeat.Round(time.Millisecond))
+		aim := fmt.Sprintf("aimed at half the %s the answered repeat after the restart took, then at half the time each call it missed took", repeat.Round(time.Millisecond))
 		late.Hint = strings.Join(slices.DeleteFunc([]string{aim, late.Hint}, func(s string) bool { return s == "" }), "; ")
 		missed = append(missed, "a repeat's crash: "+late.Error())
 	}
@@ -114,8 +114,9 @@ func Crashed(id string, t *Trace, missed []string, one probe, others ...probe) c
 // crash calls the tool with the arguments args gives, kills the server
 // once the call is delivered and after has passed since it was sent,
 // and records the call as maybe applied. A crash that came after the
-// answer is tried again with args called anew, crashTries times in all;
-// the last one's *mcp.CrashMissed is returned if none landed.
+// answer is tried again with args called anew, aimed at half the time
+// the answered call took, crashTries times in all; the last one's
+// *mcp.CrashMissed is returned if none landed.
 func (tr *trial) crash(ctx context.Context, step string, args func() map[string]any, after time.Duration) (*mcp.CrashMissed, error) {
 	for try := 1; ; try++ {
 		a := args()
@@ -129,9 +130,15 @@ func (tr *trial) crash(ctx context.Context, step string, args func() map[string]
 			tr.note("%s: the server was killed %s", step, where)
 			return nil, nil
 		}
-		tr.note("%s: crash %d of at most %d came after the answer (%s)", step, try, crashTries, late.Awaited)
+		tr.note("%s: crash %d of at most %d came after the answer (%s; answered %s after it was sent)", step, try, crashTries, late.Awaited, late.Took.Round(time.Millisecond))
 		if try == crashTries {
 			return late, nil
+		}
+		if late.Took > 0 {
+			// Aimed again at half the time that call took: a moment
+			// measured on a slower call (the repeat after a restart, on
+			// a busy machine) would miss every faster one the same way.
+			after = max(late.Took/2, time.Microsecond)
 		}
 	}
 }

@@ -44,6 +44,9 @@ type CrashMissed struct {
 	Awaited string
 	// Hint says what would make the crash land mid-call ("": none).
 	Hint string
+	// Took is how long after it was sent the call was answered (0:
+	// unknown): a crash aimed again aims inside that.
+	Took time.Duration
 }
 
 func (m *CrashMissed) Error() string {

@@ -52,9 +52,11 @@ func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]an
 	}
 	written, sent := in.arm(), time.Now()
 	done := make(chan struct{})
+	var took time.Duration // read once done is closed
 	go func() {
 		defer close(done)
 		session.Call(ctx, tool, args)
+		took = time.Since(sent)
 	}()
 	where, err := AwaitCrashPoint(ctx, written, done, least, sent.Add(after))
 	var missed *CrashMissed
@@ -70,6 +72,7 @@ func (s *Stdio) CrashDuring(ctx context.Context, tool string, args map[string]an
 	}
 	<-done // the kill closed the pipes: the call has returned or does now
 	if missed != nil {
+		missed.Took = took
 		return "", missed
 	}
 	return where, nil
