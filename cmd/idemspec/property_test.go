@@ -175,7 +175,10 @@ func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 			if first.Verdict == check.PASS || first.Evidence.Replay == "" {
 				t.Fatalf("%s %s with replay line %q", c.check, first.Verdict, first.Evidence.Replay)
 			}
-			args := shellWords(t, first.Evidence.Replay)
+			args, _, unclosed := shellWords(first.Evidence.Replay)
+			if unclosed {
+				t.Fatalf("replay line %q: an unclosed quote", first.Evidence.Replay)
+			}
 			if args[0] != "idemspec" || !slices.Contains(args, "--counterexample") {
 				t.Fatalf("replay line %q", first.Evidence.Replay)
 			}
@@ -211,47 +214,6 @@ func TestPropertyReplayReproducesTheCounterexample(t *testing.T) {
 			}
 		})
 	}
-}
-
-// shellWords splits a command line as a POSIX shell would, for the
-// quoting the replay line uses: single quotes, a quote inside them
-// closed, escaped and opened again.
-func shellWords(t *testing.T, line string) []string {
-	t.Helper()
-	var words []string
-	var word strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			word.WriteByte(c)
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			word.WriteByte(line[i])
-			inWord = true
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, word.String())
-				word.Reset()
-				inWord = false
-			}
-		default:
-			word.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		t.Fatalf("replay line %q: an unclosed quote", line)
-	}
-	if inWord {
-		words = append(words, word.String())
-	}
-	return words
 }
 
 // TestPropertiesAttributeSharedViews: a correct API whose list endpoint

@@ -155,7 +155,7 @@ func readmeCommands(t *testing.T, path string) []readmeCommand {
 			continue
 		}
 		line += text
-		words, comment := readmeWords(line)
+		words, comment, _ := shellWords(line)
 		line = ""
 		if len(words) > 1 && (words[0] == "idemspec" || words[0] == "./bin/idemspec") {
 			out = append(out, readmeCommand{args: words[1:], comment: comment})
@@ -167,15 +167,17 @@ func readmeCommands(t *testing.T, path string) []readmeCommand {
 	return out
 }
 
-// readmeWords splits a command line as sh would for the README's
-// commands (spaces, double and single quotes) and returns the comment
-// after an unquoted #.
-func readmeWords(s string) (words []string, comment string) {
+// shellWords splits a command line as sh would for the lines these
+// tests read (the README's commands, a property's replay line): spaces,
+// single and double quotes, a backslash outside quotes escaping the next
+// character; an unquoted # at a word's start begins the comment,
+// returned apart. unclosed says a quote was left open.
+func shellWords(line string) (words []string, comment string, unclosed bool) {
 	var w strings.Builder
 	inWord := false
 	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for i := 0; i < len(line); i++ {
+		c := line[i]
 		switch {
 		case quote != 0 && c == quote:
 			quote = 0
@@ -183,8 +185,13 @@ func readmeWords(s string) (words []string, comment string) {
 			w.WriteByte(c)
 		case c == '"' || c == '\'':
 			quote, inWord = c, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			w.WriteByte(line[i])
+			inWord = true
 		case c == '#' && !inWord:
-			return words, strings.TrimSpace(s[i+1:])
+			comment = strings.TrimSpace(line[i+1:])
+			i = len(line)
 		case c == ' ' || c == '\t':
 			if inWord {
 				words = append(words, w.String())
@@ -199,5 +206,5 @@ func readmeWords(s string) (words []string, comment string) {
 	if inWord {
 		words = append(words, w.String())
 	}
-	return words, ""
+	return words, comment, quote != 0
 }
