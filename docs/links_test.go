@@ -7,6 +7,7 @@ package docs
 import (
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,15 +132,7 @@ var (
 // href and src of HTML a and img tags.
 func links(text string) []link {
 	var out []link
-	inFence := false
-	for i, line := range strings.Split(text, "\n") {
-		if fenceRE.MatchString(line) {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
-			continue
-		}
+	for i, line := range outsideFences(text) {
 		line = codeSpanRE.ReplaceAllString(line, "code")
 		for _, re := range []*regexp.Regexp{inlineRE, referenceRE, htmlAttrRE} {
 			for _, m := range re.FindAllStringSubmatch(line, -1) {
@@ -148,6 +141,23 @@ func links(text string) []link {
 		}
 	}
 	return out
+}
+
+// outsideFences yields the lines of a Markdown text outside its fenced
+// code blocks, each with its index.
+func outsideFences(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		inFence := false
+		for i, line := range strings.Split(text, "\n") {
+			if fenceRE.MatchString(line) {
+				inFence = !inFence
+				continue
+			}
+			if !inFence && !yield(i, line) {
+				return
+			}
+		}
+	}
 }
 
 var (
@@ -165,15 +175,7 @@ var (
 func headingAnchors(text string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	inFence := false
-	for _, line := range strings.Split(text, "\n") {
-		if fenceRE.MatchString(line) {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
-			continue
-		}
+	for _, line := range outsideFences(text) {
 		for _, m := range htmlIDRE.FindAllStringSubmatch(line, -1) {
 			out[m[1]] = true
 		}
