@@ -77,13 +77,7 @@ func TestEveryOracleJudgesTheReferenceAndAMutant(t *testing.T) {
 func TestWireOracleRunsTheSuiteOnTheReference(t *testing.T) {
 	long(t)
 	t.Parallel()
-	server, err := fakes.Open(fakes.Options{DBPath: filepath.Join(t.TempDir(), "fake.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
-	addr := serveLoopback(t, server.Handler())
-	file := writeFile(t, "wire.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n  wire: {}\n", addr, createAndList))
+	file := wireTarget(t, fakes.Options{})
 	r := run(t, "--target", file, "--sequences", "8")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
@@ -100,13 +94,7 @@ func TestWireOracleRunsTheSuiteOnTheReference(t *testing.T) {
 // constraint) fails S4, the duplicates' answers being on the wire.
 func TestWireOracleCatchesCheckThenInsert(t *testing.T) {
 	t.Parallel()
-	server, err := fakes.Open(fakes.Options{Mutant: "check-then-insert", DBPath: filepath.Join(t.TempDir(), "fake.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
-	addr := serveLoopback(t, server.Handler())
-	file := writeFile(t, "wire.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n  wire: {}\n", addr, createAndList))
+	file := wireTarget(t, fakes.Options{Mutant: "check-then-insert"})
 	r := run(t, "--target", file, "--label-filter", "S4")
 	for _, c := range r.report.Checks {
 		if c.ID == "S4" && c.Verdict != "FAIL" {
@@ -116,4 +104,19 @@ func TestWireOracleCatchesCheckThenInsert(t *testing.T) {
 	if r.code != 1 {
 		t.Errorf("exit %d, want 1", r.code)
 	}
+}
+
+// wireTarget serves the fake server opts describes, its database in a
+// temporary directory, on a loopback port, and writes a target file
+// for it counted by the wire oracle.
+func wireTarget(t *testing.T, opts fakes.Options) string {
+	t.Helper()
+	opts.DBPath = filepath.Join(t.TempDir(), "fake.db")
+	server, err := fakes.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	addr := serveLoopback(t, server.Handler())
+	return writeFile(t, "wire.yaml", fmt.Sprintf("base_url: http://%s\n%soracle:\n  wire: {}\n", addr, createAndList))
 }
