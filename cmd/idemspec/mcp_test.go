@@ -128,7 +128,9 @@ func TestMCPBadInput(t *testing.T) {
 		{[]string{"mcp", "--url", "http://mcp.example.com/mcp", "--dry-run"}, "mcp.example.com is not a loopback address"},
 		{[]string{"mcp", "--url", "ftp://127.0.0.1/", "--dry-run"}, "mcp.url: \"ftp://127.0.0.1/\" is not an http:// or https:// URL"},
 	} {
-		r := idemspec(t, c.args...)
+		// A report directory of the test's own: a server that fails to
+		// start still leaves its target.log, never in the checkout.
+		r := idemspec(t, append(c.args, "--report-dir", t.TempDir())...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("idemspec %v: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
